@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+import type { SetExit } from '../errors.ts';
+
+// Placeholder: replaced by the module that implements `pack`.
+export function register(_program: Command, _setExit: SetExit): void {}

@@ -1,0 +1,86 @@
+/**
+ * How Lua values look on the JS side of the bridge (RUNTIME.md section 7.0).
+ *
+ *   Lua nil            <-> undefined   (a nil hole in a list is an `undefined` array slot)
+ *   the `null` global  <-> null        (AIPack's light-userdata sentinel)
+ *   boolean / number / string  <-> the same JS primitive
+ *   table              <-> JS array or plain object, chosen by the conversion mode
+ *   JS function        ->  Lua function (a host function; see HostFunction)
+ */
+
+/** Raised from a host function: becomes a Lua error carrying exactly this message (catchable by pcall). */
+export class LuaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LuaError';
+  }
+}
+
+/** A Lua error that escaped a chunk: message as Lua printed it, plus the traceback. */
+export class LuaRuntimeError extends Error {
+  constructor(
+    message: string,
+    readonly traceback: string,
+    /** `chunkname:line` of the innermost Lua frame, when known. */
+    readonly location?: string,
+  ) {
+    super(message);
+    this.name = 'LuaRuntimeError';
+  }
+}
+
+/** Several return values from a host function (Lua multiple returns). */
+export class LuaMulti {
+  constructor(readonly values: unknown[]) {}
+}
+export const multi = (...values: unknown[]): LuaMulti => new LuaMulti(values);
+
+/**
+ * Two Lua -> JS conversions exist in AIPack (RUNTIME.md 7.0):
+ * - `aip`:   lua_value_to_serde_value, used by aip.json.stringify, aip.toml.stringify, aip.agent.run inputs and
+ *            most aip.* arguments: keys 1..n without gaps -> array, else object; EMPTY TABLE -> [].
+ * - `serde`: mlua's serializer, used for stage return values, prompt data and aip.hbs.render:
+ *            raw length > 0 -> array of 1..#t; else object; EMPTY TABLE -> {}.
+ */
+export type ConvertMode = 'aip' | 'serde';
+
+export interface HostFunctionOptions {
+  /** How Lua arguments are converted before the JS function sees them (default `aip`). */
+  argMode?: ConvertMode;
+}
+
+export const HOST_OPTIONS = Symbol('hostOptions');
+
+export type HostFunction = ((...args: any[]) => unknown) & { [HOST_OPTIONS]?: HostFunctionOptions };
+
+/** Marks a JS function with its argument conversion mode. */
+export function hostFn<F extends (...args: any[]) => unknown>(fn: F, options: HostFunctionOptions): F {
+  (fn as HostFunction)[HOST_OPTIONS] = options;
+  return fn;
+}
+
+/** Plain JS data as it crossed the bridge. */
+export type LuaData = undefined | null | boolean | number | string | LuaData[] | { [key: string]: LuaData };
+
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An options argument, as aip functions receive it. In `aip` mode an empty Lua table `{}` arrives as `[]`,
+ * so "no options" may be undefined, null or []: all mean none.
+ */
+export function optionsArg(v: unknown, fnName: string): Record<string, unknown> {
+  if (v === undefined || v === null) return {};
+  if (Array.isArray(v) && v.length === 0) return {};
+  if (isPlainObject(v)) return v;
+  throw new LuaError(`${fnName}: options must be a table, got ${luaTypeName(v)}`);
+}
+
+/** The Lua type name of a converted value, for error messages. */
+export function luaTypeName(v: unknown): string {
+  if (v === undefined) return 'nil';
+  if (v === null) return 'userdata';
+  if (typeof v === 'object') return 'table';
+  if (typeof v === 'function') return 'function';
+  return typeof v;
+}

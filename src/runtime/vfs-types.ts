@@ -1,0 +1,45 @@
+/**
+ * The file system a simulated run sees. Reads fall through to the real disk; writes and deletes land in an
+ * in-memory overlay, so a run never touches the user's files unless the caller commits the overlay (`--write`).
+ * All paths are absolute and normalised (no `..`, no trailing slash).
+ */
+export interface FileStat {
+  size: number;
+  /** milliseconds since epoch */
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  isDir: boolean;
+}
+
+export interface FileChanges {
+  /** workspace-relative paths, sorted */
+  created: string[];
+  changed: string[];
+  deleted: string[];
+}
+
+export interface Vfs {
+  readonly workspaceDir: string;
+  readFile(abs: string): string | undefined;
+  readBytes(abs: string): Uint8Array | undefined;
+  stat(abs: string): FileStat | undefined;
+  isFile(abs: string): boolean;
+  isDir(abs: string): boolean;
+  /** entries of a directory, overlay merged over disk, sorted by name; [] when missing */
+  listDir(abs: string): DirEntry[];
+  /** creates parent directories as needed */
+  writeFile(abs: string, content: string | Uint8Array): void;
+  /** true when a file was removed */
+  deleteFile(abs: string): boolean;
+  mkdirp(abs: string): void;
+  /** what the overlay holds compared with the disk, for paths inside the workspace */
+  changes(): FileChanges;
+  /** the current content of every changed/created workspace file (workspace-relative keys), deleted -> null */
+  snapshot(): Map<string, string | null>;
+  /** writes the overlay to disk (workspace paths only) */
+  commit(): void;
+}
