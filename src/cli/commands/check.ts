@@ -1,5 +1,44 @@
 import type { Command } from 'commander';
-import type { SetExit } from '../errors.ts';
+import { isValidVersion } from '../../aip/catalog.ts';
+import { runCheckDetailed } from '../../check/index.ts';
+import { UsageError, type SetExit } from '../errors.ts';
 
-// Placeholder: replaced by the module that implements `check`.
-export function register(_program: Command, _setExit: SetExit): void {}
+export const DEFAULT_MIN_AIPACK_VERSION = '0.8.15';
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command('check')
+    .description(
+      'Check that pack/ is what `build` writes, and lint the Lua of lua/, pack/lua/ and every .aip under the paths (default: pack fixtures)',
+    )
+    .argument('[paths...]', 'directories or files whose .aip agents are checked')
+    .option('--min-aipack-version <version>', 'oldest AIPack version the code must run on', DEFAULT_MIN_AIPACK_VERSION)
+    .option('--json', 'print the result as JSON')
+    .action(async (paths: string[], opts: { minAipackVersion: string; json?: boolean }) => {
+      if (!isValidVersion(opts.minAipackVersion)) {
+        throw new UsageError(`--min-aipack-version: '${opts.minAipackVersion}' is not a version like 0.8.15`);
+      }
+      let result;
+      try {
+        result = await runCheckDetailed({ root: process.cwd(), paths, minAipackVersion: opts.minAipackVersion });
+      } catch (err) {
+        // a missing explicit path is a usage error
+        if (err instanceof Error && err.message.startsWith('no such file or directory')) throw new UsageError(err.message);
+        throw err;
+      }
+      const { findings, files, notes } = result;
+      if (findings.length > 0) setExit(1);
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ ok: findings.length === 0, files: files.length, findings, notes }, null, 2)}\n`);
+        return;
+      }
+      for (const n of notes) process.stderr.write(`note: ${n}\n`);
+      for (const f of findings) process.stdout.write(`${f.file}:${f.line}:${f.column}: ${f.rule}: ${f.message}\n`);
+      if (findings.length > 0) {
+        const withFindings = new Set(findings.map((f) => f.file)).size;
+        process.stdout.write(
+          `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${withFindings} file${withFindings === 1 ? '' : 's'}\n`,
+        );
+      } else process.stdout.write(`check passed (${files.length} file${files.length === 1 ? '' : 's'})\n`);
+    });
+}

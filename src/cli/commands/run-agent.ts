@@ -1,5 +1,73 @@
 import type { Command } from 'commander';
-import type { SetExit } from '../errors.ts';
+import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
+import { UsageError, type SetExit } from '../errors.ts';
+import { formatFiles, formatTrace, toJsonValue } from '../format.ts';
+import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
 
-// Placeholder: replaced by the module that implements `run-agent`.
-export function register(_program: Command, _setExit: SetExit): void {}
+interface RunAgentOptions extends SimCliOptions {
+  input: string[];
+  inputs?: string;
+}
+
+function parseJson(text: string, flag: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`${flag} expects JSON (quote a string: ${flag} '"text"'), got: ${text}`);
+  }
+}
+
+export function register(program: Command, setExit: SetExit): void {
+  const cmd = program
+    .command('run-agent <agent>')
+    .description('run any agent on the simulated AIPack runtime (the workspace is not modified unless --write)')
+    .option('--input <json>', 'one input (JSON); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--inputs <json-array>', 'inputs as a JSON array (after the --input values)');
+  addSimOptions(cmd).action((agent: string, o: RunAgentOptions) => {
+    const inputs = o.input.map((v) => parseJson(v, '--input'));
+    if (o.inputs !== undefined) {
+      const list = parseJson(o.inputs, '--inputs');
+      if (!Array.isArray(list)) throw new UsageError(`--inputs expects a JSON array, got: ${o.inputs}`);
+      inputs.push(...list);
+    }
+    const sim = makeSimulator(o);
+    let outcome: RunOutcome | undefined;
+    let error: AgentRunError | Error | undefined;
+    try {
+      outcome = sim.run({ name: agent, inputs, baseDir: process.cwd() });
+    } catch (err) {
+      error = err as Error;
+    }
+    const files = sim.vfs.changes();
+    if (!error && o.write) sim.vfs.commit();
+    if (o.json) {
+      const out = {
+        outputs: toJsonValue(outcome?.outputs),
+        after_all: toJsonValue(outcome?.afterAll),
+        redo_requested: outcome?.redoRequested ?? false,
+        skipped: outcome?.skipped ?? null,
+        files,
+        ...(error ? { error: error.message } : {}),
+        ...(o.trace ? { trace: sim.trace.events } : {}),
+      };
+      process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    } else {
+      if (o.trace) process.stdout.write(formatTrace(sim.trace) + '\n');
+      if (outcome) {
+        if (outcome.skipped !== undefined) process.stdout.write(`skipped: ${outcome.skipped || '(no reason given)'}\n`);
+        else {
+          process.stdout.write(`outputs: ${JSON.stringify(toJsonValue(outcome.outputs))}\n`);
+          process.stdout.write(`after_all: ${JSON.stringify(toJsonValue(outcome.afterAll))}\n`);
+          if (outcome.redoRequested) process.stdout.write('redo_requested: true\n');
+        }
+      }
+      process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
+    }
+    if (error) {
+      const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
+      process.stderr.write(`run failed${where}: ${error.message}\n`);
+      if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+      setExit(1);
+    }
+  });
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { LuaError } from '../lua/values.ts';
+import { aipFunctionsAt, aipackGlobalsAt } from './catalog.ts';
+import type { AipNamespaceFactory, StageEnv } from './types.ts';
+import { agent } from './agent.ts';
+import { flow } from './flow.ts';
+import { run, task } from './run.ts';
+
+/** The namespaces the simulator implements in JS; `aip.lua` lives in prelude.lua. */
+const FACTORIES: Record<string, AipNamespaceFactory> = { agent, flow, run, task };
+
+/** Implemented in Lua (prelude.lua), so they are not expected among the JS factories. */
+const LUA_IMPLEMENTED = new Set(['aip.lua.merge', 'aip.lua.merge_deep', 'aip.lua.dump']);
+
+export const PRELUDE = readFileSync(new URL('./prelude.lua', import.meta.url), 'utf8');
+
+/**
+ * The `aip` table of one stage: exactly the functions the simulated AIPack version has (catalog.ts). A function
+ * AIPack has but the simulator does not implement raises `aip.X.y is not simulated` instead of being a silent nil.
+ */
+export function buildAipTable(env: StageEnv): Record<string, Record<string, unknown>> {
+  const made = new Map<string, Record<string, unknown>>();
+  const namespace = (ns: string) => {
+    let impl = made.get(ns);
+    if (!impl) {
+      impl = FACTORIES[ns]?.(env) ?? {};
+      made.set(ns, impl);
+    }
+    return impl;
+  };
+  const table: Record<string, Record<string, unknown>> = {};
+  for (const fn of aipFunctionsAt(env.aipackVersion)) {
+    const [, ns, name] = fn.path.split('.');
+    table[ns] ??= {};
+    if (LUA_IMPLEMENTED.has(fn.path)) continue;
+    const impl = namespace(ns)[name];
+    table[ns][name] = impl !== undefined ? impl : notSimulated(fn.path);
+  }
+  return table;
+}
+
+function notSimulated(path: string) {
+  return () => {
+    throw new LuaError(`${path} is not simulated`);
+  };
+}
+
+/** Which prelude parts exist at a version (see prelude.lua). */
+export function preludeFeatures(version: string): Record<string, boolean> {
+  const globals = new Set(aipackGlobalsAt(version));
+  const fns = new Set(aipFunctionsAt(version).map((f) => f.path));
+  return {
+    null_helpers: globals.has('is_null'),
+    type_helpers: globals.has('is_list'),
+    merge: fns.has('aip.lua.merge'),
+  };
+}
+
+/** Globals naming the null sentinel at a version. */
+export function nullGlobalsAt(version: string): string[] {
+  return aipackGlobalsAt(version).filter((g) => g === 'null' || g === 'Null' || g === 'NULL');
+}

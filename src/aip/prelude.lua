@@ -1,0 +1,132 @@
+-- Parts of the simulated AIPack API that must see Lua tables as they are (identity, in-place updates, raw keys),
+-- so they are written in Lua. Loaded into every fresh state after `aip`, `null` and `CTX` are set.
+-- `__features` (set by the loader) says which of them exist at the simulated AIPack version.
+local features = __features
+__features = nil
+
+local function is_null_value(v)
+  return v == nil or v == null
+end
+
+if features.null_helpers then
+  function is_null(v) return is_null_value(v) end
+  function nil_if_null(v)
+    if v == null then return nil end
+    return v
+  end
+  -- first argument that is neither nil nor null, else the last argument
+  function value_or(...)
+    local n = select("#", ...)
+    for i = 1, n do
+      local v = select(i, ...)
+      if not is_null_value(v) then return v end
+    end
+    if n == 0 then return nil end
+    return (select(n, ...))
+  end
+end
+
+if features.type_helpers then
+  function is_not_null(v) return not is_null_value(v) end
+  function is_table(v) return type(v) == "table" end
+  function is_list(v) return type(v) == "table" and rawget(v, 1) ~= nil end
+  function is_object(v) return type(v) == "table" and rawget(v, 1) == nil end
+end
+
+local lua_ns = aip.lua or {}
+aip.lua = lua_ns
+
+local function check_mergeable(v)
+  if type(v) ~= "table" then
+    error("Cannot merge a non table type. Actual type: " .. type(v), 3)
+  end
+end
+
+if features.merge then
+  function lua_ns.merge(target, ...)
+    check_mergeable(target)
+    for i = 1, select("#", ...) do
+      local obj = select(i, ...)
+      if not is_null_value(obj) then
+        check_mergeable(obj)
+        for k, v in pairs(obj) do target[k] = v end
+      end
+    end
+    return target
+  end
+
+  local function merge_deep_into(target, obj)
+    for k, v in pairs(obj) do
+      if type(v) == "table" and type(target[k]) == "table" then
+        merge_deep_into(target[k], v)
+      else
+        target[k] = v
+      end
+    end
+  end
+
+  function lua_ns.merge_deep(target, ...)
+    check_mergeable(target)
+    for i = 1, select("#", ...) do
+      local obj = select(i, ...)
+      if not is_null_value(obj) then
+        check_mergeable(obj)
+        merge_deep_into(target, obj)
+      end
+    end
+    return target
+  end
+end
+
+local function dump_key(k)
+  if type(k) == "string" then return k end
+  return tostring(k)
+end
+
+local function dump_value(v, indent, seen)
+  local t = type(v)
+  if t == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
+  if v == null then return "NULL" end
+  if t == "function" then return "<function>" end
+  if t == "userdata" or t == "thread" then return "<UserData>" end
+  if t ~= "table" then return tostring(v) end
+  if seen[v] then return "<cycle>" end
+  if next(v) == nil then return "{}" end
+  seen[v] = true
+  local keys = {}
+  for k in pairs(v) do keys[#keys + 1] = k end
+  -- stable output: numbers first in order, then strings sorted
+  table.sort(keys, function(a, b)
+    local ta, tb = type(a), type(b)
+    if ta ~= tb then return ta == "number" end
+    if ta == "number" or ta == "string" then return a < b end
+    return tostring(a) < tostring(b)
+  end)
+  local inner = indent .. "  "
+  local lines = {}
+  for _, k in ipairs(keys) do
+    lines[#lines + 1] = inner .. dump_key(k) .. " = " .. dump_value(v[k], inner, seen) .. ","
+  end
+  seen[v] = nil
+  return "{\n" .. table.concat(lines, "\n") .. "\n" .. indent .. "}"
+end
+
+function lua_ns.dump(v)
+  return (dump_value(v, "", {}))
+end
+
+-- AIPack's print joins its arguments with "\n" and shows tables as aip.lua.dump does.
+local host_print = print
+function print(...)
+  local n = select("#", ...)
+  local parts = {}
+  for i = 1, n do
+    local v = select(i, ...)
+    if type(v) == "table" or v == nil or v == null then
+      parts[i] = lua_ns.dump(v)
+    else
+      parts[i] = tostring(v)
+    end
+  end
+  host_print(table.concat(parts, "\n"))
+end

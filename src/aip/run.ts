@@ -1,0 +1,38 @@
+import { LuaError, luaTypeName } from '../lua/values.ts';
+import type { AipNamespaceFactory, StageEnv } from './types.ts';
+
+/** pin(iden, content) or pin(iden, priority, content): recorded in the trace (RUNTIME.md 7.8). */
+function pinFn(env: StageEnv, scope: 'run' | 'task') {
+  const fnName = `aip.${scope}.pin`;
+  return (...args: unknown[]) => {
+    if (scope === 'task') requireTask(env, 'pin');
+    if (args.length !== 2 && args.length !== 3) throw new LuaError(`${fnName} takes (iden, content) or (iden, priority, content), got ${args.length} arguments`);
+    const [iden, a, b] = args;
+    if (typeof iden !== 'string') throw new LuaError(`${fnName}: iden must be a string, got ${luaTypeName(iden)}`);
+    let priority: number | undefined;
+    let content = a;
+    if (args.length === 3) {
+      if (typeof a !== 'number') throw new LuaError(`${fnName}: priority must be a number, got ${luaTypeName(a)}`);
+      priority = a;
+      content = b;
+    }
+    env.trace.record({ kind: 'pin', depth: env.depth, agent: env.agent.name, scope, iden, priority, content });
+  };
+}
+
+function labelFn(env: StageEnv, scope: 'run' | 'task') {
+  return (label: unknown) => {
+    if (scope === 'task') requireTask(env, 'set_label');
+    if (typeof label !== 'string') throw new LuaError(`aip.${scope}.set_label: label must be a string, got ${luaTypeName(label)}`);
+    env.trace.record({ kind: 'label', depth: env.depth, agent: env.agent.name, scope, label });
+  };
+}
+
+function requireTask(env: StageEnv, fn: string): void {
+  if (env.stage === 'BeforeAll' || env.stage === 'AfterAll') {
+    throw new LuaError(`Cannot call 'aip.task.${fn}(...)' in a before all or after all code block. Only in Data or Output.`);
+  }
+}
+
+export const run: AipNamespaceFactory = (env) => ({ pin: pinFn(env, 'run'), set_label: labelFn(env, 'run') });
+export const task: AipNamespaceFactory = (env) => ({ pin: pinFn(env, 'task'), set_label: labelFn(env, 'task') });

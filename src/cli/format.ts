@@ -1,0 +1,63 @@
+import pc from 'picocolors';
+import type { Trace, TraceEvent } from '../runtime/trace.ts';
+import type { FileChanges } from '../runtime/vfs-types.ts';
+
+/** JSON for the CLI: Lua nil (undefined) becomes null everywhere, including list holes. */
+export function toJsonValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (Array.isArray(value)) return Array.from(value, (v) => toJsonValue(v));
+  if (typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, toJsonValue(v)]));
+  }
+  return value;
+}
+
+const ms = (n: number) => `${n.toFixed(1)}ms`;
+
+function describe(e: TraceEvent): string | undefined {
+  switch (e.kind) {
+    case 'agent_start':
+      return `${pc.bold('agent')} ${e.agent} ${pc.dim(`(${e.file}, ${e.inputs} input${e.inputs === 1 ? '' : 's'})`)}`;
+    case 'agent_end':
+      return `${pc.bold('end')} ${e.agent}: ${e.status === 'failed' ? pc.red(e.status) : e.status}${e.reason ? ` (${firstLine(e.reason)})` : ''} ${pc.dim(ms(e.ms))}`;
+    case 'stage':
+      return `  ${e.stage}${e.task ? ` #${e.task}` : ''} ${pc.dim(`${ms(e.ms)}, ~${e.instructions} instr`)}${e.error ? ' ' + pc.red(firstLine(e.error)) : ''}`;
+    case 'agent_call':
+      return `  ${pc.cyan('aip.agent.run')} ${e.agent}${e.error ? ' ' + pc.red(firstLine(e.error)) : ''} ${pc.dim(ms(e.ms))}`;
+    case 'ai':
+      return `  ${pc.magenta('AI')} task #${e.task} model ${e.model}: ${JSON.stringify(truncate(e.response, 60))}`;
+    case 'pin':
+      return `  pin ${e.scope} ${e.iden}: ${truncate(typeof e.content === 'string' ? e.content : JSON.stringify(e.content), 60)}`;
+    case 'label':
+      return `  label ${e.scope}: ${e.label}`;
+    case 'file':
+      return `  ${pc.yellow(e.op)} ${e.path}`;
+    case 'print':
+      return `  ${pc.dim('print')} ${truncate(e.text, 100)}`;
+    case 'note':
+      return undefined;
+  }
+}
+
+const firstLine = (s: string) => s.split('\n')[0];
+const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s).replace(/\n/g, '⏎');
+
+/** One line per trace event, indented by agent nesting depth. */
+export function formatTrace(trace: Trace): string {
+  const lines: string[] = [];
+  for (const e of trace.events) {
+    const text = describe(e);
+    if (text !== undefined) lines.push('  '.repeat(e.depth) + text);
+  }
+  return lines.join('\n');
+}
+
+export function formatFiles(files: FileChanges, written: boolean): string {
+  const lines: string[] = [];
+  const verb = written ? '' : pc.dim(' (not written; use --write)');
+  for (const p of files.created) lines.push(`  ${pc.green('created')} ${p}`);
+  for (const p of files.changed) lines.push(`  ${pc.yellow('changed')} ${p}`);
+  for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);
+  if (lines.length === 0) return 'files: none changed';
+  return `files${verb}:\n${lines.join('\n')}`;
+}

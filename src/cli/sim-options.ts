@@ -1,0 +1,65 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import nodePath from 'node:path';
+import type { Command } from 'commander';
+import { isValidVersion } from '../aip/catalog.ts';
+import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
+import { REPO_PACK } from '../runtime/packs.ts';
+import { Simulator } from '../runtime/simulator.ts';
+import { UsageError } from './errors.ts';
+
+/** Options shared by the commands that run agents on the simulated runtime. */
+export interface SimCliOptions {
+  workspace?: string;
+  ai?: string;
+  aipackVersion: string;
+  write?: boolean;
+  json?: boolean;
+  trace?: boolean;
+  budget?: string;
+}
+
+export function addSimOptions(cmd: Command): Command {
+  return cmd
+    .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
+    .option('--ai <file>', 'TOML file of scripted AI responses')
+    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', '0.8.15')
+    .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
+    .option('--json', 'print one JSON object')
+    .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
+    .option('--budget <instructions>', 'instruction budget of each Lua stage');
+}
+
+/** The workspace AIPack would pick: the nearest ancestor holding `.aipack/`, else the directory itself. */
+export function findWorkspace(start: string): string {
+  let dir = nodePath.resolve(start);
+  for (;;) {
+    if (existsSync(nodePath.join(dir, '.aipack'))) return dir;
+    const parent = nodePath.dirname(dir);
+    if (parent === dir) return nodePath.resolve(start);
+    dir = parent;
+  }
+}
+
+export function makeSimulator(o: SimCliOptions): Simulator {
+  const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
+  if (o.workspace && !(existsSync(workspaceDir) && statSync(workspaceDir).isDirectory())) {
+    throw new UsageError(`--workspace ${o.workspace}: not a directory`);
+  }
+  if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
+  let ai: ScriptedAi | undefined;
+  if (o.ai) {
+    if (!existsSync(o.ai)) throw new UsageError(`--ai ${o.ai}: file not found`);
+    try {
+      ai = ScriptedAi.fromToml(readFileSync(o.ai, 'utf8'), o.ai);
+    } catch (err) {
+      if (err instanceof ScriptedAiError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  let budget: number | undefined;
+  if (o.budget !== undefined) {
+    budget = Number(o.budget);
+    if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--budget ${o.budget}: expected a positive integer`);
+  }
+  return new Simulator({ workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget });
+}

@@ -1,0 +1,49 @@
+import type { ConvertMode } from './values.ts';
+
+/**
+ * The Lua engine seen by the rest of the simulator. Only `fengari-engine.ts` knows fengari; a second engine
+ * (Lua 5.4 via wasmoon) implements the same two interfaces.
+ */
+export interface LuaEngine {
+  readonly name: string;
+  /** `_VERSION` of the Lua it runs, e.g. "Lua 5.3" */
+  readonly luaVersion: string;
+  createState(options: StateOptions): LuaState;
+}
+
+export interface StateOptions {
+  /** instructions this state may execute before it is stopped (counted in steps of the hook interval) */
+  budget: number;
+  /** the text raised when the budget is exhausted */
+  budgetMessage: string;
+  /** directories searched by `require`, in order (`?.lua` then `?/init.lua` in each) */
+  moduleDirs: string[];
+  /** reads a file for `require`, `dofile` and `loadfile`; undefined when missing */
+  readFile(abs: string): string | undefined;
+  /** `dofile`/`loadfile` may only read below these directories */
+  loadRoots: string[];
+  /** resolves a relative `dofile`/`loadfile` path */
+  baseDir: string;
+  /** Lua `print` (arguments already joined with "\n" as AIPack does) */
+  print(text: string): void;
+  /** how chunk names are shown in messages (absolute file path -> display path) */
+  displayPath(abs: string): string;
+}
+
+export interface LuaState {
+  /** sets a global; JS functions become Lua functions (see values.ts) */
+  setGlobal(name: string, value: unknown): void;
+  /** runs code in the global environment (preludes) */
+  exec(code: string, chunkName: string): void;
+  /** like exec, for the simulator's own code: may be cached in compiled form across states */
+  execTrusted(code: string, chunkName: string): void;
+  /**
+   * Runs a stage chunk the way AIPack does: in a fresh environment holding the scope variables plus a shallow
+   * copy of the globals. `firstLine` is the line of the code in its file, so messages carry the file's lines.
+   * Returns the chunk's first return value converted with `mode`.
+   */
+  runChunk(code: string, file: string, firstLine: number, scope: Record<string, unknown>, mode: ConvertMode): unknown;
+  /** instructions executed so far (in hook steps) */
+  instructionsUsed(): number;
+  close(): void;
+}

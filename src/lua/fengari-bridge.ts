@@ -1,0 +1,215 @@
+import { lua, lauxlib, to_luastring, type LuaState as L } from 'fengari';
+import { HOST_OPTIONS, LuaError, LuaMulti, type ConvertMode, type HostFunction } from './values.ts';
+
+/** The identity behind AIPack's `null` global: one light userdata shared by every state. */
+export const NULL_TOKEN = Object.freeze({ aipackNull: true });
+
+/** Deepest table nesting converted before giving up (AIPack's serde stops far earlier than Lua's own limits). */
+export const MAX_DEPTH = 128;
+
+const str = (s: string) => to_luastring(s);
+const ARRAY_MT_KEY = str('coder_subagents.array_mt');
+
+export class ConversionError extends Error {}
+
+/** mlua marks tables made from JSON arrays with an array metatable, so `[]` survives a round trip as `[]`. */
+export function setArrayMetatable(L: L): void {
+  lua.lua_createtable(L, 0, 1);
+  lua.lua_pushstring(L, str('array'));
+  lua.lua_setfield(L, -2, str('__name'));
+  lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
+}
+
+function hasArrayMetatable(L: L, idx: number): boolean {
+  if (!lua.lua_getmetatable(L, idx)) return false;
+  lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
+  const same = lua.lua_rawequal(L, -1, -2);
+  lua.lua_pop(L, 2);
+  return same;
+}
+
+/**
+ * Pushes a JS value (see values.ts for the mapping). `topNullIsNil`: a top-level null becomes nil, as for stage
+ * variables (RUNTIME.md 7.0); nested nulls always become the `null` sentinel.
+ */
+export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new Set<object>()): void {
+  if (value === undefined) return lua.lua_pushnil(L);
+  if (value === null) {
+    if (topNullIsNil) return lua.lua_pushnil(L);
+    return lua.lua_pushlightuserdata(L, NULL_TOKEN);
+  }
+  switch (typeof value) {
+    case 'boolean':
+      return lua.lua_pushboolean(L, value);
+    case 'number':
+      // fengari integers are 32-bit; anything larger stays a float (LUA_ENGINES.md section 3)
+      if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) return lua.lua_pushinteger(L, value);
+      return lua.lua_pushnumber(L, value);
+    case 'string':
+      return lua.lua_pushstring(L, str(value));
+    case 'function':
+      return pushHostFunction(L, value as HostFunction);
+    case 'object':
+      break;
+    default:
+      throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
+  }
+  const obj = value as object;
+  if (seen.has(obj)) throw new ConversionError('cannot pass a cyclic value to Lua');
+  if (seen.size >= MAX_DEPTH) throw new ConversionError(`cannot pass a value nested deeper than ${MAX_DEPTH} levels to Lua`);
+  seen.add(obj);
+  lauxlib.luaL_checkstack(L, 3, null);
+  if (Array.isArray(obj)) {
+    lua.lua_createtable(L, obj.length, 0);
+    obj.forEach((item, i) => {
+      if (item === undefined) return; // a nil hole
+      pushJs(L, item, false, seen);
+      lua.lua_rawseti(L, -2, i + 1);
+    });
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
+    lua.lua_setmetatable(L, -2);
+  } else {
+    const entries = Object.entries(obj);
+    lua.lua_createtable(L, 0, entries.length);
+    for (const [key, item] of entries) {
+      if (item === undefined) continue;
+      pushJs(L, item, false, seen);
+      lua.lua_setfield(L, -2, str(key));
+    }
+  }
+  seen.delete(obj);
+}
+
+function pushHostFunction(L: L, fn: HostFunction): void {
+  const mode = fn[HOST_OPTIONS]?.argMode ?? 'aip';
+  lua.lua_pushjsfunction(L, (L: L) => {
+    let failure: string | undefined;
+    let result: unknown;
+    try {
+      const n = lua.lua_gettop(L);
+      const args: unknown[] = [];
+      for (let i = 1; i <= n; i++) args.push(toJs(L, i, mode, `argument #${i}`));
+      result = fn(...args);
+    } catch (err) {
+      // raise after the try: lua_error unwinds with a JS throw that must not be caught here
+      failure = err instanceof LuaError || err instanceof ConversionError ? err.message : internalMessage(err);
+    }
+    if (failure !== undefined) {
+      lua.lua_pushstring(L, str(failure));
+      return lua.lua_error(L);
+    }
+    if (result === undefined) return 0;
+    const values = result instanceof LuaMulti ? result.values : [result];
+    lauxlib.luaL_checkstack(L, values.length, null);
+    for (const v of values) pushJs(L, v, false);
+    return values.length;
+  });
+}
+
+function internalMessage(err: unknown): string {
+  // Errors of nested runs carry their own message; anything else is a simulator bug worth showing as is.
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
+export function toJs(L: L, idx: number, mode: ConvertMode, where = 'value'): unknown {
+  return convert(L, lua.lua_absindex(L, idx), mode, where, new Set(), 0);
+}
+
+function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number): unknown {
+  switch (lua.lua_type(L, idx)) {
+    case lua.LUA_TNIL:
+    case lua.LUA_TNONE:
+      return undefined;
+    case lua.LUA_TBOOLEAN:
+      return lua.lua_toboolean(L, idx);
+    case lua.LUA_TNUMBER: {
+      const n = lua.lua_tonumber(L, idx) as number;
+      if (mode === 'aip' && !Number.isFinite(n)) throw new ConversionError(`cannot convert ${n} to JSON at ${path}`);
+      return n;
+    }
+    case lua.LUA_TSTRING:
+      return lua.lua_tojsstring(L, idx);
+    case lua.LUA_TLIGHTUSERDATA:
+      return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
+    case lua.LUA_TTABLE:
+      return convertTable(L, idx, mode, path, seen, depth);
+    case lua.LUA_TFUNCTION:
+      throw new ConversionError(`cannot convert a Lua function at ${path}`);
+    default:
+      throw new ConversionError(`cannot convert a Lua ${lua.lua_typename(L, lua.lua_type(L, idx)) ? luaTypeAt(L, idx) : 'value'} at ${path}`);
+  }
+}
+
+function luaTypeAt(L: L, idx: number): string {
+  const name = lua.lua_typename(L, lua.lua_type(L, idx));
+  return typeof name === 'string' ? name : new TextDecoder().decode(name);
+}
+
+function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number): unknown {
+  const ptr = lua.lua_topointer(L, idx);
+  if (seen.has(ptr)) throw new ConversionError(`cannot convert a table that contains itself (cycle at ${path})`);
+  if (depth >= MAX_DEPTH) throw new ConversionError(`cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
+  seen.add(ptr);
+  lauxlib.luaL_checkstack(L, 4, null);
+  try {
+    if (mode === 'serde') {
+      const len = lua.lua_rawlen(L, idx);
+      if (len > 0 || hasArrayMetatable(L, idx)) {
+        const out: unknown[] = [];
+        for (let i = 1; i <= len; i++) {
+          lua.lua_rawgeti(L, idx, i);
+          const v = convert(L, lua.lua_gettop(L), mode, `${path}[${i}]`, seen, depth + 1);
+          lua.lua_pop(L, 1);
+          out.push(v === undefined ? null : v);
+        }
+        return out;
+      }
+    }
+    const keys: unknown[] = [];
+    const values: unknown[] = [];
+    lua.lua_pushnil(L);
+    while (lua.lua_next(L, idx) !== 0) {
+      const key = keyOf(L, lua.lua_gettop(L) - 1, path);
+      const v = convert(L, lua.lua_gettop(L), mode, `${path}.${String(key)}`, seen, depth + 1);
+      lua.lua_pop(L, 1);
+      if (v === undefined) continue;
+      keys.push(key);
+      values.push(v);
+    }
+    if (mode === 'aip' && isSequence(keys)) {
+      const out: unknown[] = new Array(keys.length);
+      keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
+      return out;
+    }
+    const obj: Record<string, unknown> = {};
+    keys.forEach((k, i) => (obj[String(k)] = values[i]));
+    return obj;
+  } finally {
+    seen.delete(ptr);
+  }
+}
+
+function keyOf(L: L, idx: number, path: string): string | number {
+  switch (lua.lua_type(L, idx)) {
+    case lua.LUA_TSTRING:
+      return lua.lua_tojsstring(L, idx) as string;
+    case lua.LUA_TNUMBER:
+      return lua.lua_tonumber(L, idx) as number;
+    case lua.LUA_TBOOLEAN:
+      return String(lua.lua_toboolean(L, idx));
+    default:
+      throw new ConversionError(`cannot convert a table key of type ${luaTypeAt(L, idx)} at ${path}`);
+  }
+}
+
+/** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */
+function isSequence(keys: unknown[]): boolean {
+  const n = keys.length;
+  const present = new Array<boolean>(n + 1).fill(false);
+  for (const k of keys) {
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > n || present[k]) return false;
+    present[k] = true;
+  }
+  return true;
+}
