@@ -3,11 +3,26 @@ import { LuaError } from '../lua/values.ts';
 import { aipFunctionsAt, aipackGlobalsAt } from './catalog.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { agent } from './agent.ts';
+import { code } from './code.ts';
+import { file } from './file.ts';
 import { flow } from './flow.ts';
+import { hbs } from './hbs.ts';
+import { json } from './json.ts';
+import { md } from './md.ts';
+import { path } from './path.ts';
 import { run, task } from './run.ts';
+import { semver } from './semver.ts';
+import { tag } from './tag.ts';
+import { text } from './text.ts';
+import { time } from './time.ts';
+import { toml } from './toml.ts';
+import { uuid } from './uuid.ts';
+import { yaml } from './yaml.ts';
 
-/** The namespaces the simulator implements in JS; `aip.lua` lives in prelude.lua. */
-const FACTORIES: Record<string, AipNamespaceFactory> = { agent, flow, run, task };
+/** The namespaces the simulator implements in JS, one module each; `aip.lua` lives in prelude.lua. */
+const FACTORIES: Record<string, AipNamespaceFactory> = {
+  agent, code, file, flow, hbs, json, md, path, run, semver, tag, task, text, time, toml, uuid, yaml,
+};
 
 /** Implemented in Lua (prelude.lua), so they are not expected among the JS factories. */
 const LUA_IMPLEMENTED = new Set(['aip.lua.merge', 'aip.lua.merge_deep', 'aip.lua.dump']);

@@ -1,0 +1,189 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ScriptedAi } from '../../src/runtime/ai.ts';
+import { AgentRunError, Simulator, type SimulatorOptions } from '../../src/runtime/simulator.ts';
+
+const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
+const AGENTS = nodePath.join(WS, 'agents');
+
+function sim(extra: Partial<SimulatorOptions> = {}) {
+  return new Simulator({ workspaceDir: WS, ...extra });
+}
+
+function runFixture(name: string, extra: Partial<SimulatorOptions> = {}) {
+  const s = sim(extra);
+  return { s, outcome: s.run({ name, baseDir: AGENTS }) };
+}
+
+function failure(fn: () => unknown): AgentRunError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof AgentRunError) return err;
+    throw err;
+  }
+  throw new Error('expected the run to fail');
+}
+
+describe('agent lifecycle (RUNTIME.md sections 2-3)', () => {
+  it('runs Before All, Data, prompt, AI, Output and After All, with a Data skip and a nil output as null', () => {
+    const ai = ScriptedAi.fromList([{ match: 'Echo: Hello one', content: 'one echoed' }, { match: 'Echo: Hello nil-out', content: 'ignored' }]);
+    const { s, outcome } = runFixture('lifecycle', { ai });
+    expect(outcome.outputs).toEqual([{ input: 'one', answer: 'one echoed', task: 1, stage: 'Output' }, null, null]);
+    expect(outcome.afterAll).toEqual({ n: 3, skipped_is_null: true, nil_output_is_null: true, first: 'one echoed', inputs_n: 3 });
+    // the skipped task made no AI call
+    expect(s.trace.of('ai').map((e) => e.task)).toEqual([1, 3]);
+    expect(s.trace.of('stage').map((e) => `${e.stage}${e.task ?? ''}`)).toEqual(['BeforeAll', 'Data1', 'Output1', 'Data2', 'Data3', 'Output3', 'AfterAll']);
+  });
+
+  it('a Before All skip runs no task and no After All, and reports the reason', () => {
+    const { outcome } = runFixture('skip-all');
+    expect(outcome).toEqual({ outputs: undefined, afterAll: undefined, redoRequested: false, skipped: 'nothing to do' });
+  });
+
+  it('rejects extra keys in before_all_response and data_response with AIPack wording', () => {
+    expect(failure(() => runFixture('flow-extra-key')).message).toBe(
+      "aip.flow.before_all_response(arg) - 'arg' can only have `.inputs`, `.options`, `.before_all`). But also contained: extra",
+    );
+    expect(failure(() => runFixture('data-extra-key')).message).toContain("But also contained: nope");
+  });
+
+  it('runs exactly one task with a nil input when task stages exist and there are no inputs', () => {
+    const { outcome } = runFixture('nil-input');
+    expect(outcome.outputs).toEqual([{ input_is_nil: true, task: 1 }]);
+    expect(outcome.afterAll).toEqual({ n: 1, first_input_is_null: true });
+  });
+
+  it('runs no task for an agent with only After All and no inputs', () => {
+    const { outcome } = runFixture('no-task-stages');
+    expect(outcome.outputs).toBeUndefined();
+    expect(outcome.afterAll).toEqual({ inputs_is_nil: true, outputs_is_nil: true });
+  });
+
+  it('keeps outputs in input order with input_concurrency > 1', () => {
+    expect(runFixture('concurrency').outcome.outputs).toEqual([10, 20, 30, 40, 50, 60]);
+  });
+
+  it('converts an empty table returned by a stage to {} and aip.json.stringify({}) to "[]"', () => {
+    const s = sim();
+    const outcome = s.run({ name: 'empty-tables', baseDir: AGENTS, inputs: [{ e: [], o: {} }] });
+    expect(outcome.outputs?.[0]).toEqual({ returned_empty: {}, json_of_empty: '[]', list: [1, 2], echoed: { e: [], o: {} } });
+  });
+
+  it('fills CTX for the stage', () => {
+    const { outcome } = runFixture('ctx', { aipackVersion: '0.8.20' });
+    expect(outcome.afterAll).toMatchObject({
+      version: '0.8.20',
+      agent_name: 'ctx',
+      file_name: 'ctx.aip',
+      stem: 'ctx',
+      stage: 'AfterAll',
+      workspace: WS,
+      has_run_uid: true,
+    });
+  });
+});
+
+describe('aip.agent.run (RUNTIME.md section 4)', () => {
+  const res = () => runFixture('caller').outcome.afterAll as Record<string, unknown>;
+
+  it('prepends input to inputs and resolves names without .aip, dir/main.aip and pack refs', () => {
+    const r = res();
+    expect(r.prepend).toEqual(['first', 'second', 'third']);
+    expect(r.no_ext).toBe('x');
+    expect(r.dir_main).toBe('nested/main.aip ran with 7');
+    expect(r.pack_ref).toEqual({ hello: 'p', sub_path: 'sub/hello', ref: 'demo@tools/sub/hello' });
+    expect(r.pack_main).toEqual({ identity: 'demo@tools', ref: 'demo@tools', shared: 'demo@tools lua/shared_util.lua' });
+  });
+
+  it('returns outputs with nil holes where the sub-agent produced nil', () => {
+    const r = res();
+    expect([r.holes_1, r.holes_2_is_nil, r.holes_3, r.redo]).toEqual(['a', true, 'c', false]);
+  });
+
+  it('raises not-found and run failures as Lua errors with AIPack wording', () => {
+    const r = res();
+    expect(r.missing).toMatch(/^Failed to find agent 'does-not-exist': No agent found for local path: 'does-not-exist'\n {3}\(full path: .*agents\/does-not-exist\)$/);
+    expect(r.fails).toMatch(/^Failed to run agent 'fails': Lua error:\n.*fails\.aip:5: attempt to index a nil value \(local 't'\)$/);
+  });
+
+  it('ignores the input option before AIPack 0.8.15, where it did not exist', () => {
+    const r = runFixture('caller', { aipackVersion: '0.8.14' }).outcome.afterAll as Record<string, unknown>;
+    expect(r.prepend).toEqual(['second', 'third']);
+  });
+
+  it('stops nesting deeper than 8 with the chain of agent names', () => {
+    const err = failure(() => runFixture('recurse'));
+    expect(err.message).toContain('aip.agent.run nested deeper than 8 levels: recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse');
+  });
+});
+
+describe('sandbox and errors', () => {
+  it('opens no escape hatch: no os.execute/getenv, io.open, package.loadlib, debug, binary chunks or files outside', () => {
+    expect(runFixture('sandbox').outcome.afterAll).toEqual({
+      os_execute: 'nil',
+      os_getenv: 'nil',
+      io_open: 'nil',
+      loadlib: 'nil',
+      debug: 'nil',
+      dofile_outside: 'cannot open /etc/hostname: outside the workspace',
+      os_time: 'function',
+      binary_chunk_refused: true,
+    });
+  });
+
+  it('requires modules from <agent dir>/lua, in the global environment, with a clear miss message', () => {
+    const r = runFixture('requires').outcome.afterAll as Record<string, string>;
+    expect(r.helper).toBe('agents/lua/helper.lua, sees aip: true, sees inputs: false');
+    expect(r.missing).toContain("module 'no_such_module' not found");
+    expect(r.missing).toContain('agents/lua/no_such_module.lua');
+  });
+
+  it('stops runaway Lua with the budget message even when pcall tries to swallow it', () => {
+    const err = failure(() => runFixture('runaway', { budget: 200_000 }));
+    expect(err.message).toContain('instruction budget exceeded in runaway BeforeAll');
+    expect(err.stage).toBe('BeforeAll');
+  });
+
+  it('reports a syntax error with the .aip file and line', () => {
+    const err = failure(() => runFixture('syntax-error'));
+    expect(err.message).toMatch(/syntax-error\.aip:8: unexpected symbol near '='/);
+  });
+
+  it('raises "aip.X.y is not simulated" for AIPack functions the simulator lacks, and hides newer ones', () => {
+    expect(runFixture('not-simulated').outcome.afterAll).toEqual({ err: 'aip.web.get is not simulated', redo_run_exists: false });
+    expect(runFixture('not-simulated', { aipackVersion: '0.8.22' }).outcome.afterAll).toMatchObject({ redo_run_exists: true });
+  });
+
+  it('fails an AI call with no scripted response, showing the prompt', () => {
+    const err = failure(() => runFixture('lifecycle'));
+    expect(err.message).toContain('no scripted AI response for lifecycle');
+    expect(err.message).toContain('Echo: Hello one');
+  });
+});
+
+describe('workspace isolation', () => {
+  const tmp: string[] = [];
+  afterEach(() => {
+    for (const d of tmp.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('keeps writes in the overlay, reports them, refuses paths outside, and writes only on commit', () => {
+    const ws = mkdtempSync(nodePath.join(os.tmpdir(), 'sim-ws-'));
+    tmp.push(ws);
+    mkdirSync(nodePath.join(ws, '.aipack'));
+    writeFileSync(nodePath.join(ws, 'writes.aip'), readFileSync(nodePath.join(AGENTS, 'writes.aip')));
+    const s = new Simulator({ workspaceDir: ws });
+    const outcome = s.run({ name: 'writes', baseDir: ws });
+    expect((outcome.afterAll as { protected: string }).protected).toMatch(/^Save file protection - The path `\.\.\/outside\.txt` does not belong to the workspace dir/);
+    expect(s.vfs.changes()).toEqual({ created: ['out/new.txt'], changed: [], deleted: [] });
+    expect(existsSync(nodePath.join(ws, 'out/new.txt'))).toBe(false);
+    expect(existsSync(nodePath.join(ws, '..', 'outside.txt'))).toBe(false);
+    s.vfs.commit();
+    expect(readFileSync(nodePath.join(ws, 'out/new.txt'), 'utf8')).toBe('created by writes.aip\n');
+    expect(s.trace.of('file').map((e) => `${e.op} ${e.path}`)).toEqual(['write out/new.txt']);
+  });
+});
