@@ -400,8 +400,18 @@ export class Simulator {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
     }
     const t0 = this.trace.now();
-    const record = (error?: string) =>
-      this.trace.record({ kind: 'agent_call', depth: frame.depth, caller: frame.name, agent: name, ms: this.trace.now() - t0, error });
+    const record = (outcome?: RunOutcome, error?: string) =>
+      this.trace.record({
+        kind: 'agent_call',
+        depth: frame.depth,
+        caller: frame.name,
+        agent: name,
+        ms: this.trace.now() - t0,
+        inputs,
+        outputs: outcome?.outputs,
+        afterAll: outcome?.afterAll,
+        error,
+      });
     let outcome: RunOutcome;
     try {
       outcome = this.runAgent({ name, inputs: inputs.length > 0 ? inputs : undefined, options, baseDir }, frame.chain, frame.runUid);
@@ -412,10 +422,10 @@ export class Simulator {
           : err instanceof LuaError && err.message.startsWith('aip.agent.run nested deeper')
             ? err.message
             : `Failed to run agent '${name}': ${(err as Error).message}`;
-      record(message);
+      record(undefined, message);
       throw new LuaError(message);
     }
-    record();
+    record(outcome);
     // top-level nulls become nil holes for the caller (RUNTIME.md section 4)
     return {
       outputs: outcome.outputs?.map((v) => (v === null ? undefined : v)),

@@ -5,7 +5,18 @@ export type TraceEvent =
   | { kind: 'agent_start'; depth: number; agent: string; file: string; inputs: number }
   | { kind: 'agent_end'; depth: number; agent: string; ms: number; status: 'completed' | 'skipped' | 'redo' | 'failed'; reason?: string }
   | { kind: 'stage'; depth: number; agent: string; stage: StageName; task?: number; ms: number; instructions: number; error?: string }
-  | { kind: 'agent_call'; depth: number; caller: string; agent: string; ms: number; error?: string }
+  | {
+      kind: 'agent_call';
+      depth: number;
+      caller: string;
+      agent: string;
+      ms: number;
+      /** the inputs it was given and what it returned, as plain data (for effect reports) */
+      inputs: unknown[];
+      outputs?: unknown[];
+      afterAll?: unknown;
+      error?: string;
+    }
   | { kind: 'ai'; depth: number; agent: string; task: number; model: string; prompt: string; response: string; ms: number }
   | { kind: 'pin'; depth: number; agent: string; scope: 'run' | 'task'; iden: string; priority?: number; content: unknown }
   | { kind: 'label'; depth: number; agent: string; scope: 'run' | 'task'; label: string }

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/coder-subagents.js', import.meta.url));
 
@@ -9,8 +10,27 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real CLI (as `npx coder-subagents` does) in `cwd`. */
-export function runCli(args: string[], cwd: string): CliResult {
+/** Runs the real CLI binary (as `npx coder-subagents` does) in `cwd`: slow, use for the entry point itself. */
+export function spawnCli(args: string[], cwd: string): CliResult {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs the CLI in this process with `cwd` as working directory, capturing what it prints. */
+export async function runCli(args: string[], cwd: string): Promise<CliResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const write = { out: process.stdout.write, err: process.stderr.write };
+  const prevCwd = process.cwd();
+  process.stdout.write = ((chunk: string | Uint8Array) => (out.push(String(chunk)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write;
+  process.chdir(cwd);
+  try {
+    const code = await main(['node', 'coder-subagents', ...args]);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    process.chdir(prevCwd);
+    process.stdout.write = write.out;
+    process.stderr.write = write.err;
+  }
 }

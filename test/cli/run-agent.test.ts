@@ -1,0 +1,50 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../helpers/cli.ts';
+
+const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
+
+describe('coder-subagents run-agent', () => {
+  it('prints one JSON object with nil as null, the skip reason and the files, and exits 0 (real binary)', () => {
+    const r = spawnCli(['run-agent', 'agents/holes.aip', '--json'], WS);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toEqual({
+      outputs: ['a', null, 'c'],
+      after_all: null,
+      redo_requested: false,
+      skipped: null,
+      files: { created: [], changed: [], deleted: [] },
+    });
+  });
+
+  it('passes --input values (JSON) and reports a Before All skip as exit 0', async () => {
+    const echo = JSON.parse((await runCli(['run-agent', 'agents/echo', '--input', '{"k":[1,2]}', '--inputs', '["x"]', '--json'], WS)).stdout);
+    expect(echo.outputs).toEqual([{ k: [1, 2] }, 'x']);
+    const skip = await runCli(['run-agent', 'agents/skip-all.aip', '--json'], WS);
+    expect(skip.code).toBe(0);
+    expect(JSON.parse(skip.stdout).skipped).toBe('nothing to do');
+  });
+
+  it('exits 1 on a failed run with the message on stderr and as `error`', async () => {
+    const r = await runCli(['run-agent', 'agents/fails.aip', '--json'], WS);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatch(/fails\.aip:5: attempt to index a nil value/);
+    expect(r.stderr).toMatch(/run failed \(agents\/fails\.aip, Data\)/);
+  });
+
+  it('reports created files without writing them, and uses --ai answers', async () => {
+    const r = await runCli(['run-agent', 'agents/writes.aip', '--json'], WS);
+    expect(JSON.parse(r.stdout).files.created).toEqual(['out/new.txt']);
+    const life = await runCli(['run-agent', 'agents/lifecycle.aip', '--ai', 'ai.toml', '--json'], WS);
+    expect(life.code).toBe(1); // ai.toml answers task 1 only
+    expect(JSON.parse(life.stdout).error).toContain('no scripted AI response for agents/lifecycle.aip');
+  });
+
+  it('exits 2 on bad usage', async () => {
+    expect((await runCli(['run-agent', 'agents/echo', '--input', 'not json'], WS)).code).toBe(2);
+    expect((await runCli(['run-agent', 'agents/echo', '--aipack-version', 'latest'], WS)).code).toBe(2);
+    expect((await runCli(['run-agent', 'agents/echo', '--ai', 'missing.toml'], WS)).code).toBe(2);
+    expect((await runCli(['run-agent'], WS)).code).toBe(2);
+  });
+});
