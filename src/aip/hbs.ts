@@ -1,0 +1,22 @@
+/**
+ * `aip.hbs.render(template, data)`: the prompt engine (RUNTIME.md 11) with `data` as the root context.
+ * `data` is converted with the mlua serializer rules (`serde` mode: an empty table is `{}`).
+ */
+import { hostFn, LuaError } from '../lua/values.ts';
+import { renderTemplate, TemplateError } from '../runtime/handlebars.ts';
+import type { AipNamespaceFactory } from './types.ts';
+import { reqStr } from './pure-args.ts';
+
+function render(template: unknown, data: unknown): string {
+  const t = reqStr(template, 'aip.hbs.render', 'template');
+  try {
+    return renderTemplate(t, data === undefined ? null : data);
+  } catch (e) {
+    if (e instanceof TemplateError) throw new LuaError(`aip.hbs.render failed. ${e.message}`);
+    throw e;
+  }
+}
+
+export const hbs: AipNamespaceFactory = () => ({
+  render: hostFn(render, { argMode: 'serde' }),
+});

@@ -1,0 +1,69 @@
+/**
+ * Small argument and data helpers shared by the pure `aip.*` namespaces
+ * (md, text, tag, json, toml, yaml, semver, time, uuid, hbs, code).
+ */
+import { LuaError, isPlainObject, luaTypeName } from '../lua/values.ts';
+
+/** A string-or-nil argument: nil -> undefined; anything else (incl. the `null` sentinel) is an error. */
+export function optStr(v: unknown, fnName: string, argName = 'content'): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  throw new LuaError(`${fnName}: expected '${argName}' to be a string or nil, got ${luaTypeName(v)}`);
+}
+
+/** A required string argument. */
+export function reqStr(v: unknown, fnName: string, argName: string): string {
+  if (typeof v === 'string') return v;
+  throw new LuaError(`${fnName}: expected '${argName}' to be a string, got ${luaTypeName(v)}`);
+}
+
+/** A required integer-valued number argument (>= 0 unless allowNegative). */
+export function reqInt(v: unknown, fnName: string, argName: string, allowNegative = false): number {
+  if (typeof v === 'number' && Number.isInteger(v) && (allowNegative || v >= 0)) return v;
+  const want = allowNegative ? 'an integer' : 'a non-negative integer';
+  throw new LuaError(`${fnName}: expected '${argName}' to be ${want}, got ${luaTypeName(v)}${typeof v === 'number' ? ` ${v}` : ''}`);
+}
+
+/** Lines as Rust `str::lines` gives them: split on "\n", strip one trailing "\r", no final empty line. */
+export function rustLines(s: string): string[] {
+  if (s === '') return [];
+  const parts = s.split('\n');
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+/** Sets a key without tripping over `__proto__` (JSON/YAML/TOML keys are arbitrary text). */
+export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/**
+ * Normalises parsed data (YAML/TOML/JSON) to bridge data: null stays null (the Lua `null` sentinel),
+ * dates become their text form, bigints become numbers, Maps become objects.
+ */
+export function toLuaData(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof Date) {
+    // smol-toml's TomlDate.toISOString keeps the TOML form (local dates/times included); drop zero millis
+    return v.toISOString().replace(/\.000(?=Z$|[+-]\d\d:\d\d$|$)/, '');
+  }
+  if (Array.isArray(v)) return v.map(toLuaData);
+  if (v instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of v) setKey(out, String(k), toLuaData(val));
+    return out;
+  }
+  if (typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) setKey(out, k, toLuaData((v as Record<string, unknown>)[k]));
+    return out;
+  }
+  return v;
+}
+
+export { isPlainObject };

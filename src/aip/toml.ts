@@ -1,0 +1,55 @@
+/**
+ * `aip.toml.*` (since AIPack 0.8.8): parse -> table, stringify(table) -> TOML text.
+ */
+import { parse as smolParse, stringify as smolStringify } from 'smol-toml';
+import { LuaError, luaTypeName } from '../lua/values.ts';
+import type { AipNamespaceFactory } from './types.ts';
+import { isPlainObject, reqStr, toLuaData } from './pure-args.ts';
+
+/** TOML text -> bridge data (dates as their TOML text, oversized integers as lossy numbers). Throws smol-toml's error. */
+export function parseTomlData(text: string): Record<string, unknown> {
+  return toLuaData(smolParse(text, { integersAsBigInt: 'asNeeded' })) as Record<string, unknown>;
+}
+
+function parse(content: unknown): Record<string, unknown> {
+  const s = reqStr(content, 'aip.toml.parse', 'content');
+  try {
+    return parseTomlData(s);
+  } catch (e) {
+    throw new LuaError(`aip.toml.parse failed. ${(e as Error).message}`);
+  }
+}
+
+/** Rejects what the Rust toml serializer cannot write (null values), with keys sorted like serde_json's map. */
+function prepare(v: unknown, path: string): unknown {
+  if (v === null || v === undefined) {
+    throw new LuaError(`aip.toml.stringify fail to stringify. unsupported null value at '${path || '<root>'}'`);
+  }
+  if (typeof v === 'number' && !Number.isFinite(v)) return v; // TOML has nan/inf
+  if (Array.isArray(v)) return v.map((x, i) => prepare(x, `${path}[${i + 1}]`));
+  if (isPlainObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      Object.defineProperty(out, k, { value: prepare(v[k], path ? `${path}.${k}` : k), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  throw new LuaError(`aip.toml.stringify fail to stringify. unsupported ${luaTypeName(v)} value at '${path || '<root>'}'`);
+}
+
+function stringify(content: unknown): string {
+  if (!isPlainObject(content)) {
+    // an empty Lua table arrives as [] in the default conversion: still "a table", so an empty document
+    if (Array.isArray(content) && content.length === 0) return '';
+    throw new LuaError(`aip.toml.stringify fail to stringify. expected a table with string keys, got ${Array.isArray(content) ? 'a list' : luaTypeName(content)}`);
+  }
+  try {
+    return smolStringify(prepare(content, '') as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof LuaError) throw e;
+    throw new LuaError(`aip.toml.stringify fail to stringify. ${(e as Error).message}`);
+  }
+}
+
+export const toml: AipNamespaceFactory = () => ({ parse, stringify });
