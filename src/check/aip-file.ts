@@ -1,0 +1,72 @@
+// Lint the Lua stage blocks and the `# Options` TOML block of an `.aip` agent file.
+// Blocks are read by src/runtime/agent-doc.ts (the runtime's own parser), so the checker sees exactly
+// the code the simulator runs; findings are mapped back to .aip lines.
+
+import type { StageName } from '../aip/catalog.ts';
+import { AgentLoadError, mapScriptLine, parseAgentDoc, type AgentDoc, type LuaScript } from '../runtime/agent-doc.ts';
+import { lintLua, type Finding, type LintOptions } from './lint.ts';
+
+const STAGES: [keyof AgentDoc & ('beforeAll' | 'data' | 'output' | 'afterAll'), StageName][] = [
+  ['beforeAll', 'BeforeAll'],
+  ['data', 'Data'],
+  ['output', 'Output'],
+  ['afterAll', 'AfterAll'],
+];
+
+export function lintAipFile(file: string, content: string, opts: LintOptions): Finding[] {
+  const findings: Finding[] = [];
+  let doc: AgentDoc;
+  try {
+    doc = parseAgentDoc(content, file);
+  } catch (err) {
+    if (!(err instanceof AgentLoadError)) throw err;
+    findings.push(optionsFinding(file, content, err));
+    // still lint the Lua: parse again with the # Options section turned into an ignored heading
+    doc = parseAgentDoc(disableOptions(content), file);
+  }
+  for (const [key, scope] of STAGES) {
+    const script = doc[key] as LuaScript | undefined;
+    if (!script) continue;
+    // repeated stage headings are concatenated into one chunk, as AIPack runs them
+    for (const f of lintLua({ file, code: script.code, scope }, opts)) {
+      findings.push({ ...f, line: mapScriptLine(script, f.line) });
+    }
+  }
+  findings.sort((a, b) => a.line - b.line || a.column - b.column);
+  return findings;
+}
+
+/** AgentLoadError messages are `<path>:<line>: <detail>` */
+function optionsFinding(file: string, content: string, err: AgentLoadError): Finding {
+  const prefix = `${file}:`;
+  const rest = err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  const m = /^(\d+): ([\s\S]*)$/.exec(rest);
+  const line = m ? Number(m[1]) : 1;
+  const text = (content.split('\n')[line - 1] ?? '').replace(/\r$/, '');
+  return {
+    file,
+    line,
+    column: Math.max(1, text.search(/\S/) + 1),
+    rule: 'options-toml',
+    message: `${m ? m[2] : rest} (AIPack fails to load the agent)`,
+  };
+}
+
+/** Renames `# Options` headings (outside fences, RUNTIME.md section 1) so the parser ignores the section. */
+function disableOptions(content: string): string {
+  let fence: 'out' | 'in3' | 'in4' = 'out';
+  return content
+    .split('\n')
+    .map((line) => {
+      if (line.startsWith('```')) {
+        const four = line.startsWith('````');
+        if (fence === 'out') fence = four ? 'in4' : 'in3';
+        else if (fence === 'in3' && !four) fence = 'out';
+        else if (fence === 'in4' && four) fence = 'out';
+        return line;
+      }
+      const heading = fence === 'out' && line.startsWith('#') && !line.startsWith('##');
+      return heading && line.slice(1).trim().toLowerCase() === 'options' ? '# Options (not checked)' : line;
+    })
+    .join('\n');
+}

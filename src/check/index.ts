@@ -1,0 +1,145 @@
+// `coder-subagents check`: pack freshness + lint of the pack's Lua modules and of .aip agents.
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { lintAipFile } from './aip-file.ts';
+import { lintLua, type Finding } from './lint.ts';
+
+export type { Finding, Rule } from './lint.ts';
+
+export interface CheckOptions {
+  root: string;
+  /** dirs/files (relative to root) whose .aip files are linted; empty = `pack`, `fixtures` */
+  paths: string[];
+  minAipackVersion: string;
+  /** tests: use this instead of src/pack/build.ts (null = skip the freshness check) */
+  renderPack?: RenderPack | null;
+}
+
+export type RenderPack = (root: string) => Map<string, string>;
+
+export interface CheckResult {
+  findings: Finding[];
+  /** root-relative posix paths of every file checked */
+  files: string[];
+  /** things that could not be checked (e.g. the pack builder is missing) */
+  notes: string[];
+}
+
+const DEFAULT_PATHS = ['pack', 'fixtures'];
+
+export async function runCheck(opts: CheckOptions): Promise<Finding[]> {
+  return (await runCheckDetailed(opts)).findings;
+}
+
+export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult> {
+  const root = resolve(opts.root);
+  const findings: Finding[] = [];
+  const notes: string[] = [];
+  const files = new Set<string>();
+  const lintOpts = { minAipackVersion: opts.minAipackVersion };
+
+  await checkPackFresh(root, findings, notes, opts.renderPack);
+
+  const explicit = opts.paths.length > 0;
+  const luaFiles = new Set<string>();
+  const aipFiles = new Set<string>();
+  for (const dir of ['pack/lua', 'lua']) {
+    for (const f of walk(join(root, dir))) if (f.endsWith('.lua')) luaFiles.add(f);
+  }
+  for (const p of explicit ? opts.paths : DEFAULT_PATHS) {
+    const abs = isAbsolute(p) ? p : join(root, p);
+    if (!existsSync(abs)) {
+      // defaults are optional, an explicit path must exist
+      if (explicit) throw new Error(`no such file or directory: ${p}`);
+      continue;
+    }
+    for (const f of walk(abs)) {
+      if (f.endsWith('.aip')) aipFiles.add(f);
+      // modules an agent can `require` (`<dir>/lua/...`), or a .lua file named explicitly
+      else if (f.endsWith('.lua') && (f === abs || rel(root, f).split('/').includes('lua'))) luaFiles.add(f);
+    }
+  }
+
+  for (const f of [...luaFiles].sort()) {
+    const file = rel(root, f);
+    files.add(file);
+    findings.push(...lintLua({ file, code: readFileSync(f, 'utf8'), scope: 'module' }, lintOpts));
+  }
+  for (const f of [...aipFiles].sort()) {
+    const file = rel(root, f);
+    files.add(file);
+    findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts));
+  }
+  return { findings, files: [...files], notes };
+}
+
+/** Compares what `build` would write under pack/ with what is on disk. */
+async function checkPackFresh(
+  root: string,
+  findings: Finding[],
+  notes: string[],
+  injected: RenderPack | null | undefined,
+): Promise<void> {
+  let renderPack: RenderPack | null | undefined = injected;
+  const builder = new URL('../pack/build.ts', import.meta.url);
+  if (renderPack === undefined) {
+    // lazy: the builder is another module of the toolchain and may be absent in a partial tree
+    if (existsSync(builder)) {
+      const mod = (await import(builder.href)) as { renderPack?: RenderPack };
+      renderPack = mod.renderPack;
+    }
+  }
+  if (renderPack === null) return;
+  if (typeof renderPack !== 'function') {
+    notes.push('pack freshness not checked: src/pack/build.ts (renderPack) is not available');
+    return;
+  }
+  let expected: Map<string, string>;
+  try {
+    expected = renderPack(root);
+  } catch (err) {
+    findings.push({
+      file: 'pack',
+      line: 1,
+      column: 1,
+      rule: 'stale-pack',
+      message: `cannot tell whether pack/ is fresh: rendering it failed: ${err instanceof Error ? err.message : String(err)}`,
+    });
+    return;
+  }
+  const packDir = join(root, 'pack');
+  const onDisk = new Set(walk(packDir).map((f) => relative(packDir, f).split(sep).join('/')));
+  const stale = (path: string, what: string) =>
+    findings.push({
+      file: `pack/${path}`,
+      line: 1,
+      column: 1,
+      rule: 'stale-pack',
+      message: `pack/ is not what \`coder-subagents build\` would write: ${path} is ${what}; run \`npx coder-subagents build\``,
+    });
+  for (const [path, content] of [...expected].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!onDisk.has(path)) stale(path, 'missing');
+    else if (readFileSync(join(packDir, path), 'utf8') !== content) stale(path, 'stale');
+  }
+  for (const path of [...onDisk].sort()) if (!expected.has(path)) stale(path, 'unexpected');
+}
+
+/** Files under a dir (or the file itself), skipping node_modules and dot-dirs. */
+function walk(path: string): string[] {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  const out: string[] = [];
+  for (const e of readdirSync(path, { withFileTypes: true })) {
+    const full = join(path, e.name);
+    if (e.isDirectory()) {
+      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      out.push(...walk(full));
+    } else if (e.isFile()) out.push(full);
+  }
+  return out;
+}
+
+function rel(root: string, f: string): string {
+  return relative(root, f).split(sep).join('/');
+}
