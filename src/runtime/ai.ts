@@ -1,0 +1,202 @@
+/**
+ * The scripted model: answers AI calls from a list of canned responses instead of calling a provider.
+ *
+ *   [[response]]
+ *   agent = "pro@coder"          # optional: agent name as called, or its file name ("main.aip" / "main")
+ *   match = "PRE-MARKER[\\s\\S]*done"  # optional: JS regex over the rendered prompt
+ *   content = "the answer"
+ *   reusable = false             # optional: by default a response answers once
+ *   model = "..."                # optional: model_name to report
+ *
+ * Responses are tried in file order; the first one whose filters match answers.
+ */
+import { parse as parseToml, TomlError } from 'smol-toml';
+
+export interface ScriptedResponse {
+  agent?: string;
+  match?: string;
+  content: string;
+  reusable?: boolean;
+  model?: string;
+}
+
+export interface AiMessage {
+  role: string;
+  content: string;
+}
+
+export interface AiRequest {
+  /** the agent name as called (CTX.AGENT_NAME) */
+  agentName: string;
+  /** the .aip path (absolute or relative; only its file name is compared) */
+  agentFile: string;
+  messages: AiMessage[];
+  /** the resolved model the agent asked for */
+  model?: string;
+  /** agent options, only echoed in `info` as AIPack does */
+  temperature?: number;
+  top_p?: number;
+}
+
+/** The Lua `ai_response` table (RUNTIME.md 2 "ai_response table"). */
+export interface AiAnswer {
+  /** undefined when the answer is empty, as in AIPack */
+  content: string | undefined;
+  reasoning_content: undefined;
+  model_name: string;
+  adapter_kind: 'Scripted';
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details: Record<string, number>;
+    completion_tokens_details: Record<string, number>;
+  };
+  price_usd: number;
+  duration_sec: number;
+  info: string;
+}
+
+export class ScriptedAiError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScriptedAiError';
+  }
+}
+
+export class NoScriptedResponseError extends Error {
+  constructor(
+    readonly agentName: string,
+    /** the text `match` regexes are tested against */
+    readonly prompt: string,
+  ) {
+    super(`no scripted AI response for ${agentName}\n--- rendered prompt (what 'match' is tested against) ---\n${prompt}`);
+    this.name = 'NoScriptedResponseError';
+  }
+}
+
+const KEYS: Record<keyof ScriptedResponse, 'string' | 'boolean'> = {
+  agent: 'string',
+  match: 'string',
+  content: 'string',
+  reusable: 'boolean',
+  model: 'string',
+};
+
+interface Entry {
+  response: ScriptedResponse;
+  regex?: RegExp;
+  hits: number;
+}
+
+function validate(raw: unknown, where: string): Entry {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || raw instanceof Date) {
+    throw new ScriptedAiError(`${where}: expected a table with at least 'content'`);
+  }
+  const table = raw as Record<string, unknown>;
+  for (const [key, value] of Object.entries(table)) {
+    const type = KEYS[key as keyof ScriptedResponse];
+    if (!type) {
+      throw new ScriptedAiError(`${where}: unknown key '${key}' (allowed: ${Object.keys(KEYS).join(', ')})`);
+    }
+    if (value !== undefined && typeof value !== type) {
+      throw new ScriptedAiError(`${where}: '${key}' must be a ${type}, got ${typeof value === 'bigint' ? 'integer' : typeof value}`);
+    }
+  }
+  if (typeof table.content !== 'string') throw new ScriptedAiError(`${where}: missing 'content' (a string)`);
+  const response: ScriptedResponse = { content: table.content };
+  for (const key of ['agent', 'match', 'model'] as const) {
+    if (typeof table[key] === 'string') response[key] = table[key] as string;
+  }
+  if (typeof table.reusable === 'boolean') response.reusable = table.reusable;
+  let regex: RegExp | undefined;
+  if (response.match !== undefined) {
+    try {
+      regex = new RegExp(response.match);
+    } catch (e) {
+      throw new ScriptedAiError(`${where}: invalid regex in 'match': ${(e as Error).message}`);
+    }
+  }
+  return { response, regex, hits: 0 };
+}
+
+const stripAip = (name: string) => (name.endsWith('.aip') ? name.slice(0, -4) : name);
+const baseName = (path: string) => path.split(/[\\/]/).pop() ?? path;
+
+function agentMatches(filter: string, req: AiRequest): boolean {
+  const want = stripAip(filter);
+  return want === stripAip(req.agentName) || want === stripAip(baseName(req.agentFile));
+}
+
+/** Deterministic stand-in for a tokenizer: one token per 4 characters (code points). */
+const tokens = (text: string) => Math.ceil([...text].length / 4);
+
+export class ScriptedAi {
+  private constructor(private readonly entries: Entry[]) {}
+
+  /** Parses and strictly validates a responses file; errors name `file` and the 1-based response index. */
+  static fromToml(text: string, file: string): ScriptedAi {
+    let doc: Record<string, unknown>;
+    try {
+      doc = parseToml(text, { integersAsBigInt: true }) as Record<string, unknown>;
+    } catch (e) {
+      if (e instanceof TomlError) {
+        throw new ScriptedAiError(`${file}:${e.line}: invalid TOML: ${e.message.split('\n')[0]}`);
+      }
+      throw e;
+    }
+    for (const key of Object.keys(doc)) {
+      if (key !== 'response') throw new ScriptedAiError(`${file}: unknown top-level key '${key}' (expected [[response]] tables)`);
+    }
+    const list = doc.response ?? [];
+    if (!Array.isArray(list)) throw new ScriptedAiError(`${file}: 'response' must be an array of tables ([[response]])`);
+    return new ScriptedAi(list.map((raw, i) => validate(raw, `${file}: [[response]] #${i + 1}`)));
+  }
+
+  static fromList(responses: ScriptedResponse[], source = '<scripted responses>'): ScriptedAi {
+    return new ScriptedAi(responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)));
+  }
+
+  /** Answers with the first usable response; throws NoScriptedResponseError when none matches. */
+  answer(req: AiRequest): AiAnswer {
+    const prompt = req.messages.map((m) => m.content).join('\n\n');
+    for (const entry of this.entries) {
+      const r = entry.response;
+      if (!r.reusable && entry.hits > 0) continue;
+      if (r.agent !== undefined && !agentMatches(r.agent, req)) continue;
+      if (entry.regex && !entry.regex.test(prompt)) continue;
+      entry.hits++;
+      return buildAnswer(r, req, prompt);
+    }
+    throw new NoScriptedResponseError(req.agentName, prompt);
+  }
+
+  /** Responses that never answered (a reusable one that answered at least once is not remaining). */
+  remaining(): ScriptedResponse[] {
+    return this.entries.filter((e) => e.hits === 0).map((e) => ({ ...e.response }));
+  }
+}
+
+function buildAnswer(r: ScriptedResponse, req: AiRequest, prompt: string): AiAnswer {
+  const model = r.model ?? req.model ?? 'scripted';
+  const promptTokens = tokens(prompt);
+  const completionTokens = tokens(r.content);
+  // Shaped like AIPack's info: "<duration> | <usage> | Model: <m> | Adapter: <kind>[ | Temperature: t][ | top_p: p]"
+  let info = `Duration: 0ms | Prompt Tokens: ${promptTokens} | Completion Tokens: ${completionTokens} | Model: ${model} | Adapter: Scripted`;
+  if (req.temperature !== undefined) info += ` | Temperature: ${req.temperature}`;
+  if (req.top_p !== undefined) info += ` | top_p: ${req.top_p}`;
+  return {
+    content: r.content === '' ? undefined : r.content,
+    reasoning_content: undefined,
+    model_name: model,
+    adapter_kind: 'Scripted',
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      prompt_tokens_details: {},
+      completion_tokens_details: {},
+    },
+    price_usd: 0,
+    duration_sec: 0,
+    info,
+  };
+}
