@@ -105,7 +105,9 @@ export class Simulator {
     this.ai = opts.ai ?? ScriptedAi.fromList([]);
     this.budget = opts.budget ?? DEFAULT_BUDGET;
     this.sessionUid = this.nextUid();
-    const home = nodePath.join(this.workspaceDir, '.aipack', '.sim-home');
+    // A sibling of the workspace that never exists on disk: writes under `~` fail AIPack's protection, except
+    // in `~/.aipack-base`, which the overlay never commits.
+    const home = `${this.workspaceDir}.sim-home`;
     this.dirs = {
       workspace: this.workspaceDir,
       workspaceAipack: nodePath.join(this.workspaceDir, '.aipack'),

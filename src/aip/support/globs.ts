@@ -1,0 +1,194 @@
+/**
+ * Glob listing over the Vfs, as `aip.file.list` does it (RUNTIME.md 7.4): globset-style patterns (`*` stays
+ * within a path segment, `**` spans segments, `{a,b}`, `?`, `[...]`, dot files matched), default folder
+ * excludes lifted by explicit globs, files sorted by the glob that listed them (end-weighted) then by path.
+ */
+import nodePath from 'node:path';
+import picomatch from 'picomatch';
+import { LuaError, luaTypeName } from '../../lua/values.ts';
+import type { Vfs } from '../../runtime/vfs-types.ts';
+import type { StageEnv } from '../types.ts';
+import { collapse, resolvePackRef } from './paths.ts';
+
+const posix = nodePath.posix;
+
+/** Folders skipped unless an include glob names them ("<folder>/" in the glob text). */
+export const SPECIAL_FOLDERS: readonly string[] = ['.aipack', '.git', 'target', 'node_modules', '.build', '__pycache__'];
+
+/** `**\/.DS_Store`, `.DS_Store`, `**\/Thumbs.db`, `**\/*.swp`: excluded whatever the globs say. */
+export const isAlwaysExcludedName = (name: string): boolean => name === '.DS_Store' || name === 'Thumbs.db' || name.endsWith('.swp');
+
+// Guards against symlink loops and runaway walks (the Vfs has no inode identity to detect cycles).
+const MAX_DEPTH = 64;
+const MAX_DIRS = 50_000;
+
+const GLOB_META = /[*?[\]{}]/;
+
+const matcherCache = new Map<string, (p: string) => boolean>();
+
+/** A globset-like matcher for one pattern (literal separator; no negation or extglobs, which globset lacks). */
+export function globMatcher(pattern: string): (p: string) => boolean {
+  let m = matcherCache.get(pattern);
+  if (!m) {
+    m = picomatch(pattern, { dot: true, nonegate: true, noextglob: true });
+    matcherCache.set(pattern, m);
+  }
+  return m;
+}
+
+/** Globs argument: a string or a list of strings. */
+export function globsArg(v: unknown, fnName: string): string[] {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v) && v.every((g) => typeof g === 'string')) return v as string[];
+  throw new LuaError(`${fnName}: expected 'globs' to be a string or a list of strings, got ${luaTypeName(v)}`);
+}
+
+/** The special folders still excluded once the include globs have lifted theirs. */
+export function excludedFolders(globs: readonly string[]): Set<string> {
+  const out = new Set(SPECIAL_FOLDERS);
+  for (const g of globs) for (const f of SPECIAL_FOLDERS) if (g.trim().includes(f + '/')) out.delete(f);
+  return out;
+}
+
+/** AIPack refuses globs going up from the base dir (cheap check on the start only, as AIPack). */
+export function validateGlobs(globs: readonly string[]): void {
+  for (const raw of globs) {
+    const g = raw.trim();
+    if (g.startsWith('../') || g.startsWith('./..')) {
+      throw new LuaError(`Glob '${g}' starting with '../'.\nStarting glob with '../' is not supported at the moment.`);
+    }
+  }
+}
+
+/**
+ * Path references inside a glob (AIPack `process_path_reference`): `~/` -> home, a pack ref up to the last "/"
+ * before the first wildcard -> its dir (left as is when it does not resolve), `$tmp` -> session tmp.
+ */
+export function expandGlob(env: StageEnv, glob: string): string {
+  let g = glob.startsWith('~/') ? env.dirs.home + glob.slice(1) : glob;
+  if (g.includes('@')) {
+    const wild = g.search(/[*?[]/);
+    let ref = g;
+    if (wild >= 0) {
+      const sep = g.slice(0, wild).lastIndexOf('/');
+      if (sep >= 0) ref = g.slice(0, sep + 1);
+    }
+    try {
+      const dir = resolvePackRef(env, ref);
+      const rest = g.slice(ref.length).replace(/^\/+/, '');
+      return rest ? `${dir}/${rest}` : dir;
+    } catch {
+      return g; // not a resolvable pack ref: an ordinary glob
+    }
+  }
+  if (g === '$tmp' || g.startsWith('$tmp/')) g = env.dirs.tmp + g.slice(4);
+  return g;
+}
+
+export interface ListOptions {
+  /** absolute dir relative globs start from */
+  baseDir: string;
+  /** paths in results absolute (else relative to baseDir; absolute anyway when outside it) */
+  absolute?: boolean;
+  /** apply the special-folder and always-excluded rules (default true; `aip.file.first` does not) */
+  defaultExcludes?: boolean;
+  /** check for globs starting with "../" (default true) */
+  validate?: boolean;
+}
+
+export interface ListedFile {
+  abs: string;
+  /** relative to baseDir, or absolute (see ListOptions.absolute) */
+  path: string;
+}
+
+/** Files matching any glob, sorted by (last matching glob index, path). */
+export function listFiles(vfs: Vfs, globs: readonly string[], opts: ListOptions): ListedFile[] {
+  if (opts.validate ?? true) validateGlobs(globs);
+  const useExcludes = opts.defaultExcludes ?? true;
+  const excluded = useExcludes ? excludedFolders(globs) : new Set<string>();
+  const base = collapse(opts.baseDir);
+  const globIndex = new Map<string, number>();
+  let dirsVisited = 0;
+
+  globs.forEach((rawGlob, index) => {
+    const glob = rawGlob.trim();
+    if (glob === '') return;
+    const absolute = glob.startsWith('/');
+    const segs = glob.split('/').filter((s, i) => s !== '' && !(s === '.' && i === 0) && !(absolute && i === 0));
+    const firstMeta = segs.findIndex((s) => GLOB_META.test(s));
+
+    if (firstMeta < 0) {
+      // a literal path: listed when it is a file
+      const abs = collapse(posix.join(absolute ? '/' : base, ...segs));
+      const name = posix.basename(abs);
+      if (vfs.isFile(abs) && !(useExcludes && isAlwaysExcludedName(name))) globIndex.set(abs, index);
+      return;
+    }
+
+    const root = collapse(posix.join(absolute ? '/' : base, ...segs.slice(0, firstMeta)));
+    const patternSegs = segs.slice(firstMeta);
+    const pattern = patternSegs.join('/');
+    const match = globMatcher(pattern);
+    const maxDepth = pattern.includes('**') ? MAX_DEPTH : patternSegs.length;
+
+    const visit = (dir: string, rel: string, depth: number): void => {
+      if (++dirsVisited > MAX_DIRS) {
+        throw new LuaError(`Glob '${glob}': more than ${MAX_DIRS} directories under '${root}' (symlink loop?); narrow the glob`);
+      }
+      for (const entry of vfs.listDir(dir)) {
+        const abs = dir === '/' ? `/${entry.name}` : `${dir}/${entry.name}`;
+        const r = rel === '' ? entry.name : `${rel}/${entry.name}`;
+        if (entry.isDir) {
+          // excluded folders are never walked (they can be huge: node_modules, target)
+          if (excluded.has(entry.name)) continue;
+          if (depth + 1 < maxDepth) visit(abs, r, depth + 1);
+        } else if (!(useExcludes && isAlwaysExcludedName(entry.name)) && match(r) && vfs.isFile(abs)) {
+          globIndex.set(abs, index);
+        }
+      }
+    };
+    if (vfs.isDir(root)) visit(root, '', 0);
+  });
+
+  const out: (ListedFile & { index: number })[] = [];
+  for (const [abs, index] of globIndex) {
+    let path = abs;
+    if (!opts.absolute) {
+      const rel = posix.relative(base, abs);
+      if (rel !== '' && !rel.startsWith('..')) path = rel;
+    }
+    out.push({ abs, path, index });
+  }
+  out.sort((a, b) => a.index - b.index || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out.map(({ abs, path }) => ({ abs, path }));
+}
+
+export interface SortByGlobsOptions {
+  /** rank by the last matching glob instead of the first */
+  endWeighted?: boolean;
+  /** where items matching no glob go (they keep their original order) */
+  noMatchPosition?: 'start' | 'end';
+}
+
+/** simple_fs `sort_by_globs`: matched items by (glob index, path), unmatched kept in input order. */
+export function sortByGlobs<T>(items: readonly T[], pathOf: (item: T) => string, globs: readonly string[], opts: SortByGlobsOptions = {}): T[] {
+  const matchers = globs.map(globMatcher);
+  const matched: { idx: number; path: string; item: T }[] = [];
+  const unmatched: T[] = [];
+  for (const item of items) {
+    const path = pathOf(item);
+    let idx = -1;
+    for (let i = 0; i < matchers.length; i++) {
+      if (matchers[i](path)) {
+        idx = i;
+        if (!opts.endWeighted) break;
+      }
+    }
+    if (idx < 0) unmatched.push(item);
+    else matched.push({ idx, path, item });
+  }
+  matched.sort((a, b) => a.idx - b.idx || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = matched.map((m) => m.item);
+  return opts.noMatchPosition === 'start' ? [...unmatched, ...sorted] : [...sorted, ...unmatched];
+}

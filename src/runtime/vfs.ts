@@ -1,0 +1,333 @@
+/**
+ * The overlay file system of a simulated run (see vfs-types.ts).
+ *
+ * Three layers, top wins: the overlay (writes and deletes of this run), the baseline (`opts.files`: virtual files
+ * present from the start, never written anywhere), the real disk (read only). Only `commit()` touches the disk,
+ * and only inside the workspace.
+ */
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import type { DirEntry, FileChanges, FileStat, Vfs } from './vfs-types.ts';
+
+export interface OverlayVfsOptions {
+  /** virtual files present from the start (absolute or workspace-relative keys); they count as the initial state */
+  files?: Record<string, string | Uint8Array>;
+  /** absolute dirs in which writes, deletes and mkdirp are refused (e.g. the pack under test) */
+  readOnlyRoots?: string[];
+  /**
+   * absolute dirs whose writes stay in memory even when inside the workspace (e.g. a simulated home placed under
+   * `.aipack/`); paths with a `.aipack-base` segment are always treated so
+   */
+  virtualRoots?: string[];
+}
+
+interface FileEntry {
+  data: Uint8Array;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/** Overlay value: a file, or `null` for a deleted file. */
+type OverlayEntry = FileEntry | null;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8');
+
+const toBytes = (content: string | Uint8Array): Uint8Array =>
+  typeof content === 'string' ? encoder.encode(content) : new Uint8Array(content);
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** true when `p` is `root` or below it (both normalised absolute paths). */
+export function isInside(p: string, root: string): boolean {
+  if (p === root) return true;
+  return p.startsWith(root.endsWith('/') ? root : root + '/');
+}
+
+/** Parent dirs of an absolute path, nearest first, root last. */
+function ancestors(abs: string): string[] {
+  const out: string[] = [];
+  let cur = abs;
+  for (;;) {
+    const parent = nodePath.dirname(cur);
+    if (parent === cur) break;
+    out.push(parent);
+    cur = parent;
+  }
+  return out;
+}
+
+function diskStat(abs: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR, EACCES, loops: all read as missing
+  }
+}
+
+function diskLstat(abs: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function diskReadFile(abs: string): Uint8Array | undefined {
+  if (!diskStat(abs)?.isFile()) return undefined;
+  try {
+    return new Uint8Array(fs.readFileSync(abs));
+  } catch {
+    return undefined;
+  }
+}
+
+export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions = {}): Vfs {
+  const norm = (p: unknown, fn: string): string => {
+    if (typeof p !== 'string' || !nodePath.isAbsolute(p) || p.includes('\0')) {
+      throw new Error(`Vfs.${fn}: expected an absolute path, got '${String(p)}'`);
+    }
+    return nodePath.resolve(p);
+  };
+
+  const workspace = norm(workspaceDir, 'create');
+  const readOnlyRoots = (opts.readOnlyRoots ?? []).map((r) => norm(r, 'create'));
+  const virtualRoots = (opts.virtualRoots ?? []).map((r) => norm(r, 'create'));
+  /** What commit() may write: inside the workspace, and not simulated-only. */
+  const committable = (abs: string): boolean =>
+    abs !== workspace &&
+    isInside(abs, workspace) &&
+    !abs.split('/').includes('.aipack-base') &&
+    !virtualRoots.some((r) => isInside(abs, r));
+  const createdAt = Date.now();
+
+  // -- baseline layer (virtual "disk" content)
+  const baseline = new Map<string, FileEntry>();
+  for (const [key, content] of Object.entries(opts.files ?? {})) {
+    baseline.set(nodePath.resolve(workspace, key), { data: toBytes(content), mtimeMs: createdAt, ctimeMs: createdAt });
+  }
+  const baselineDirs = new Set<string>();
+  for (const abs of baseline.keys()) for (const a of ancestors(abs)) baselineDirs.add(a);
+
+  // -- overlay layer
+  const overlay = new Map<string, OverlayEntry>();
+  const overlayDirs = new Set<string>();
+
+  // lower = baseline over disk
+  const lowerFile = (abs: string): Uint8Array | undefined => baseline.get(abs)?.data ?? diskReadFile(abs);
+  const lowerIsFile = (abs: string): boolean => baseline.has(abs) || (diskStat(abs)?.isFile() ?? false);
+  const lowerIsDir = (abs: string): boolean => baselineDirs.has(abs) || (diskStat(abs)?.isDirectory() ?? false);
+
+  const isFile = (abs: string): boolean => {
+    const e = overlay.get(abs);
+    if (e !== undefined) return e !== null;
+    return lowerIsFile(abs);
+  };
+
+  const hasOverlayDescendant = (abs: string): boolean => {
+    for (const [p, e] of overlay) if (e !== null && p !== abs && isInside(p, abs)) return true;
+    return false;
+  };
+
+  const isDir = (abs: string): boolean => {
+    const e = overlay.get(abs);
+    if (e) return false;
+    if (overlayDirs.has(abs)) return true;
+    if (lowerIsDir(abs)) return true;
+    return hasOverlayDescendant(abs);
+  };
+
+  const guardWritable = (abs: string, fn: string): void => {
+    for (const root of readOnlyRoots) {
+      if (isInside(abs, root)) throw new Error(`Vfs.${fn}: refusing to change '${abs}': it is inside the read-only dir '${root}'`);
+    }
+  };
+
+  /** Parents must be dirs (or missing), never files. */
+  const guardParents = (abs: string, fn: string): void => {
+    for (const a of ancestors(abs)) {
+      if (isFile(a)) throw new Error(`Vfs.${fn}: cannot create '${abs}': '${a}' is a file, expected a directory`);
+    }
+  };
+
+  /** Records missing parent dirs, so they keep existing if the file is deleted again (as on a real disk). */
+  const addDirs = (dir: string): void => {
+    for (const d of [dir, ...ancestors(dir)]) {
+      if (overlayDirs.has(d) || lowerIsDir(d)) break;
+      overlayDirs.add(d);
+    }
+  };
+
+  const vfs: Vfs = {
+    workspaceDir: workspace,
+
+    readBytes(p) {
+      const abs = norm(p, 'readBytes');
+      const e = overlay.get(abs);
+      if (e !== undefined) return e === null ? undefined : new Uint8Array(e.data);
+      const data = lowerFile(abs);
+      return data && new Uint8Array(data);
+    },
+
+    readFile(p) {
+      const bytes = vfs.readBytes(norm(p, 'readFile'));
+      return bytes === undefined ? undefined : decoder.decode(bytes);
+    },
+
+    stat(p): FileStat | undefined {
+      const abs = norm(p, 'stat');
+      const e = overlay.get(abs) ?? (overlay.has(abs) ? null : baseline.get(abs));
+      if (e === null) return undefined;
+      if (e) return { size: e.data.length, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs };
+      const st = diskStat(abs);
+      if (st && (st.isFile() || st.isDirectory())) {
+        // ctime here means creation time (AIPack's `created`), so prefer birthtime where the OS has one
+        return { size: st.isFile() ? st.size : 0, mtimeMs: st.mtimeMs, ctimeMs: st.birthtimeMs || st.ctimeMs };
+      }
+      if (isDir(abs)) return { size: 0, mtimeMs: createdAt, ctimeMs: createdAt };
+      return undefined;
+    },
+
+    isFile: (p) => isFile(norm(p, 'isFile')),
+    isDir: (p) => isDir(norm(p, 'isDir')),
+
+    listDir(p): DirEntry[] {
+      const abs = norm(p, 'listDir');
+      if (!isDir(abs)) return [];
+      const entries = new Map<string, boolean>();
+      const st = diskStat(abs);
+      if (st?.isDirectory()) {
+        let dirents: fs.Dirent[] = [];
+        try {
+          dirents = fs.readdirSync(abs, { withFileTypes: true });
+        } catch {
+          dirents = [];
+        }
+        for (const d of dirents) {
+          // symlinks are reported as what they point to (a dangling link reads as a file)
+          const dirLike = d.isDirectory() || (d.isSymbolicLink() && (diskStat(nodePath.join(abs, d.name))?.isDirectory() ?? false));
+          entries.set(d.name, dirLike);
+        }
+      }
+      const addChild = (childPath: string, dirLike: boolean): void => {
+        if (nodePath.dirname(childPath) === abs) {
+          entries.set(nodePath.basename(childPath), dirLike || (entries.get(nodePath.basename(childPath)) ?? false));
+        } else if (isInside(childPath, abs) && childPath !== abs) {
+          const rest = childPath.slice(abs === '/' ? 1 : abs.length + 1);
+          entries.set(rest.split('/')[0], true);
+        }
+      };
+      for (const f of baseline.keys()) addChild(f, false);
+      for (const d of baselineDirs) addChild(d, true);
+      for (const [f, e] of overlay) {
+        if (e === null) {
+          if (nodePath.dirname(f) === abs && entries.get(nodePath.basename(f)) === false) entries.delete(nodePath.basename(f));
+        }
+      }
+      for (const [f, e] of overlay) if (e !== null) addChild(f, false);
+      for (const d of overlayDirs) addChild(d, true);
+      return [...entries.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, dirLike]) => ({ name, isDir: dirLike }));
+    },
+
+    writeFile(p, content) {
+      const abs = norm(p, 'writeFile');
+      guardWritable(abs, 'writeFile');
+      if (isDir(abs)) throw new Error(`Vfs.writeFile: cannot write '${abs}': it is a directory, expected a file path`);
+      guardParents(abs, 'writeFile');
+      const now = Date.now();
+      const prev = vfs.stat(abs);
+      addDirs(nodePath.dirname(abs));
+      overlay.set(abs, { data: toBytes(content), mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
+    },
+
+    deleteFile(p) {
+      const abs = norm(p, 'deleteFile');
+      guardWritable(abs, 'deleteFile');
+      if (!isFile(abs)) return false;
+      if (lowerIsFile(abs)) overlay.set(abs, null);
+      else overlay.delete(abs);
+      return true;
+    },
+
+    mkdirp(p) {
+      const abs = norm(p, 'mkdirp');
+      guardWritable(abs, 'mkdirp');
+      if (isFile(abs)) throw new Error(`Vfs.mkdirp: cannot create dir '${abs}': a file exists there`);
+      guardParents(abs, 'mkdirp');
+      addDirs(abs);
+    },
+
+    changes(): FileChanges {
+      const created: string[] = [];
+      const changed: string[] = [];
+      const deleted: string[] = [];
+      for (const [abs, e] of overlay) {
+        if (!committable(abs)) continue;
+        const rel = nodePath.relative(workspace, abs).split(nodePath.sep).join('/');
+        const before = lowerFile(abs);
+        if (e === null) {
+          if (before !== undefined) deleted.push(rel);
+        } else if (before === undefined) {
+          created.push(rel);
+        } else if (!sameBytes(before, e.data)) {
+          changed.push(rel);
+        }
+      }
+      return { created: created.sort(), changed: changed.sort(), deleted: deleted.sort() };
+    },
+
+    snapshot() {
+      const { created, changed, deleted } = vfs.changes();
+      const out = new Map<string, string | null>();
+      for (const rel of [...created, ...changed].sort()) {
+        const e = overlay.get(nodePath.join(workspace, rel));
+        out.set(rel, e ? decoder.decode(e.data) : null);
+      }
+      for (const rel of deleted) out.set(rel, null);
+      return out;
+    },
+
+    commit() {
+      const files = [...overlay.entries()].filter(([abs]) => committable(abs));
+      const dirs = [...overlayDirs].filter(committable);
+      if (files.length === 0 && dirs.length === 0) return;
+
+      fs.mkdirSync(workspace, { recursive: true });
+      const realWs = fs.realpathSync(workspace);
+      // Refuse (before writing anything) any target that a symlink would send outside the workspace.
+      const assertStaysInside = (abs: string, followTarget: boolean): void => {
+        let probe = followTarget ? abs : nodePath.dirname(abs);
+        while (!diskLstat(probe)) probe = nodePath.dirname(probe);
+        const real = fs.realpathSync(probe);
+        if (!isInside(real, realWs)) {
+          throw new Error(`Vfs.commit: refusing to write '${abs}': it resolves to '${real}', outside the workspace '${realWs}'`);
+        }
+      };
+      for (const [abs, e] of files) assertStaysInside(abs, e !== null);
+      for (const d of dirs) assertStaysInside(d, true);
+
+      for (const d of dirs) fs.mkdirSync(d, { recursive: true });
+      for (const [abs, e] of files) {
+        if (e === null) {
+          if (diskLstat(abs)) fs.unlinkSync(abs);
+        } else {
+          fs.mkdirSync(nodePath.dirname(abs), { recursive: true });
+          fs.writeFileSync(abs, e.data);
+        }
+      }
+      // the disk now holds these; the overlay keeps only what never reaches it (outside the workspace)
+      for (const [abs] of files) {
+        overlay.delete(abs);
+        baseline.delete(abs); // the disk is now the truth for this path
+      }
+      for (const d of dirs) overlayDirs.delete(d);
+    },
+  };
+  return vfs;
+}

@@ -1,0 +1,218 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+
+let root: string;
+let ws: string;
+
+/** Every file under a dir, relative, with content: the real disk state. */
+function diskState(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const abs = nodePath.join(d, e.name);
+      if (e.isDirectory()) walk(abs);
+      else out[nodePath.relative(dir, abs)] = fs.readFileSync(abs, 'utf8');
+    }
+  };
+  if (fs.existsSync(dir)) walk(dir);
+  return out;
+}
+
+beforeEach(() => {
+  root = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'vfs-test-'));
+  ws = nodePath.join(root, 'ws');
+  fs.mkdirSync(nodePath.join(ws, 'sub'), { recursive: true });
+  fs.writeFileSync(nodePath.join(ws, 'a.txt'), 'A');
+  fs.writeFileSync(nodePath.join(ws, 'sub', 'b.txt'), 'B');
+});
+
+afterEach(() => {
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('createOverlayVfs reads', () => {
+  it('falls through to the disk', () => {
+    const vfs = createOverlayVfs(ws);
+    expect(vfs.readFile(nodePath.join(ws, 'a.txt'))).toBe('A');
+    expect(vfs.isFile(nodePath.join(ws, 'sub', 'b.txt'))).toBe(true);
+    expect(vfs.isDir(nodePath.join(ws, 'sub'))).toBe(true);
+    expect(vfs.isFile(nodePath.join(ws, 'sub'))).toBe(false);
+    expect(vfs.readFile(nodePath.join(ws, 'missing.txt'))).toBeUndefined();
+    expect(vfs.stat(nodePath.join(ws, 'a.txt'))?.size).toBe(1);
+  });
+
+  it('refuses relative paths', () => {
+    const vfs = createOverlayVfs(ws);
+    expect(() => vfs.readFile('a.txt')).toThrow(/Vfs.readFile: expected an absolute path, got 'a.txt'/);
+    expect(() => vfs.writeFile('a.txt', 'x')).toThrow(/absolute path/);
+  });
+
+  it('normalises paths', () => {
+    const vfs = createOverlayVfs(ws);
+    expect(vfs.readFile(`${ws}/sub/../a.txt`)).toBe('A');
+  });
+});
+
+describe('createOverlayVfs writes', () => {
+  it('keeps writes in memory until commit', () => {
+    const before = diskState(ws);
+    const vfs = createOverlayVfs(ws);
+    vfs.writeFile(nodePath.join(ws, 'a.txt'), 'A2');
+    vfs.writeFile(nodePath.join(ws, 'new', 'deep', 'c.txt'), 'C');
+    expect(vfs.deleteFile(nodePath.join(ws, 'sub', 'b.txt'))).toBe(true);
+
+    expect(vfs.readFile(nodePath.join(ws, 'a.txt'))).toBe('A2');
+    expect(vfs.readFile(nodePath.join(ws, 'new', 'deep', 'c.txt'))).toBe('C');
+    expect(vfs.isDir(nodePath.join(ws, 'new', 'deep'))).toBe(true);
+    expect(vfs.isFile(nodePath.join(ws, 'sub', 'b.txt'))).toBe(false);
+    expect(vfs.readFile(nodePath.join(ws, 'sub', 'b.txt'))).toBeUndefined();
+    expect(diskState(ws)).toEqual(before);
+  });
+
+  it('merges overlay and disk in listDir, sorted, without deleted files', () => {
+    const vfs = createOverlayVfs(ws);
+    vfs.writeFile(nodePath.join(ws, '0.txt'), '0');
+    vfs.writeFile(nodePath.join(ws, 'z', 'y.txt'), 'y');
+    vfs.deleteFile(nodePath.join(ws, 'a.txt'));
+    expect(vfs.listDir(ws)).toEqual([
+      { name: '0.txt', isDir: false },
+      { name: 'sub', isDir: true },
+      { name: 'z', isDir: true },
+    ]);
+    expect(vfs.listDir(nodePath.join(ws, 'nope'))).toEqual([]);
+  });
+
+  it('deleteFile answers false for missing files and directories', () => {
+    const vfs = createOverlayVfs(ws);
+    expect(vfs.deleteFile(nodePath.join(ws, 'missing'))).toBe(false);
+    expect(vfs.deleteFile(nodePath.join(ws, 'sub'))).toBe(false);
+    expect(vfs.deleteFile(nodePath.join(ws, 'a.txt'))).toBe(true);
+    expect(vfs.deleteFile(nodePath.join(ws, 'a.txt'))).toBe(false);
+  });
+
+  it('keeps the parent dirs of a created then deleted file, like a real disk', () => {
+    const vfs = createOverlayVfs(ws);
+    const f = nodePath.join(ws, 'made', 'x.txt');
+    vfs.writeFile(f, 'x');
+    vfs.deleteFile(f);
+    expect(vfs.isDir(nodePath.join(ws, 'made'))).toBe(true);
+    expect(vfs.changes()).toEqual({ created: [], changed: [], deleted: [] });
+  });
+
+  it('refuses to write over a directory or below a file', () => {
+    const vfs = createOverlayVfs(ws);
+    expect(() => vfs.writeFile(nodePath.join(ws, 'sub'), 'x')).toThrow(/is a directory/);
+    expect(() => vfs.writeFile(nodePath.join(ws, 'a.txt', 'x.txt'), 'x')).toThrow(/'.*a\.txt' is a file, expected a directory/);
+    expect(() => vfs.mkdirp(nodePath.join(ws, 'a.txt'))).toThrow(/a file exists there/);
+  });
+
+  it('refuses changes under read-only roots', () => {
+    const vfs = createOverlayVfs(ws, { readOnlyRoots: [nodePath.join(ws, 'sub')] });
+    expect(() => vfs.writeFile(nodePath.join(ws, 'sub', 'x.txt'), 'x')).toThrow(/inside the read-only dir/);
+    expect(() => vfs.deleteFile(nodePath.join(ws, 'sub', 'b.txt'))).toThrow(/inside the read-only dir/);
+    expect(() => vfs.mkdirp(nodePath.join(ws, 'sub', 'd'))).toThrow(/inside the read-only dir/);
+    vfs.writeFile(nodePath.join(ws, 'ok.txt'), 'ok');
+    expect(vfs.readFile(nodePath.join(ws, 'ok.txt'))).toBe('ok');
+  });
+
+  it('keeps binary content intact', () => {
+    const vfs = createOverlayVfs(ws);
+    const bytes = new Uint8Array([0, 255, 1, 128]);
+    vfs.writeFile(nodePath.join(ws, 'bin'), bytes);
+    expect(vfs.readBytes(nodePath.join(ws, 'bin'))).toEqual(bytes);
+    expect(vfs.stat(nodePath.join(ws, 'bin'))?.size).toBe(4);
+  });
+});
+
+describe('createOverlayVfs changes and snapshot', () => {
+  it('lists created, changed and deleted workspace files against the disk', () => {
+    const vfs = createOverlayVfs(ws);
+    vfs.writeFile(nodePath.join(ws, 'a.txt'), 'A2');
+    vfs.writeFile(nodePath.join(ws, 'sub', 'b.txt'), 'B'); // same content: no change
+    vfs.writeFile(nodePath.join(ws, 'new', 'c.txt'), 'C');
+    vfs.writeFile(nodePath.join(root, 'outside.txt'), 'O');
+    vfs.deleteFile(nodePath.join(ws, 'sub', 'b.txt'));
+    expect(vfs.changes()).toEqual({ created: ['new/c.txt'], changed: ['a.txt'], deleted: ['sub/b.txt'] });
+    expect(Object.fromEntries(vfs.snapshot())).toEqual({ 'a.txt': 'A2', 'new/c.txt': 'C', 'sub/b.txt': null });
+  });
+
+  it('treats opts.files as the initial state (not a change)', () => {
+    const vfs = createOverlayVfs(ws, { files: { 'v/one.md': 'one', [nodePath.join(ws, 'v', 'two.md')]: 'two' } });
+    expect(vfs.readFile(nodePath.join(ws, 'v', 'one.md'))).toBe('one');
+    expect(vfs.isDir(nodePath.join(ws, 'v'))).toBe(true);
+    expect(vfs.listDir(nodePath.join(ws, 'v')).map((e) => e.name)).toEqual(['one.md', 'two.md']);
+    expect(vfs.changes()).toEqual({ created: [], changed: [], deleted: [] });
+    vfs.writeFile(nodePath.join(ws, 'v', 'one.md'), 'ONE');
+    vfs.deleteFile(nodePath.join(ws, 'v', 'two.md'));
+    expect(vfs.changes()).toEqual({ created: [], changed: ['v/one.md'], deleted: ['v/two.md'] });
+  });
+});
+
+describe('createOverlayVfs commit', () => {
+  it('writes the workspace overlay to disk, and only that', () => {
+    const vfs = createOverlayVfs(ws);
+    vfs.writeFile(nodePath.join(ws, 'a.txt'), 'A2');
+    vfs.writeFile(nodePath.join(ws, 'new', 'c.txt'), 'C');
+    vfs.deleteFile(nodePath.join(ws, 'sub', 'b.txt'));
+    vfs.mkdirp(nodePath.join(ws, 'empty-dir'));
+    vfs.writeFile(nodePath.join(root, 'outside.txt'), 'O');
+    vfs.commit();
+
+    expect(diskState(ws)).toEqual({ 'a.txt': 'A2', [nodePath.join('new', 'c.txt')]: 'C' });
+    expect(fs.existsSync(nodePath.join(ws, 'empty-dir'))).toBe(true);
+    expect(fs.existsSync(nodePath.join(root, 'outside.txt'))).toBe(false);
+    // outside writes stay readable in memory; the workspace is now in sync
+    expect(vfs.readFile(nodePath.join(root, 'outside.txt'))).toBe('O');
+    expect(vfs.changes()).toEqual({ created: [], changed: [], deleted: [] });
+    expect(vfs.readFile(nodePath.join(ws, 'a.txt'))).toBe('A2');
+  });
+
+  it('never commits simulated .aipack-base content or virtual roots inside the workspace', () => {
+    const home = nodePath.join(ws, '.aipack', '.sim-home');
+    const vfs = createOverlayVfs(ws, { virtualRoots: [home] });
+    vfs.writeFile(nodePath.join(ws, 'x', '.aipack-base', 'support', 'f.txt'), 'base');
+    vfs.writeFile(nodePath.join(home, 'notes.txt'), 'home');
+    vfs.writeFile(nodePath.join(ws, 'real.txt'), 'real');
+    expect(vfs.changes().created).toEqual(['real.txt']);
+    vfs.commit();
+    expect(diskState(ws)).toEqual({ 'a.txt': 'A', [nodePath.join('sub', 'b.txt')]: 'B', 'real.txt': 'real' });
+  });
+
+  it('works on a workspace that does not exist on disk until commit', () => {
+    const virtualWs = nodePath.join(root, 'not-yet');
+    const vfs = createOverlayVfs(virtualWs, { files: { 'seed.md': 'seed' } });
+    expect(vfs.isDir(virtualWs)).toBe(true);
+    expect(vfs.readFile(nodePath.join(virtualWs, 'seed.md'))).toBe('seed');
+    vfs.writeFile(nodePath.join(virtualWs, 'out.md'), 'out');
+    expect(fs.existsSync(virtualWs)).toBe(false);
+    vfs.commit();
+    // the seed file is initial state, not a change: only out.md reaches the disk
+    expect(diskState(virtualWs)).toEqual({ 'out.md': 'out' });
+  });
+
+  it('refuses to write through a symlink that leaves the workspace, before writing anything', () => {
+    const outside = nodePath.join(root, 'outside');
+    fs.mkdirSync(outside);
+    fs.symlinkSync(outside, nodePath.join(ws, 'link'));
+    const vfs = createOverlayVfs(ws);
+    vfs.writeFile(nodePath.join(ws, 'first.txt'), 'x');
+    vfs.writeFile(nodePath.join(ws, 'link', 'evil.txt'), 'evil');
+    expect(() => vfs.commit()).toThrow(/Vfs.commit: refusing to write '.*evil\.txt'.*outside the workspace/);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.existsSync(nodePath.join(ws, 'first.txt'))).toBe(false);
+  });
+
+  it('refuses to overwrite a workspace symlink pointing to an outside file', () => {
+    const target = nodePath.join(root, 'target.txt');
+    fs.writeFileSync(target, 'keep');
+    fs.symlinkSync(target, nodePath.join(ws, 'alias.txt'));
+    const vfs = createOverlayVfs(ws);
+    expect(vfs.readFile(nodePath.join(ws, 'alias.txt'))).toBe('keep');
+    vfs.writeFile(nodePath.join(ws, 'alias.txt'), 'changed');
+    expect(() => vfs.commit()).toThrow(/outside the workspace/);
+    expect(fs.readFileSync(target, 'utf8')).toBe('keep');
+  });
+});
