@@ -1,5 +1,6 @@
 // `coder-subagents check`: pack freshness + lint of the pack's Lua modules and of .aip agents.
 
+import picomatch from 'picomatch';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { lintAipFile } from './aip-file.ts';
@@ -61,17 +62,36 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     }
   }
 
+  const ignored = readIgnore(root);
   for (const f of [...luaFiles].sort()) {
     const file = rel(root, f);
+    if (ignored(file)) continue;
     files.add(file);
     findings.push(...lintLua({ file, code: readFileSync(f, 'utf8'), scope: 'module' }, lintOpts));
   }
   for (const f of [...aipFiles].sort()) {
     const file = rel(root, f);
+    if (ignored(file)) continue;
     files.add(file);
     findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts));
   }
   return { findings, files: [...files], notes };
+}
+
+/**
+ * `<root>/.checkignore`: root-relative globs (one per line, `#` comments) of files that are not linted, e.g.
+ * agents that misbehave on purpose. The pack freshness check is not affected.
+ */
+export const IGNORE_FILE = '.checkignore';
+
+function readIgnore(root: string): (file: string) => boolean {
+  const path = join(root, IGNORE_FILE);
+  if (!existsSync(path)) return () => false;
+  const globs = readFileSync(path, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  return picomatch(globs, { dot: true });
 }
 
 /** Compares what `build` would write under pack/ with what is on disk. */
