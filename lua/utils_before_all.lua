@@ -1,0 +1,130 @@
+-- Before All of the coder: read the prompt file, run the `pre` sub-agents, then prepare the run
+-- (files, modes, agent options, one input per working group) from what they left.
+
+local SA = require("utils_sub_agent")
+local P = require("utils_params")
+local F = require("utils_files")
+local PF = require("utils_prompt_file")
+local U = require("utils_common")
+
+local M = {}
+
+local function relative_to_workspace(path)
+  local rel = aip.path.diff(path, CTX.WORKSPACE_DIR)
+  if rel == nil or rel == "" then return path end
+  return rel
+end
+
+-- The prompt file, read: { path, rel_path, dir, first_part, second_part, meta, inst } | nil, message.
+local function read_prompt(first_input)
+  local path = PF.path_for_input(first_input)
+  PF.ensure_exists(path)
+  local first_part, second_part = PF.split(aip.file.load(path).content)
+  local meta, inst, err = PF.read_first_part(first_part)
+  if err then return nil, err end
+  return {
+    path = path,
+    rel_path = relative_to_workspace(path),
+    dir = aip.path.parent(path),
+    first_part = first_part,
+    second_part = PF.clean_second_part(second_part),
+    meta = meta,
+    inst = inst,
+  }
+end
+
+-- The `pre` stage: { configs, params (without sub_agents), prompts } | nil, message.
+local function run_pre(prompt)
+  local configs, err = SA.prepare(prompt.meta)
+  if not configs then return nil, err end
+  local result
+  result, err = SA.run_stage("pre", {
+    configs = configs,
+    params = prompt.meta,
+    prompts = { prompt.inst },
+    prompt_dir = prompt.dir,
+  })
+  if not result then return nil, err end
+  return { configs = configs, params = U.copy_without(result.params, "sub_agents"), prompts = result.prompts }
+end
+
+local function empty_instruction_message(rel_path)
+  return "Empty instruction: write it above the `====` line of the prompt file, then run again.\n\n-> " .. rel_path
+end
+
+local function task_display(paths, inst)
+  if paths[1] == nil then return inst end
+  local display = "working files (" .. #paths .. "): " .. paths[1]
+  if #paths > 1 then display = display .. ", plus " .. (#paths - 1) .. " more" end
+  return display .. "\n\n" .. inst
+end
+
+-- One input per working group, or a single input when there is none. Every input carries the run
+-- (configs, params, prompts, resolved files, prompt file) because each stage runs in a fresh Lua state.
+local function build_inputs(run, groups, inst)
+  if groups[1] == nil then groups = { {} } end
+  local inputs = {}
+  for num, refs in ipairs(groups) do
+    local paths = F.paths(refs)
+    inputs[num] = {
+      run = run,
+      task = { num = num, count = #groups, working_files = paths },
+      working_refs = refs,
+      _display = task_display(paths, inst),
+    }
+  end
+  return inputs
+end
+
+local function print_summary(run, inputs)
+  print("Prompt file: " .. run.prompt_rel_path)
+  if run.settings.base_dir == nil then
+    print("No base_dir: only knowledge files are sent and only the prompt file is updated.")
+  end
+  print(string.format("Tasks: %d | Knowledge files: %d | Context files: %d | Structure files: %d | Sub-agents: %d",
+    #inputs, #run.files.knowledge, #run.files.context, #run.files.structure, #run.configs))
+  print("write_mode: " .. tostring(run.settings.write_mode))
+end
+
+--- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
+-- Nothing is written before the run is known to go ahead, so a skipped run leaves the files as they were
+-- (except a prompt file created from the template on first use).
+function M.run(inputs)
+  local prompt, err = read_prompt(inputs and inputs[1])
+  if not prompt then return nil, nil, err end
+
+  local pre
+  pre, err = run_pre(prompt)
+  if not pre then return nil, nil, err end
+
+  local inst = U.join_prompts(pre.prompts)
+  if inst == "" then return nil, nil, empty_instruction_message(prompt.rel_path) end
+
+  local settings, options
+  settings, err = P.settings(pre.params)
+  if settings then options, err = P.agent_options(pre.params, P.RUN_OPTION_KEYS) end
+  if err then return nil, nil, "Invalid prompt parameter: " .. err end
+
+  local groups = {}
+  if settings.base_dir ~= nil then groups = F.working_groups(settings.working_globs, settings.base_dir) end
+
+  local run = {
+    prompt_path = prompt.path,
+    prompt_rel_path = prompt.rel_path,
+    prompt_dir = prompt.dir,
+    first_part = prompt.first_part,
+    previous_answer = prompt.second_part,
+    configs = pre.configs,
+    params = pre.params,
+    prompts = pre.prompts,
+    settings = settings,
+    files = F.resolve(settings),
+    task_count = math.max(#groups, 1),
+  }
+  local new_inputs = build_inputs(run, groups, inst)
+  PF.reset_answers(run.prompt_dir, run.task_count)
+  print_summary(run, new_inputs)
+  return new_inputs, options
+end
+
+return M

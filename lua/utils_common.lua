@@ -1,0 +1,85 @@
+-- Small value and text helpers shared by the coder modules.
+-- Plain Lua only (no aip.* calls), so they behave the same in every runtime.
+
+local M = {}
+
+-- True for nil and for AIPack's `null` sentinel (a YAML/JSON null read from a meta block or a sub-agent).
+-- Compared with the `null` global rather than calling is_null, which only exists since AIPack 0.8.15:
+-- the version gate must be able to report an older version.
+function M.is_nil(value)
+  return value == nil or value == null
+end
+
+-- The value, or nil when it is the `null` sentinel.
+function M.nil_if_null(value)
+  if M.is_nil(value) then return nil end
+  return value
+end
+
+-- A copy that shares nothing mutable with the original (the `null` sentinel is kept as is).
+function M.deep_copy(value)
+  if type(value) ~= "table" then return value end
+  local copy = {}
+  for k, v in pairs(value) do
+    copy[k] = M.deep_copy(v)
+  end
+  return copy
+end
+
+-- A deep copy of a table without one key (used to keep `sub_agents` out of params).
+function M.copy_without(tbl, key)
+  local copy = M.deep_copy(tbl or {})
+  copy[key] = nil
+  return copy
+end
+
+-- The list itself, or nil when it has no item (Handlebars treats an empty object as true).
+function M.nil_if_empty(list)
+  if list == nil or next(list) == nil then return nil end
+  return list
+end
+
+-- Values stored at integer keys, in key order, skipping nil/null.
+-- Lists coming back from AIPack (outputs) may have holes or null items, so `#` and ipairs are not reliable.
+function M.ordered_values(tbl)
+  local keys = {}
+  for k, v in pairs(tbl or {}) do
+    if type(k) == "number" and not M.is_nil(v) then keys[#keys + 1] = k end
+  end
+  table.sort(keys)
+  local values = {}
+  for i, k in ipairs(keys) do values[i] = tbl[k] end
+  return values
+end
+
+function M.trim(text)
+  return (text:gsub("^%s+", ""):gsub("%s+$", ""))
+end
+
+function M.trim_end(text)
+  return (text:gsub("%s+$", ""))
+end
+
+-- The lines of a text, without their line endings (LF or CRLF).
+function M.lines(text)
+  local lines = {}
+  for line in (text .. "\n"):gmatch("(.-)\r?\n") do
+    lines[#lines + 1] = line
+  end
+  return lines
+end
+
+-- The instruction is the prompt segments joined by a blank line (SUB_AGENTS.md section 5).
+function M.join_prompts(prompts)
+  return M.trim(table.concat(prompts or {}, "\n\n"))
+end
+
+-- An integer as text, without the ".0" a float-backed number would print with.
+function M.int_text(value)
+  if type(value) == "number" and value == math.floor(value) then
+    return string.format("%.0f", value)
+  end
+  return tostring(value)
+end
+
+return M

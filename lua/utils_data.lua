@@ -1,0 +1,99 @@
+-- Data stage of the coder: the `pre_task` sub-agents, then the task's files and prompt data.
+
+local SA = require("utils_sub_agent")
+local P = require("utils_params")
+local F = require("utils_files")
+local U = require("utils_common")
+
+local M = {}
+
+local FORMAT_TEMPLATES = {
+  whole = "file-content-whole.md",
+  search_replace_auto = "file-content-search-replace-auto.md",
+}
+
+local function task_label(task)
+  return "Task " .. U.int_text(task.num) .. "/" .. U.int_text(task.count)
+end
+
+-- The task prepared again from params a pre_task sub-agent returned, as Before All does for the run.
+-- Run-level keys (working_globs, input_concurrency, sub_agents) have no effect here: the task keeps its
+-- working files, only re-expressed relative to its own base_dir.
+local function from_task_params(task, input, params)
+  local settings, err = P.settings(params)
+  local options
+  if settings then options, err = P.agent_options(params, P.TASK_OPTION_KEYS) end
+  if err then return nil, task_label(task.info) .. ": invalid parameter after pre_task: " .. err end
+  task.params = params
+  task.settings = settings
+  task.options = options
+  task.files = F.resolve(settings)
+  task.working_refs = F.rebase(input.working_refs, input.run.settings.base_dir, settings.base_dir)
+  return task
+end
+
+--- Runs `pre_task` and returns the task to load:
+-- { info = {num, count, working_files}, params, prompts, settings, files, working_refs, options | nil, run }
+-- | nil, message (a failure of the task).
+function M.prepare_task(input)
+  local run = input.run
+  local result, err = SA.run_stage("pre_task", {
+    configs = run.configs,
+    params = run.params,
+    prompts = run.prompts,
+    prompt_dir = run.prompt_dir,
+    task = input.task,
+  })
+  if not result then return nil, err end
+
+  local task = {
+    info = input.task,
+    run = run,
+    params = run.params,
+    prompts = result.prompts,
+    settings = run.settings,
+    files = run.files,
+    working_refs = input.working_refs,
+  }
+  if result.params == run.params then return task end
+  return from_task_params(task, input, U.copy_without(result.params, "sub_agents"))
+end
+
+local function size_message(total, max)
+  return "Max files size reached.\n Actual size: " .. aip.text.format_size(total)
+    .. "\n    Max size: " .. aip.text.format_size(max)
+end
+
+--- The data of a prepared task: data | nil, skip message (files too large).
+-- The first group of fields is rendered by the prompt, the second is read by Output.
+function M.load_task(task)
+  local settings = task.settings
+  local working = task.working_refs
+  local context = F.without(task.files.context, working)
+  local total = F.total_size(task.files.knowledge, context, working)
+  local max = settings.max_files_size_kb * 1000
+  if total > max then return nil, task_label(task.info) .. ": " .. size_message(total, max) end
+
+  local format_instructions
+  if settings.write_mode then format_instructions = F.template(FORMAT_TEMPLATES[settings.file_content_mode]) end
+  local previous_answer
+  if not settings.write_mode then previous_answer = task.run.previous_answer end
+
+  return {
+    inst = U.join_prompts(task.prompts),
+    write_mode = settings.write_mode,
+    format_instructions = format_instructions,
+    knowledge_files = U.nil_if_empty(F.load(task.files.knowledge, nil)),
+    structure_paths = U.nil_if_empty(F.paths(task.files.structure)),
+    context_files = U.nil_if_empty(F.load(context, settings.base_dir)),
+    working_files = U.nil_if_empty(F.load(working, settings.base_dir)),
+    previous_answer = previous_answer,
+
+    task = task.info,
+    params = task.params,
+    prompts = task.prompts,
+    settings = settings,
+  }
+end
+
+return M

@@ -1,0 +1,110 @@
+-- Finding and loading the files a task sends to the model.
+-- A file ref is { path, size }: `path` as aip.file.list gives it (relative to the base it was listed from).
+
+local M = {}
+
+-- nil and "" both mean the workspace root, which is aip.file's default base.
+local function base_option(base_dir)
+  if base_dir == nil or base_dir == "" then return nil end
+  return { base_dir = base_dir }
+end
+
+-- A pack template (shipped next to main.aip).
+function M.template(name)
+  return aip.file.load(CTX.AGENT_FILE_DIR .. "/templates/" .. name).content
+end
+
+-- A path relative to base_dir as a workspace-relative (or absolute) path.
+function M.in_base(base_dir, path)
+  if base_dir == nil or base_dir == "" then return path end
+  return aip.path.join(base_dir, path)
+end
+
+function M.list(globs, base_dir)
+  if globs[1] == nil then return {} end
+  local refs = {}
+  for _, info in ipairs(aip.file.list(globs, base_option(base_dir))) do
+    refs[#refs + 1] = { path = info.path, size = info.size or 0 }
+  end
+  return refs
+end
+
+-- Knowledge files always come from the workspace; context and structure files need a base_dir.
+function M.resolve(settings)
+  local files = { knowledge = M.list(settings.knowledge_globs, nil), context = {}, structure = {} }
+  if settings.base_dir ~= nil then
+    files.context = M.list(settings.context_globs, settings.base_dir)
+    files.structure = M.list(settings.structure_globs, settings.base_dir)
+  end
+  return files
+end
+
+--- One group of refs per task: each file matched by the plain globs is a group of its own,
+-- then each nested glob list is one group (dropped when it matches nothing).
+function M.working_groups(working_globs, base_dir)
+  local singles, nested = {}, {}
+  for _, item in ipairs(working_globs) do
+    if type(item) == "string" then singles[#singles + 1] = item else nested[#nested + 1] = item end
+  end
+  local groups = {}
+  for _, ref in ipairs(M.list(singles, base_dir)) do groups[#groups + 1] = { ref } end
+  for _, globs in ipairs(nested) do
+    local refs = M.list(globs, base_dir)
+    if refs[1] ~= nil then groups[#groups + 1] = refs end
+  end
+  return groups
+end
+
+local function absolute_dir(base_dir)
+  if base_dir == nil or base_dir == "" then return CTX.WORKSPACE_DIR end
+  return aip.path.resolve(base_dir)
+end
+
+--- Refs listed under one base_dir, made relative to another (a pre_task sub-agent may move base_dir).
+function M.rebase(refs, from_base, to_base)
+  if from_base == to_base then return refs end
+  local from_abs, to_abs = absolute_dir(from_base), absolute_dir(to_base)
+  local rebased = {}
+  for _, ref in ipairs(refs) do
+    local abs = aip.path.join(from_abs, ref.path)
+    rebased[#rebased + 1] = { path = aip.path.diff(abs, to_abs), size = ref.size }
+  end
+  return rebased
+end
+
+-- The refs whose path is not among `excluded` (a working file is not sent twice as context).
+function M.without(refs, excluded)
+  local skip = {}
+  for _, ref in ipairs(excluded) do skip[ref.path] = true end
+  local kept = {}
+  for _, ref in ipairs(refs) do
+    if not skip[ref.path] then kept[#kept + 1] = ref end
+  end
+  return kept
+end
+
+function M.total_size(...)
+  local total = 0
+  for _, refs in ipairs({ ... }) do
+    for _, ref in ipairs(refs) do total = total + (ref.size or 0) end
+  end
+  return total
+end
+
+function M.paths(refs)
+  local paths = {}
+  for i, ref in ipairs(refs) do paths[i] = ref.path end
+  return paths
+end
+
+--- File records for the prompt: { path, ext, content }.
+function M.load(refs, base_dir)
+  local files = {}
+  for _, ref in ipairs(refs) do
+    local record = aip.file.load(ref.path, base_option(base_dir))
+    files[#files + 1] = { path = ref.path, ext = record.ext or "", content = record.content }
+  end
+  return files
+end
+
+return M

@@ -1,0 +1,124 @@
+-- Reading the coder's params (the prompt's meta block, possibly rewritten by sub-agents).
+-- Wrong types are reported here with the key name, instead of failing later inside aip.* calls.
+
+local U = require("utils_common")
+
+local M = {}
+
+M.DEFAULT_MAX_FILES_SIZE_KB = 1000
+M.DEFAULT_FILE_CONTENT_MODE = "search_replace_auto"
+
+-- Agent options the prompt may set for the whole run, and the subset a task may override
+-- (input_concurrency only makes sense for the run).
+M.RUN_OPTION_KEYS = { "model", "temperature", "top_p", "input_concurrency", "model_aliases" }
+M.TASK_OPTION_KEYS = { "model", "temperature", "top_p", "model_aliases" }
+
+local OPTION_TYPES = {
+  model = "string",
+  temperature = "number",
+  top_p = "number",
+  input_concurrency = "number",
+  model_aliases = "table",
+}
+
+local FILE_CONTENT_MODES = { whole = true, search_replace_auto = true }
+
+-- Each reader takes a param's value (nil when absent or null) and its key: value | nil, message.
+
+-- A glob list: nil -> {}, a string -> { string }, a list of strings -> itself.
+local function glob_list(value, key)
+  if value == nil then return {} end
+  if type(value) == "string" then return { value } end
+  if type(value) ~= "table" then return nil, key .. " must be a list of glob strings, got " .. type(value) end
+  for i, glob in ipairs(value) do
+    if type(glob) ~= "string" then return nil, key .. "[" .. i .. "] must be a string, got " .. type(glob) end
+  end
+  return value
+end
+
+-- working_globs items are globs (each matched file is its own task) or lists of globs (one task per list).
+local function working_globs(value, key)
+  if type(value) ~= "table" then return glob_list(value, key) end
+  for i, item in ipairs(value) do
+    if type(item) == "table" then
+      local _, err = glob_list(item, key .. "[" .. i .. "]")
+      if err then return nil, err end
+    elseif type(item) ~= "string" then
+      return nil, key .. "[" .. i .. "] must be a glob string or a list of them, got " .. type(item)
+    end
+  end
+  return value
+end
+
+local function write_mode(value, key)
+  if value == nil then return false end
+  if type(value) ~= "boolean" then return nil, key .. " must be true or false, got " .. type(value) end
+  return value
+end
+
+local function file_content_mode(value, key)
+  value = value or M.DEFAULT_FILE_CONTENT_MODE
+  if value == "udiffx" then
+    return nil, key .. " 'udiffx' is not supported by this pack; use 'whole' or 'search_replace_auto'"
+  end
+  if not FILE_CONTENT_MODES[value] then
+    return nil, key .. " must be 'whole' or 'search_replace_auto', got '" .. tostring(value) .. "'"
+  end
+  return value
+end
+
+local function max_files_size_kb(value, key)
+  if value == nil then return M.DEFAULT_MAX_FILES_SIZE_KB end
+  if type(value) ~= "number" or value <= 0 then return nil, key .. " must be a positive number" end
+  return value
+end
+
+-- nil means "no base_dir" (only knowledge files, only the prompt file is updated); "" is the workspace root.
+local function base_dir(value, key)
+  if value == nil then return nil end
+  if type(value) ~= "string" then return nil, key .. " must be a string, got " .. type(value) end
+  if value:match("^/+$") then return value end
+  return (value:gsub("/+$", ""))
+end
+
+local SETTING_READERS = {
+  { "base_dir", base_dir },
+  { "write_mode", write_mode },
+  { "file_content_mode", file_content_mode },
+  { "max_files_size_kb", max_files_size_kb },
+  { "knowledge_globs", glob_list },
+  { "context_globs", glob_list },
+  { "structure_globs", glob_list },
+  { "working_globs", working_globs },
+}
+
+--- The settings a task is prepared from: table | nil, message.
+-- { base_dir, write_mode, file_content_mode, max_files_size_kb,
+--   knowledge_globs, context_globs, structure_globs, working_globs }
+function M.settings(params)
+  local settings = {}
+  for _, reader in ipairs(SETTING_READERS) do
+    local key, read = reader[1], reader[2]
+    local value, err = read(U.nil_if_null(params[key]), key)
+    if err then return nil, err end
+    settings[key] = value
+  end
+  return settings
+end
+
+--- The agent options found in params, limited to `keys`: table (possibly empty) | nil, message.
+function M.agent_options(params, keys)
+  local options = {}
+  for _, key in ipairs(keys) do
+    local value = U.nil_if_null(params[key])
+    if value ~= nil then
+      if type(value) ~= OPTION_TYPES[key] then
+        return nil, key .. " must be a " .. OPTION_TYPES[key] .. ", got " .. type(value)
+      end
+      options[key] = value
+    end
+  end
+  return options
+end
+
+return M
