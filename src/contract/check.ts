@@ -1,0 +1,184 @@
+/**
+ * The contract's behaviour in TS: normalisation of `sub_agents` entries and validation of responses.
+ * These functions interpret the kinds derived from the zod schemas (spec.ts); the generated Lua module
+ * interprets the same kinds and must give byte-identical messages (test/contract/lua-parity.test.ts).
+ */
+import { CHECK_TEMPLATES as T, type AgentConfig, type Stage } from './schemas.ts';
+import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
+import { field, luaList, luaType } from './lua-values.ts';
+
+/** Fills `{key}` placeholders in one pass (placeholders inside the values are left alone). */
+export function fill(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{([A-Za-z0-9_]+)\}/g, (m, key: string) =>
+    Object.prototype.hasOwnProperty.call(vars, key) ? String(vars[key]) : m,
+  );
+}
+
+const typeError = (path: string, expected: string, got: string) => fill(T.type, { path, expected, got });
+
+function checkList(k: Kind & { item: Kind; nonEmpty: boolean }, v: unknown, path: string): string | undefined {
+  const expected = expectedOf(k);
+  const t = luaType(v);
+  if (t !== 'table') return typeError(path, expected, t);
+  const items = luaList(v);
+  if (items === undefined) return typeError(path, expected, T.gotNonList);
+  if (k.nonEmpty && items.length === 0) return fill(T.empty, { path });
+  for (let i = 0; i < items.length; i++) {
+    const err = checkValue(k.item, items[i], `${path}[${i + 1}]`);
+    if (err !== undefined) return err;
+  }
+  return undefined;
+}
+
+/** What is wrong with value `v` for kind `k` at `path`, or undefined when it fits. */
+export function checkValue(k: Kind, v: unknown, path: string): string | undefined {
+  const t = luaType(v);
+  switch (k.kind) {
+    case 'any':
+      return undefined;
+    case 'string':
+      if (t !== 'string') return typeError(path, expectedOf(k), t);
+      if (k.nonEmpty && v === '') return typeError(path, expectedOf(k), T.gotEmptyString);
+      return undefined;
+    case 'boolean':
+    case 'number':
+    case 'table':
+      return t === k.kind ? undefined : typeError(path, expectedOf(k), t);
+    case 'enum':
+      if (t !== 'string') return typeError(path, expectedOf(k), t);
+      if (!k.values.includes(v as string)) return typeError(path, expectedOf(k), fill(T.gotString, { value: v as string }));
+      return undefined;
+    case 'list':
+      return checkList(k, v, path);
+    case 'one_or_list':
+      if (t === 'table') return checkList(k, v, path);
+      if (t === scalarTypeOf(k.item)) return checkValue(k.item, v, path);
+      return typeError(path, expectedOf(k), t);
+    case 'object': {
+      if (t !== 'table') return typeError(path, expectedOf(k), t);
+      for (const f of k.fields) {
+        const fv = field(v, f.name);
+        if (fv === undefined && f.optional) continue;
+        const err = checkValue(f.kind, fv, `${path}.${f.name}`);
+        if (err !== undefined) return err;
+      }
+      return undefined;
+    }
+    case 'entries': {
+      const r = normalizeList(v, path);
+      return r.ok ? undefined : r.message;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Section 1: normalisation
+
+export type NormalizeEntryResult = { ok: true; config: AgentConfig } | { ok: false; message: string };
+export type NormalizeListResult = { ok: true; configs: AgentConfig[] } | { ok: false; message: string };
+
+/** The normalised value of a checked field: one item -> one-item list, lists copied, an empty table -> {}. */
+function settle(k: Kind, v: unknown): unknown {
+  if (k.kind === 'one_or_list') return luaType(v) === 'table' ? [...luaList(v)!] : [v];
+  if (k.kind === 'list') return [...luaList(v)!];
+  if (k.kind === 'table' || k.kind === 'object') {
+    const items = luaList(v);
+    if (items !== undefined && items.length === 0) return {};
+  }
+  return v;
+}
+
+/**
+ * Normalises one `sub_agents` entry (SUB_AGENTS.md section 1). `label` names the entry in messages
+ * (`sub_agents[3]`). The config is a new object; the entry is not modified.
+ */
+export function normalizeEntry(entry: unknown, label: string): NormalizeEntryResult {
+  const t = luaType(entry);
+  const copy: Record<string, unknown> = {};
+  if (t === 'string') {
+    copy.name = entry;
+  } else if (t === 'table') {
+    if (!Array.isArray(entry)) {
+      for (const [key, v] of Object.entries(entry as Record<string, unknown>)) if (v !== undefined) copy[key] = v;
+    }
+  } else {
+    return { ok: false, message: fill(T.badEntry, { label, got: t }) };
+  }
+  for (const f of ENTRY_FIELDS) {
+    const v = field(copy, f.name);
+    if (v === undefined && f.default !== undefined) {
+      copy[f.name] = structuredClone(f.default);
+      continue;
+    }
+    if (v === undefined && f.optional) continue;
+    const err = checkValue(f.kind, v, f.name);
+    if (err !== undefined) return { ok: false, message: fill(T.entry, { label, what: err }) };
+    copy[f.name] = settle(f.kind, v);
+  }
+  return { ok: true, config: copy as AgentConfig };
+}
+
+/**
+ * Normalises a whole `sub_agents` value: nil / null / empty table -> []; anything but a list -> the message
+ * `<label> must be a list of agent names or tables`; entries are labelled `<label>[i]` (1-based).
+ */
+export function normalizeList(value: unknown, label = 'sub_agents'): NormalizeListResult {
+  if (value === undefined || value === null) return { ok: true, configs: [] };
+  const items = luaType(value) === 'table' ? luaList(value) : undefined;
+  if (items === undefined) return { ok: false, message: fill(T.notList, { label }) };
+  const configs: AgentConfig[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const r = normalizeEntry(items[i], `${label}[${i + 1}]`);
+    if (!r.ok) return r;
+    configs.push(r.config);
+  }
+  return { ok: true, configs };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Section 3: responses
+
+const usedIn = (stage: Stage) => RESPONSE_FIELDS.filter((f) => !f.stages || f.stages.includes(stage));
+
+/**
+ * What is wrong with a sub-agent's response in `stage`, or undefined when it is valid. A nil response is
+ * valid. Fields the stage ignores are not checked (an ignored field is not an error).
+ */
+export function checkResponse(stage: Stage, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const t = luaType(value);
+  if (t !== 'table') return fill(T.notTable, { got: t });
+  const fields = usedIn(stage);
+  for (const f of fields) {
+    const v = field(value, f.name);
+    if (v === undefined && f.optional) continue;
+    const err = checkValue(f.kind, v, f.name);
+    if (err !== undefined) return err;
+  }
+  for (const f of fields) {
+    if (f.exclusiveWith === undefined || !fields.some((o) => o.name === f.exclusiveWith)) continue;
+    if (field(value, f.name) !== undefined && field(value, f.exclusiveWith) !== undefined) {
+      return fill(T.exclusive, { other: f.exclusiveWith, path: f.name });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Fields present in a response that `stage` ignores (section 3), sorted: whole fields (`coder_params` in
+ * `post`), and keys of a used table field that the stage ignores (`coder_params.working_globs` in `pre_task`).
+ */
+export function ignoredFields(stage: Stage, response: unknown): string[] {
+  if (luaType(response) !== 'table') return [];
+  const out: string[] = [];
+  for (const f of RESPONSE_FIELDS) {
+    const v = field(response, f.name);
+    if (v === undefined) continue;
+    if (f.stages && !f.stages.includes(stage)) {
+      out.push(f.name);
+    } else if (luaType(v) === 'table') {
+      for (const key of f.ignoredKeys?.[stage] ?? []) if (field(v, key) !== undefined) out.push(`${f.name}.${key}`);
+    }
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

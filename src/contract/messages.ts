@@ -1,0 +1,40 @@
+/** The failure messages of SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
+import { MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type Stage } from './schemas.ts';
+import { fill } from './check.ts';
+
+/** nil and AIPack's null sentinel both mean "not given". */
+const given = (v: unknown): v is string => v !== undefined && v !== null;
+
+/** An error's text: an Error's message, a table's string `message` field, else the value as a string. */
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && !Array.isArray(error)) {
+    const m = (error as Record<string, unknown>).message;
+    if (typeof m === 'string') return m;
+  }
+  return String(error);
+}
+
+export const messages = {
+  /** `Sub-agent [<name>] failed: <error_msg>` (+ `\nDetails: <error_details>`); no error_msg: `no error_msg given`. */
+  failed(name: string, errorMsg?: string | null, details?: string | null): string {
+    const head = fill(M.failed, { name, error: given(errorMsg) ? errorMsg : M.noErrorMsg });
+    return given(details) ? head + fill(M.failedDetails, { details }) : head;
+  },
+  /** `Sub-agent [<name>] returned an invalid response: <what is wrong>` */
+  invalid(name: string, what: string): string {
+    return fill(M.invalid, { name, what });
+  },
+  /** `Sub-agent [<name>] failed: <error raised by aip.agent.run>` */
+  raised(name: string, error: unknown): string {
+    return fill(M.raised, { name, error: errorText(error) });
+  },
+  /** `Sub-agent pipeline exceeded 100 steps in stage <stage>` */
+  stepCap(stage: Stage | string): string {
+    return fill(M.stepCap, { max: MAX_STEPS, stage });
+  },
+  /** `Sub-agents require AIPack 0.8.15 or above (current: <version>)` */
+  version(current: string): string {
+    return fill(M.version, { min: MIN_AIPACK_VERSION, current });
+  },
+};

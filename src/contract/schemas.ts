@@ -1,0 +1,214 @@
+/**
+ * The `sub_agents` contract (spec/SUB_AGENTS.md), stated once, as zod schemas.
+ *
+ * Everything else is derived from these definitions: the TS checks (check.ts, through spec.ts), the generated
+ * Lua module `sub_agent_contract.lua` (lua-gen.ts) and the JSON Schemas (json-schema.ts).
+ *
+ * Custom metadata read by the derivation (also visible in the JSON Schemas):
+ * - `title` on a string enum: the noun used in messages ("stage" -> "a stage or a list of stages").
+ * - `x-stages` on a response field: the stages that use the field; elsewhere it is ignored (section 3).
+ * - `x-ignored-keys` on a table response field: per stage, keys of that table the stage ignores.
+ * - `x-exclusive-with` on a response field: another field that cannot be given together with it.
+ */
+import { z } from 'zod';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Constants
+
+export const STAGES = ['pre', 'pre_task', 'post_task', 'post'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** A stage run executes at most this many sub-agents (section 3). */
+export const MAX_STEPS = 100;
+/** Sub-agents need this AIPack version or above (section 4). */
+export const MIN_AIPACK_VERSION = '0.8.15';
+
+/** Defaults filled in by normalisation (section 1). */
+export const DEFAULT_ENABLED = true;
+export const DEFAULT_STAGES: readonly Stage[] = ['pre'];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Building blocks
+
+export const StageSchema = z.enum(STAGES).meta({
+  title: 'stage',
+  description: 'A pipeline stage: pre (Before All), pre_task (Data), post_task (Output), post (After All)',
+});
+
+/** A Lua table with string keys. On the JS side an empty Lua table may arrive as [] (see lua-values.ts). */
+export const LuaTableSchema = z.record(z.string(), z.unknown());
+
+const AgentNameSchema = z.string().min(1);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Section 1: configuration
+
+/** The table form of a `sub_agents` entry, before normalisation. Unknown keys are kept as they are. */
+export const AgentEntryTableSchema = z
+  .looseObject({
+    name: AgentNameSchema.meta({ description: 'agent name: a path (relative to the workspace) or ns@pack/name' }),
+    enabled: z.boolean().default(DEFAULT_ENABLED).meta({ description: 'false: the entry is skipped' }),
+    stages: z
+      .union([StageSchema, z.array(StageSchema).min(1)])
+      .default([...DEFAULT_STAGES])
+      .meta({ description: 'the stages the sub-agent runs in; one stage name is a one-item list' }),
+    options: LuaTableSchema.optional().meta({
+      description: 'agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)',
+    }),
+  })
+  .meta({ title: 'sub-agent entry (table form)' });
+
+/** One `sub_agents` entry as a user writes it: an agent name, or a table. */
+export const AgentEntrySchema = z
+  .union([AgentNameSchema.meta({ title: 'agent name' }), AgentEntryTableSchema])
+  .meta({ title: 'sub-agent entry' });
+
+/** The whole `sub_agents` value. */
+export const AgentEntriesSchema = z.array(AgentEntrySchema).meta({ title: 'sub_agents' });
+
+/** A normalised entry (AgentConfig): what every sub-agent receives as `agent_config`. */
+export const AgentConfigSchema = z
+  .looseObject({
+    name: AgentNameSchema,
+    enabled: z.boolean(),
+    stages: z.array(StageSchema).min(1),
+    options: LuaTableSchema.optional(),
+  })
+  .meta({ title: 'AgentConfig' });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Section 2: the input table of each stage
+
+const baseInputShape = {
+  coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file' }),
+  coder_params: LuaTableSchema.meta({ description: 'deep copy of the current params without sub_agents' }),
+  coder_prompts: z.array(z.string()).meta({ description: 'the current prompt segments' }),
+  coder_prompt: z.string().meta({ description: 'table.concat(coder_prompts, "\\n\\n")' }),
+  agent_config: AgentConfigSchema,
+  sub_agents_prev: z
+    .array(z.looseObject({ config: AgentConfigSchema, agent_result: z.unknown() }))
+    .meta({ description: 'sub-agents already run in this stage run, in order' }),
+  sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'sub-agents still to run in this stage run' }),
+};
+
+export const CoderTaskSchema = z.object({
+  num: z.number().int().min(1),
+  count: z.number().int().min(1),
+  working_files: z.array(z.string()),
+});
+
+export const CoderResponseInputSchema = z.object({
+  content: z.string(),
+  model_name: z.string().optional(),
+  usage: z
+    .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
+    .optional(),
+});
+
+export const CoderResponsesItemSchema = z.object({
+  task_num: z.number().int().min(1),
+  content: z.string().meta({ description: 'the answer as applied (after post_task)' }),
+  files_changed: z.array(z.string()),
+  files_failed: z.array(z.string()),
+});
+
+export const StageInputSchemas = {
+  pre: z.object({ coder_stage: z.literal('pre'), ...baseInputShape }).meta({ title: 'input (pre)' }),
+  pre_task: z
+    .object({ coder_stage: z.literal('pre_task'), ...baseInputShape, coder_task: CoderTaskSchema })
+    .meta({ title: 'input (pre_task)' }),
+  post_task: z
+    .object({
+      coder_stage: z.literal('post_task'),
+      ...baseInputShape,
+      coder_task: CoderTaskSchema,
+      coder_response: CoderResponseInputSchema,
+    })
+    .meta({ title: 'input (post_task)' }),
+  post: z
+    .object({ coder_stage: z.literal('post'), ...baseInputShape, coder_responses: z.array(CoderResponsesItemSchema) })
+    .meta({ title: 'input (post)' }),
+} as const satisfies Record<Stage, z.ZodType>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Section 3: the response table
+
+const PARAMS_STAGES: Stage[] = ['pre', 'pre_task'];
+
+export const ResponseSchema = z
+  .looseObject({
+    success: z.boolean().optional().meta({ description: 'default true; false fails the run' }),
+    error_msg: z.string().optional().meta({ description: 'present: the run fails, whatever success says' }),
+    error_details: z.string().optional().meta({ description: 'appended to the failure message' }),
+    coder_params: LuaTableSchema.optional().meta({
+      description: 'replaces the params (a sub_agents key in it is removed before use)',
+      'x-stages': PARAMS_STAGES,
+      'x-ignored-keys': { pre: ['sub_agents'], pre_task: ['input_concurrency', 'sub_agents', 'working_globs'] },
+    }),
+    coder_prompts: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'replaces the prompt segments', 'x-stages': PARAMS_STAGES }),
+    coder_prompt: z.string().optional().meta({
+      description: 'same as coder_prompts = { coder_prompt }',
+      'x-stages': PARAMS_STAGES,
+      'x-exclusive-with': 'coder_prompts',
+    }),
+    coder_response: z
+      .looseObject({ content: z.string() })
+      .optional()
+      .meta({ description: 'replaces the AI text before file changes are applied', 'x-stages': ['post_task'] }),
+    agent_result: z.any().optional().meta({ description: 'stored in the history passed to later sub-agents' }),
+    sub_agents_next: AgentEntriesSchema.optional().meta({
+      description: 'normalised, then replaces the not-yet-run tail of this stage run',
+    }),
+  })
+  .meta({ title: 'sub-agent response' });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sections 3 and 4: message templates. `{name}` placeholders are filled by messages.ts (TS) and by the generated
+// Lua (`fill`), from these same strings.
+
+export const MESSAGE_TEMPLATES = {
+  failed: 'Sub-agent [{name}] failed: {error}',
+  failedDetails: '\nDetails: {details}',
+  noErrorMsg: 'no error_msg given',
+  invalid: 'Sub-agent [{name}] returned an invalid response: {what}',
+  raised: 'Sub-agent [{name}] failed: {error}',
+  stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
+  version: 'Sub-agents require AIPack {min} or above (current: {current})',
+} as const;
+
+/** Wording of validation messages that no field definition carries. */
+export const CHECK_TEMPLATES = {
+  /** a `sub_agents` value that is not a list */
+  notList: '{label} must be a list of agent names or tables',
+  /** an entry that is neither a string nor a table */
+  badEntry: '{label}: must be an agent name or a table, got {got}',
+  /** any other problem of one entry */
+  entry: '{label}: {what}',
+  /** the response itself is not a table */
+  notTable: 'response must be a table, got {got}',
+  /** a value of the wrong type */
+  type: '{path} must be {expected}, got {got}',
+  /** what `got` says for a table that is not a list */
+  gotNonList: 'table (not a list)',
+  /** what `got` says for an empty string where a non-empty one is required */
+  gotEmptyString: 'empty string',
+  /** what `got` says for a string outside an enum */
+  gotString: '"{value}"',
+  /** a list that must not be empty */
+  empty: '{path} must not be empty',
+  /** two fields that exclude each other */
+  exclusive: '{other} and {path} cannot both be given',
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Types
+
+export type AgentEntry = z.input<typeof AgentEntrySchema>;
+export type AgentEntryTable = z.input<typeof AgentEntryTableSchema>;
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type SubAgentResponse = z.infer<typeof ResponseSchema>;
+export type StageInput<S extends Stage = Stage> = z.infer<(typeof StageInputSchemas)[S]>;
+export type CoderTask = z.infer<typeof CoderTaskSchema>;

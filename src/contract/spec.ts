@@ -1,0 +1,206 @@
+/**
+ * The checkable form of the contract, derived from the zod schemas by walking their definitions.
+ *
+ * A `Kind` says how a Lua value is checked and what the messages say. check.ts interprets kinds in TS;
+ * lua-gen.ts emits the same kinds as Lua data for an interpreter written in Lua. Both read the wording from
+ * schemas.ts (CHECK_TEMPLATES) and the expected-type texts computed here, so a field's name, type, default and
+ * message exist once.
+ */
+import { z } from 'zod';
+import {
+  AgentEntrySchema,
+  AgentEntryTableSchema,
+  ResponseSchema,
+  STAGES,
+  type Stage,
+} from './schemas.ts';
+
+export type Kind =
+  | { kind: 'any' }
+  | { kind: 'string'; nonEmpty: boolean }
+  | { kind: 'boolean' }
+  | { kind: 'number' }
+  | { kind: 'table' }
+  | { kind: 'enum'; values: string[]; noun: string }
+  | { kind: 'list'; item: Kind; nonEmpty: boolean }
+  /** one item (of the item's scalar Lua type) standing for a one-item list, or a list */
+  | { kind: 'one_or_list'; item: Kind; nonEmpty: boolean }
+  | { kind: 'object'; fields: Field[] }
+  /** a list of sub-agent entries, checked by normalising it */
+  | { kind: 'entries' };
+
+export interface Field {
+  name: string;
+  kind: Kind;
+  optional: boolean;
+  /** filled in by normalisation when the field is absent */
+  default?: unknown;
+  /** stages that use the field (response fields); undefined: all */
+  stages?: Stage[];
+  /** per stage, keys of this (table) field that the stage ignores */
+  ignoredKeys?: Partial<Record<Stage, string[]>>;
+  /** another field that cannot be given together with this one */
+  exclusiveWith?: string;
+}
+
+type AnySchema = z.core.$ZodType;
+interface Def {
+  type: string;
+  innerType?: AnySchema;
+  element?: AnySchema;
+  options?: readonly AnySchema[];
+  entries?: Record<string, string>;
+  values?: readonly unknown[];
+  shape?: Record<string, AnySchema>;
+  checks?: { _zod: { def: { check: string; minimum?: number } } }[];
+  defaultValue?: unknown;
+}
+
+const defOf = (s: AnySchema): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+const metaOf = (s: AnySchema): Record<string, unknown> => (z.globalRegistry.get(s) ?? {}) as Record<string, unknown>;
+const minLength = (s: AnySchema): number =>
+  Math.max(0, ...(defOf(s).checks ?? []).map((c) => (c._zod.def.check === 'min_length' ? c._zod.def.minimum ?? 0 : 0)));
+
+/** The Kind of a zod schema (wrappers such as optional/default are looked through). */
+export function kindOf(schema: AnySchema): Kind {
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'optional':
+    case 'default':
+    case 'nullable':
+    case 'readonly':
+      return kindOf(def.innerType!);
+    case 'any':
+    case 'unknown':
+      return { kind: 'any' };
+    case 'string':
+      return { kind: 'string', nonEmpty: minLength(schema) > 0 };
+    case 'boolean':
+      return { kind: 'boolean' };
+    case 'number':
+      return { kind: 'number' };
+    case 'record':
+      return { kind: 'table' };
+    case 'enum':
+      return {
+        kind: 'enum',
+        values: Object.values(def.entries!),
+        noun: (metaOf(schema).title as string | undefined) ?? 'string',
+      };
+    case 'literal':
+      return { kind: 'enum', values: def.values!.map(String), noun: 'string' };
+    case 'array':
+      if (def.element === AgentEntrySchema) return { kind: 'entries' };
+      return { kind: 'list', item: kindOf(def.element!), nonEmpty: minLength(schema) > 0 };
+    case 'object':
+      return { kind: 'object', fields: fieldsOf(schema) };
+    case 'union': {
+      const [one, many] = def.options ?? [];
+      if (def.options?.length === 2 && one && many && defOf(many).type === 'array' && defOf(many).element === one) {
+        return { kind: 'one_or_list', item: kindOf(one), nonEmpty: minLength(many) > 0 };
+      }
+      throw new Error(`contract: no Lua check for this union`);
+    }
+    default:
+      throw new Error(`contract: no Lua check for zod type ${def.type}`);
+  }
+}
+
+function isOptional(schema: AnySchema): boolean {
+  const t = defOf(schema).type;
+  return t === 'optional' || t === 'default' || t === 'any' || t === 'unknown';
+}
+
+function defaultOf(schema: AnySchema): unknown {
+  const def = defOf(schema);
+  if (def.type === 'default') return structuredClone(def.defaultValue);
+  if (def.type === 'optional' || def.type === 'readonly') return defaultOf(def.innerType!);
+  return undefined;
+}
+
+/** The fields of an object schema, in shape order (the order checks run in, on both sides). */
+export function fieldsOf(schema: AnySchema): Field[] {
+  const shape = defOf(schema).shape ?? {};
+  return Object.entries(shape).map(([name, s]) => {
+    const meta = metaOf(s);
+    const f: Field = { name, kind: kindOf(s), optional: isOptional(s) };
+    const d = defaultOf(s);
+    if (d !== undefined) f.default = d;
+    if (Array.isArray(meta['x-stages'])) f.stages = [...(meta['x-stages'] as Stage[])];
+    if (meta['x-ignored-keys']) f.ignoredKeys = meta['x-ignored-keys'] as Partial<Record<Stage, string[]>>;
+    if (typeof meta['x-exclusive-with'] === 'string') f.exclusiveWith = meta['x-exclusive-with'];
+    return f;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wording of expected types
+
+/** The noun for one item of a kind ("string", "stage", "table"). */
+export function nounOf(k: Kind): string {
+  switch (k.kind) {
+    case 'enum':
+      return k.noun;
+    case 'table':
+    case 'object':
+      return 'table';
+    case 'list':
+    case 'one_or_list':
+    case 'entries':
+      return 'list';
+    case 'any':
+      return 'value';
+    case 'string':
+      return k.nonEmpty ? 'non-empty string' : 'string';
+    default:
+      return k.kind;
+  }
+}
+
+const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+
+/** What a message says is expected: "a string", "a list of strings", "one of pre, pre_task, post_task, post". */
+export function expectedOf(k: Kind): string {
+  switch (k.kind) {
+    case 'enum':
+      return `one of ${k.values.join(', ')}`;
+    case 'list':
+      return `a list of ${nounOf(k.item)}s`;
+    case 'one_or_list':
+      return `${article(nounOf(k.item))} or a list of ${nounOf(k.item)}s`;
+    case 'entries':
+      return 'a list of sub-agent entries'; // not used in messages: entries are checked by normalising them
+    default:
+      return article(nounOf(k));
+  }
+}
+
+/** The Lua type of a single item of a kind, when the kind is a scalar (for one_or_list). */
+export function scalarTypeOf(k: Kind): string | undefined {
+  switch (k.kind) {
+    case 'string':
+    case 'enum':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+      return 'number';
+    default:
+      return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The derived contract
+
+/** Fields of the table form of an entry, in check order, with their defaults. */
+export const ENTRY_FIELDS: Field[] = fieldsOf(AgentEntryTableSchema);
+/** Fields of a response table, in check order, with the stages that use them. */
+export const RESPONSE_FIELDS: Field[] = fieldsOf(ResponseSchema);
+
+/** Response fields that a stage ignores (present in a response, they change nothing). */
+export function stageIgnores(stage: Stage): string[] {
+  return RESPONSE_FIELDS.filter((f) => f.stages && !f.stages.includes(stage)).map((f) => f.name);
+}
+
+export const ALL_STAGES: readonly Stage[] = STAGES;

@@ -1,0 +1,191 @@
+/**
+ * `.aipack` archives and installation (RUNTIME.md section 9).
+ *
+ * The archive is a Deflate zip of the rendered pack, entries relative to the pack directory (`pack.toml` at the
+ * root), sorted, with one fixed modification time: packing twice gives the same bytes.
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { unzipSync, zipSync, type Zippable } from 'fflate';
+import { parse as parseToml } from 'smol-toml';
+import { renderPack, syncDir, type SyncResult } from './build.ts';
+
+export const PACK_ID_REGEX = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
+export const PACK_VERSION_REGEX = /^(\d+)\.(\d+)\.(\d+)(?:-([a-zA-Z][\w-]*)(?:\.(\d+))?)?$/;
+
+/**
+ * The modification time of every entry. fflate writes DOS times from the Date's local-time fields, so the
+ * Date is built from local fields too: the bytes do not depend on the time zone.
+ */
+export const ZIP_MTIME = new Date(2000, 0, 1, 0, 0, 0);
+
+export class PackTomlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PackTomlError';
+  }
+}
+
+export interface PackIdentity {
+  namespace: string;
+  name: string;
+  version: string;
+}
+
+/**
+ * Reads and validates pack.toml: a `[pack]` table with non-empty namespace, name and version; namespace and
+ * name match PACK_ID_REGEX; version matches PACK_VERSION_REGEX; and, as `aip install` requires, a prerelease
+ * ends with `.N` (`0.1.1-alpha` is rejected, `0.1.1-alpha.1` is fine).
+ */
+export function parsePackToml(text: string): PackIdentity {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new PackTomlError(`pack.toml: invalid TOML: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  }
+  const pack = doc.pack;
+  if (typeof pack !== 'object' || pack === null || Array.isArray(pack)) {
+    throw new PackTomlError('pack.toml: missing [pack] section');
+  }
+  const get = (key: 'namespace' | 'name' | 'version'): string => {
+    const v = (pack as Record<string, unknown>)[key];
+    if (v === undefined || v === '') throw new PackTomlError(`pack.toml: [pack] ${key} is missing`);
+    if (typeof v !== 'string') throw new PackTomlError(`pack.toml: [pack] ${key} must be a string`);
+    return v;
+  };
+  const id: PackIdentity = { namespace: get('namespace'), name: get('name'), version: get('version') };
+  for (const key of ['namespace', 'name'] as const) {
+    if (!PACK_ID_REGEX.test(id[key])) {
+      throw new PackTomlError(
+        `pack.toml: ${key} "${id[key]}" is invalid (letters, digits, _ and -, not starting with a digit or -)`,
+      );
+    }
+  }
+  const m = PACK_VERSION_REGEX.exec(id.version);
+  if (!m) {
+    throw new PackTomlError(
+      `pack.toml: version "${id.version}" is invalid (expected MAJOR.MINOR.PATCH with an optional -prerelease[.N], e.g. 0.1.0 or 0.2.0-alpha.1)`,
+    );
+  }
+  if (m[4] !== undefined && m[5] === undefined) {
+    throw new PackTomlError(
+      `pack.toml: version "${id.version}" cannot be installed: a prerelease must end with .N (e.g. ${id.version}.1)`,
+    );
+  }
+  return id;
+}
+
+/** `<namespace>@<name>-v<version>.aipack` */
+export const archiveFileName = (id: PackIdentity) => `${id.namespace}@${id.name}-v${id.version}.aipack`;
+
+/** Zips pack files (pack-relative paths) in sorted order with the fixed mtime. */
+export function zipPack(files: Map<string, string>): Uint8Array {
+  const entries: Zippable = {};
+  for (const path of [...files.keys()].sort()) entries[path] = Buffer.from(files.get(path)!, 'utf8');
+  return zipSync(entries, { level: 6, mtime: ZIP_MTIME });
+}
+
+export interface BuiltArchive {
+  identity: PackIdentity;
+  fileName: string;
+  bytes: Uint8Array;
+  files: string[];
+}
+
+/** Renders the pack of `root`, validates its pack.toml and zips it. */
+export function buildArchive(root: string): BuiltArchive {
+  const files = renderPack(root);
+  const toml = files.get('pack.toml');
+  if (toml === undefined) throw new PackTomlError('pack.toml is missing from the pack');
+  const identity = parsePackToml(toml);
+  return { identity, fileName: archiveFileName(identity), bytes: zipPack(files), files: [...files.keys()] };
+}
+
+/** Builds the archive and writes it into `outDir` (created when missing). */
+export function writeArchive(root: string, outDir: string): BuiltArchive & { path: string } {
+  const built = buildArchive(root);
+  const path = resolve(outDir, built.fileName);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, built.bytes);
+  return { ...built, path };
+}
+
+/** The entries of an `.aipack` (zip) file, by path. */
+export function readAipack(file: string): Map<string, Uint8Array> {
+  const entries = unzipSync(new Uint8Array(readFileSync(file)));
+  return new Map(Object.keys(entries).sort().map((k) => [k, entries[k]!] as const));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// install
+
+export class InstallRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InstallRefused';
+  }
+}
+
+/** AIPack's workspace: the nearest ancestor of `from` holding `.aipack/`, else `from` itself. */
+export function findWorkspace(from: string): string {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, '.aipack')) && statSync(join(dir, '.aipack')).isDirectory()) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return resolve(from);
+    dir = parent;
+  }
+}
+
+/** The version in an installed pack's pack.toml; undefined when there is none, null when unreadable. */
+function installedVersion(dir: string): string | null | undefined {
+  const file = join(dir, 'pack.toml');
+  if (!existsSync(file)) return undefined;
+  try {
+    const doc = parseToml(readFileSync(file, 'utf8')) as { pack?: { version?: unknown } };
+    return typeof doc.pack?.version === 'string' ? doc.pack.version : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface InstallResult extends SyncResult {
+  identity: PackIdentity;
+  /** the pack directory written */
+  dir: string;
+  /** the version found there before, when one was */
+  previousVersion?: string;
+}
+
+/**
+ * Copies the rendered pack of `root` into `<workspace>/.aipack/pack/custom/<namespace>/<name>/` (creating
+ * `.aipack/` when missing). A different version already there (or a directory that is not a pack) is refused
+ * unless `force`. The directory ends up holding exactly the rendered files.
+ */
+export function installPack(root: string, workspace: string, options: { force?: boolean } = {}): InstallResult {
+  const files = renderPack(root);
+  const identity = parsePackToml(files.get('pack.toml') ?? '');
+  const dir = join(resolve(workspace), '.aipack', 'pack', 'custom', identity.namespace, identity.name);
+  const ref = `${identity.namespace}@${identity.name}`;
+  let previousVersion: string | undefined;
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    const found = installedVersion(dir);
+    if (typeof found === 'string') previousVersion = found;
+    if (!options.force) {
+      if (found === undefined || found === null) {
+        throw new InstallRefused(
+          `${dir} already exists and holds no readable pack.toml; use --force to replace it with ${ref} ${identity.version}`,
+        );
+      }
+      if (found !== identity.version) {
+        throw new InstallRefused(
+          `${ref} ${found} is already installed at ${dir}; use --force to replace it with ${identity.version}`,
+        );
+      }
+    }
+  }
+  mkdirSync(dir, { recursive: true });
+  const sync = syncDir(dir, files);
+  return { ...sync, identity, dir, ...(previousVersion !== undefined ? { previousVersion } : {}) };
+}
