@@ -32,6 +32,7 @@ local function task_responses(outputs)
   return responses
 end
 
+-- What the run returns: a line for people, and the facts for a caller (another agent, or a simulated run report).
 local function summary(run, responses)
   local changed, failed = 0, 0
   for _, res in ipairs(responses) do
@@ -42,13 +43,17 @@ local function summary(run, responses)
   if run.settings.write_mode or changed + failed > 0 then
     text = text .. ", " .. changed .. " file change(s) applied, " .. failed .. " failed"
   end
-  return text .. ".\nPrompt file: " .. run.prompt_rel_path
+  return {
+    message = text .. ".\nPrompt file: " .. run.prompt_rel_path,
+    prompt_file = run.prompt_rel_path,
+    tasks = responses,
+  }
 end
 
---- Returns the run summary, or nil plus the failure message of a `post` sub-agent.
+--- Returns the run summary {message, prompt_file, tasks}, or nil plus the failure message of a `post` sub-agent.
 function M.run(inputs, outputs)
   local run = find_run(inputs)
-  if not run then return "Coder: nothing was run." end
+  if not run then return { message = "Coder: nothing was run.", tasks = {} } end
   PF.sync(run)
   local responses = task_responses(outputs)
   local result, err = SA.run_stage("post", {
