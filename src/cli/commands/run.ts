@@ -1,5 +1,66 @@
 import type { Command } from 'commander';
+import pc from 'picocolors';
+import { coderRunReport, describeEffect, type CoderRunReport } from '../../coder/run-report.ts';
+import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
+import { formatFiles, formatTrace, toJsonValue } from '../format.ts';
+import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
 
-// Placeholder: replaced by the module that implements `run`.
-export function register(_program: Command, _setExit: SetExit): void {}
+const CODER = 'pro@coder';
+
+export function register(program: Command, setExit: SetExit): void {
+  const cmd = program
+    .command('run [prompt-dir]')
+    .description('run pro@coder as `aip run pro@coder [-i PROMPT_DIR]` would, on the simulated runtime, and show what each sub-agent did');
+  addSimOptions(cmd).action((promptDir: string | undefined, o: SimCliOptions) => {
+    const sim = makeSimulator(o);
+    let outcome: RunOutcome | undefined;
+    let error: Error | undefined;
+    try {
+      outcome = sim.run({ name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
+    } catch (err) {
+      error = err as Error;
+    }
+    const files = sim.vfs.changes();
+    const written = !error && Boolean(o.write);
+    if (written) sim.vfs.commit();
+    const report = coderRunReport({ coderName: CODER, trace: sim.trace, files, outcome, error });
+    if (o.json) {
+      const json = toJsonValue({ ...report, ...(o.trace ? { trace: sim.trace.events } : {}) });
+      process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+    } else {
+      if (o.trace) process.stdout.write(formatTrace(sim.trace) + '\n\n');
+      process.stdout.write(formatReport(report, written) + '\n');
+    }
+    if (error) {
+      process.stderr.write(`run failed: ${error.message}\n`);
+      if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+      setExit(1);
+    }
+  });
+}
+
+/** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
+export function formatReport(r: CoderRunReport, written: boolean): string {
+  const lines: string[] = [];
+  let lastHeading = '';
+  for (const call of r.sub_agents) {
+    const heading = call.task !== undefined ? `${call.stage} (task ${call.task})` : call.stage;
+    if (heading !== lastHeading) {
+      lines.push(pc.bold(`stage ${heading}`));
+      lastHeading = heading;
+    }
+    const mark = call.effect.error ? pc.red('✗') : pc.green('✓');
+    lines.push(`  ${mark} ${call.agent}: ${describeEffect(call.effect)}`);
+  }
+  if (r.sub_agents.length === 0) lines.push(pc.dim('no sub-agent ran'));
+  for (const ai of r.ai_calls) {
+    const first = ai.response.split('\n').find((l) => l.trim()) ?? '';
+    lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${first.length > 70 ? first.slice(0, 69) + '…' : first}`);
+  }
+  lines.push(formatFiles(r.files, written));
+  if (r.prompt_file) lines.push(`prompt file: ${r.prompt_file}`);
+  const status = r.status === 'failed' ? pc.red('failed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.green('completed');
+  lines.push(`${status}${r.message ? `: ${r.message}` : ''}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,103 @@
+import { STAGES, type Stage } from '../contract/index.ts';
+import type { RunOutcome } from '../runtime/simulator.ts';
+import type { Trace } from '../runtime/trace.ts';
+import type { FileChanges } from '../runtime/vfs-types.ts';
+import { analyzeEffect, type StageEffect } from './effects.ts';
+
+/** One sub-agent call of a simulated coder run, with what it did. */
+export interface SubAgentCall {
+  stage: Stage;
+  /** the task (pre_task / post_task) */
+  task?: number;
+  agent: string;
+  ms: number;
+  effect: StageEffect;
+}
+
+export interface AiCall {
+  task: number;
+  model: string;
+  prompt: string;
+  response: string;
+}
+
+/** What `coder-subagents run` reports; `--json` prints it as is. */
+export interface CoderRunReport {
+  status: 'completed' | 'skipped' | 'failed';
+  /** the skip reason or the failure message */
+  message?: string;
+  /** workspace-relative path of the prompt file, when the run got that far */
+  prompt_file?: string;
+  sub_agents: SubAgentCall[];
+  ai_calls: AiCall[];
+  files: FileChanges;
+  after_all?: unknown;
+}
+
+const isStage = (v: unknown): v is Stage => typeof v === 'string' && (STAGES as readonly string[]).includes(v);
+
+/** Builds the report of a coder run from its trace: every sub-agent call is a traced `aip.agent.run` of the coder. */
+export function coderRunReport(args: {
+  coderName: string;
+  trace: Trace;
+  files: FileChanges;
+  outcome?: RunOutcome;
+  error?: Error;
+}): CoderRunReport {
+  const { coderName, trace, files, outcome, error } = args;
+  const subAgents: SubAgentCall[] = [];
+  for (const call of trace.of('agent_call')) {
+    if (call.caller !== coderName || call.depth !== 0) continue;
+    const input = call.inputs[0] as Record<string, unknown> | undefined;
+    const stage = input?.coder_stage;
+    if (!isStage(stage)) continue;
+    const response = call.afterAll !== undefined ? call.afterAll : call.outputs?.[0];
+    const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
+    subAgents.push({
+      stage,
+      task: typeof task === 'number' ? task : undefined,
+      agent: call.agent,
+      ms: call.ms,
+      effect: analyzeEffect(stage, input, response, call.error !== undefined ? { raised: call.error } : {}),
+    });
+  }
+  const aiCalls = trace
+    .of('ai')
+    .filter((e) => e.agent === coderName && e.depth === 0)
+    .map((e) => ({ task: e.task, model: e.model, prompt: e.prompt, response: e.response }));
+  const afterAll = outcome?.afterAll as { prompt_file?: unknown } | undefined;
+  const promptFile =
+    typeof afterAll?.prompt_file === 'string'
+      ? afterAll.prompt_file
+      : [...files.created, ...files.changed].find((p) => p.endsWith('coder-prompt.md'));
+  return {
+    status: error ? 'failed' : outcome?.skipped !== undefined ? 'skipped' : 'completed',
+    message: error ? error.message : outcome?.skipped,
+    prompt_file: promptFile,
+    sub_agents: subAgents,
+    ai_calls: aiCalls,
+    files,
+    after_all: outcome?.afterAll,
+  };
+}
+
+/** The short effect line of one sub-agent call: `params +a ~b -c; prompts changed; response replaced`. */
+export function describeEffect(e: StageEffect): string {
+  if (e.error) return `failed: ${e.error.split('\n')[0]}`;
+  const parts: string[] = [];
+  const p = e.params;
+  if (p.added.length || p.changed.length || p.removed.length) {
+    parts.push(
+      'params ' +
+        [...p.added.map((k) => `+${k}`), ...p.changed.map((k) => `~${k}`), ...p.removed.map((k) => `-${k}`)].join(' '),
+    );
+  }
+  if (e.prompts.changed) parts.push(`prompts changed (${e.prompts.after.length} segment${e.prompts.after.length === 1 ? '' : 's'})`);
+  if (e.coderResponse.replaced) parts.push('AI answer replaced');
+  if (e.subAgentsNext) parts.push('replaced the rest of the pipeline (sub_agents_next)');
+  if (e.ignored.length) parts.push(`ignored: ${e.ignored.join(', ')}`);
+  if (e.unknownKeys.length) parts.push(`unknown keys: ${e.unknownKeys.map((k) => k.key + (k.suggestion ? ` (did you mean ${k.suggestion}?)` : '')).join(', ')}`);
+  if (e.subAgentsInParams) parts.push('sub_agents in returned params (removed)');
+  if (parts.length === 0) return e.response === 'nil' ? 'no change (nil response)' : 'no change';
+  return parts.join('; ');
+}

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+
+const WS = fileURLToPath(new URL('../../fixtures/coder-run', import.meta.url));
+const PROMPT = `${WS}/.aipack/.prompt/pro@coder/coder-prompt.md`;
+
+describe('coder-subagents run', () => {
+  it('reports each sub-agent call with its effect, the AI calls, the files and the prompt file, without writing', async () => {
+    const before = readFileSync(PROMPT, 'utf8');
+    const r = await runCli(['run', '--ai', 'ai.toml', '--json'], WS);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.status).toBe('completed');
+    expect(report.prompt_file).toBe('.aipack/.prompt/pro@coder/coder-prompt.md');
+    expect(report.sub_agents.map((c: { stage: string; agent: string }) => `${c.stage} ${c.agent}`)).toEqual([
+      'pre my/add-ctx.aip',
+      'post_task my/guard.aip',
+    ]);
+    const pre = report.sub_agents[0].effect;
+    expect(pre.params.added).toEqual(['model']);
+    expect(pre.params.changed).toEqual(['context_globs']);
+    expect(pre.prompts.after).toEqual(['Make a equal 2.', 'Keep it short.']);
+    expect(report.sub_agents[1].effect.coderResponse.replaced).toBe(true);
+    // the pre sub-agent's model reached the AI call
+    expect(report.ai_calls.map((a: { model: string }) => a.model)).toEqual(['fast']);
+    expect(report.files.changed).toEqual(['.aipack/.prompt/pro@coder/coder-prompt.md', 'src/a.ts']);
+    expect(readFileSync(PROMPT, 'utf8')).toBe(before);
+  });
+
+  it('prints the pipeline stage by stage for people', async () => {
+    const r = await runCli(['run', '--ai', 'ai.toml'], WS);
+    expect(r.stdout).toContain('stage pre\n  ✓ my/add-ctx.aip: params +model ~context_globs; prompts changed (2 segments)');
+    expect(r.stdout).toContain('stage post_task (task 1)\n  ✓ my/guard.aip: AI answer replaced');
+    expect(r.stdout).toMatch(/completed$/m);
+  });
+
+  it('exits 1 when the coder run fails, naming the reason', async () => {
+    const r = await runCli(['run', '--json'], WS); // no scripted answers
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed' });
+    expect(r.stderr).toContain('no scripted AI response for pro@coder');
+  });
+});
