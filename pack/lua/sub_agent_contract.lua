@@ -5,7 +5,7 @@
 --
 -- local C = require("sub_agent_contract")
 -- C.normalize_entry(entry, label) -> config | nil, message     C.normalize_list(value, label) -> configs | nil, message
--- C.check_response(stage, value) -> nil | message              C.ignored_fields(stage, value) -> names
+-- C.check_response(stage, value) -> nil | message              C.ignored_fields(stage, value, given?) -> names
 -- C.msg.failed / invalid / raised / step_cap / version
 
 local C = {}
@@ -284,7 +284,21 @@ function C.check_response(stage, value)
 end
 
 --- Field names present in a response that stage ignores (sorted), e.g. "coder_params" in post.
-function C.ignored_fields(stage, value)
+-- equal as Lua values: tables compared key by key (an empty list equals an empty table)
+local function deep_equal(a, b)
+  if a == b then return true end
+  if type(a) ~= "table" or type(b) ~= "table" then return false end
+  for k, v in pairs(a) do
+    if not deep_equal(v, rawget(b, k)) then return false end
+  end
+  for k in pairs(b) do
+    if rawget(a, k) == nil then return false end
+  end
+  return true
+end
+
+-- given: the sub-agent's input table; a key it handed back unchanged is not reported
+function C.ignored_fields(stage, value, given)
   local out = {}
   if type(value) ~= "table" then return out end
   for _, f in ipairs(RESPONSE_FIELDS) do
@@ -293,8 +307,12 @@ function C.ignored_fields(stage, value)
       if not used_in(f, stage) then
         out[#out + 1] = f.name
       elseif type(v) == "table" and f.ignored_keys ~= nil and f.ignored_keys[stage] ~= nil then
+        local before = nil
+        if type(given) == "table" and type(rawget(given, f.name)) == "table" then before = rawget(given, f.name) end
         for _, key in ipairs(f.ignored_keys[stage]) do
-          if rawget(v, key) ~= nil then out[#out + 1] = f.name .. "." .. key end
+          local item = rawget(v, key)
+          local unchanged = given ~= nil and deep_equal(item, before and rawget(before, key))
+          if item ~= nil and not unchanged then out[#out + 1] = f.name .. "." .. key end
         end
       end
     end

@@ -140,8 +140,8 @@ local function adopt(stage, progress, res)
 end
 
 -- Ignoring a field is not an error, but the user should be able to see it happened.
-local function report_ignored(stage, name, res)
-  local ignored = C.ignored_fields(stage, res)
+local function report_ignored(stage, name, res, input)
+  local ignored = C.ignored_fields(stage, res, input)
   if ignored and ignored[1] ~= nil then
     print("sub-agent " .. name .. " (" .. stage .. "): ignored " .. table.concat(ignored, ", "))
   end
@@ -168,13 +168,14 @@ function M.run_stage(stage, state)
     step = step + 1
     if step > C.MAX_STEPS then return nil, C.msg.step_cap(stage) end
     local config = queue[step]
-    local res, err = call_agent(config, build_input(stage, state, progress, config, slice(queue, step + 1)))
+    local input = build_input(stage, state, progress, config, slice(queue, step + 1))
+    local res, err = call_agent(config, input)
     if err then return nil, err end
     if res ~= nil then
       err = check(stage, config.name, res)
       if err then return nil, err end
       adopt(stage, progress, res)
-      report_ignored(stage, config.name, res)
+      report_ignored(stage, config.name, res, input)
       if not U.is_nil(res.sub_agents_next) then
         local tail, what = C.normalize_list(res.sub_agents_next, "sub_agents_next")
         if not tail then return nil, C.msg.invalid(config.name, what) end

@@ -5,7 +5,7 @@
  */
 import { CHECK_TEMPLATES as T, type AgentConfig, type Stage } from './schemas.ts';
 import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
-import { field, luaList, luaType } from './lua-values.ts';
+import { field, luaEqual, luaList, luaType } from './lua-values.ts';
 
 /** Fills `{key}` placeholders in one pass (placeholders inside the values are left alone). */
 export function fill(template: string, vars: Record<string, string | number>): string {
@@ -167,8 +167,10 @@ export function checkResponse(stage: Stage, value: unknown): string | undefined 
 /**
  * Fields present in a response that `stage` ignores (section 3), sorted: whole fields (`coder_params` in
  * `post`), and keys of a used table field that the stage ignores (`coder_params.working_globs` in `pre_task`).
+ * With `given` (the sub-agent's input table), such a key counts only when its value differs from the one the
+ * sub-agent received: handing back the params it was given, unchanged, ignores nothing.
  */
-export function ignoredFields(stage: Stage, response: unknown): string[] {
+export function ignoredFields(stage: Stage, response: unknown, given?: unknown): string[] {
   if (luaType(response) !== 'table') return [];
   const out: string[] = [];
   for (const f of RESPONSE_FIELDS) {
@@ -177,7 +179,13 @@ export function ignoredFields(stage: Stage, response: unknown): string[] {
     if (f.stages && !f.stages.includes(stage)) {
       out.push(f.name);
     } else if (luaType(v) === 'table') {
-      for (const key of f.ignoredKeys?.[stage] ?? []) if (field(v, key) !== undefined) out.push(`${f.name}.${key}`);
+      const before = given === undefined ? undefined : field(given, f.name);
+      for (const key of f.ignoredKeys?.[stage] ?? []) {
+        const value = field(v, key);
+        if (value === undefined) continue;
+        if (given !== undefined && luaEqual(value, field(before, key))) continue;
+        out.push(`${f.name}.${key}`);
+      }
     }
   }
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -62,3 +62,31 @@ export function isEmptyTable(v: unknown): boolean {
   const items = luaList(v);
   return items !== undefined && items.length === 0;
 }
+
+/** The keys and values of a table value, with Lua's view: list items keyed "1".."n", nil entries absent. */
+export function tableEntries(t: unknown): Record<string, unknown> {
+  if (typeof t !== 'object' || t === null) return {};
+  const out: Record<string, unknown> = {};
+  if (Array.isArray(t)) {
+    t.forEach((v, i) => {
+      if (v !== undefined) out[String(i + 1)] = v;
+    });
+  } else {
+    for (const [k, v] of Object.entries(t)) if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Equality of two values as Lua tables: an empty list and an empty table are the same value, nil entries do not
+ * exist, and a list equals the table with keys 1..n.
+ */
+export function luaEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return false;
+  const ea = tableEntries(a);
+  const eb = tableEntries(b);
+  const keys = Object.keys(ea);
+  if (keys.length !== Object.keys(eb).length) return false;
+  return keys.every((k) => Object.prototype.hasOwnProperty.call(eb, k) && luaEqual(ea[k], eb[k]));
+}

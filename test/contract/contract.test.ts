@@ -269,6 +269,13 @@ describe('ignoredFields (section 3)', () => {
     expect(ignoredFields('post', 'x')).toEqual([]);
     expect(ignoredFields('post_task', { coder_response: { content: 'x' } })).toEqual([]);
   });
+
+  it('does not report a run-level key handed back unchanged (a pre_task agent returning the params it got)', () => {
+    const given = { coder_params: { working_globs: ['src/*.ts'], model: 'a' } };
+    expect(ignoredFields('pre_task', { coder_params: { working_globs: ['src/*.ts'], model: 'b' } }, given)).toEqual([]);
+    expect(ignoredFields('pre_task', { coder_params: { working_globs: ['lib/*.ts'] } }, given)).toEqual(['coder_params.working_globs']);
+    expect(ignoredFields('pre_task', { coder_params: { input_concurrency: 4 } }, given)).toEqual(['coder_params.input_concurrency']);
+  });
 });
 
 describe('messages (sections 3 and 4)', () => {

@@ -241,14 +241,18 @@ describe('generated Lua contract = TS contract', () => {
   it('check_response and ignored_fields = checkResponse and ignoredFields', () => {
     // one stage per run (fengari is slow): over the runs every stage meets every kind of response
     fc.assert(
-      fc.property(fc.constantFrom(...STAGES), response, (stage: Stage, r) => {
+      fc.property(fc.constantFrom(...STAGES), response, fc.constantFrom('none', 'same', 'other'), (stage: Stage, r, givenKind) => {
+        // the sub-agent's input: absent, holding the very params the response returns, or other params
+        const params = typeof r === 'object' && r !== null ? (r as Record<string, unknown>).coder_params : undefined;
+        const given =
+          givenKind === 'none' ? undefined : { coder_params: givenKind === 'same' ? params : { working_globs: ['x'], input_concurrency: 2 } };
         const lua = runLua(
           `local err = nil
            if case.response ~= nil then err = C.check_response(case.stage, case.response) end
-           return { err = err or false, ignored = C.ignored_fields(case.stage, case.response) }`,
-          { stage, response: r },
+           return { err = err or false, ignored = C.ignored_fields(case.stage, case.response, case.given) }`,
+          { stage, response: r, given },
         );
-        expect(lua).toEqual({ err: checkResponse(stage, r) ?? false, ignored: ignoredFields(stage, r) });
+        expect(lua).toEqual({ err: checkResponse(stage, r) ?? false, ignored: ignoredFields(stage, r, given) });
       }),
       { numRuns: 300 },
     );
