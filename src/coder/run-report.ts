@@ -24,7 +24,7 @@ export interface AiCall {
 /** What `coder-subagents run` reports; `--json` prints it as is. */
 export interface CoderRunReport {
   status: 'completed' | 'skipped' | 'failed';
-  /** the skip reason or the failure message */
+  /** the failure message, the skip reason, or the coder's own summary */
   message?: string;
   /** workspace-relative path of the prompt file, when the run got that far */
   prompt_file?: string;
@@ -51,7 +51,8 @@ export function coderRunReport(args: {
     const input = call.inputs[0] as Record<string, unknown> | undefined;
     const stage = input?.coder_stage;
     if (!isStage(stage)) continue;
-    const response = call.afterAll !== undefined ? call.afterAll : call.outputs?.[0];
+    // as the pipeline reads it: after_all, else outputs[1]; a null there is a nil for Lua (no response)
+    const response = call.afterAll ?? call.outputs?.[0] ?? undefined;
     const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
     subAgents.push({
       stage,
@@ -65,14 +66,14 @@ export function coderRunReport(args: {
     .of('ai')
     .filter((e) => e.agent === coderName && e.depth === 0)
     .map((e) => ({ task: e.task, model: e.model, prompt: e.prompt, response: e.response }));
-  const afterAll = outcome?.afterAll as { prompt_file?: unknown } | undefined;
+  const afterAll = outcome?.afterAll as { prompt_file?: unknown; message?: unknown } | undefined;
   const promptFile =
     typeof afterAll?.prompt_file === 'string'
       ? afterAll.prompt_file
       : [...files.created, ...files.changed].find((p) => p.endsWith('coder-prompt.md'));
   return {
     status: error ? 'failed' : outcome?.skipped !== undefined ? 'skipped' : 'completed',
-    message: error ? error.message : outcome?.skipped,
+    message: error ? error.message : (outcome?.skipped ?? (typeof afterAll?.message === 'string' ? afterAll.message : undefined)),
     prompt_file: promptFile,
     sub_agents: subAgents,
     ai_calls: aiCalls,

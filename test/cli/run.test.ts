@@ -33,7 +33,7 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--ai', 'ai.toml'], WS);
     expect(r.stdout).toContain('stage pre\n  ✓ my/add-ctx.aip: params +model ~context_globs; prompts changed (2 segments)');
     expect(r.stdout).toContain('stage post_task (task 1)\n  ✓ my/guard.aip: AI answer replaced');
-    expect(r.stdout).toMatch(/completed$/m);
+    expect(r.stdout).toMatch(/^completed: Coder done: 1 of 1 task\(s\) answered, 1 file change\(s\) applied, 0 failed\.$/m);
   });
 
   it('exits 1 when the coder run fails, naming the reason', async () => {

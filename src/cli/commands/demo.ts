@@ -1,5 +1,91 @@
 import type { Command } from 'commander';
+import { createTwoFilesPatch } from 'diff';
+import { existsSync, readFileSync } from 'node:fs';
+import nodePath from 'node:path';
+import pc from 'picocolors';
+import { coderRunReport, describeEffect, type CoderRunReport } from '../../coder/run-report.ts';
+import { ScriptedAi } from '../../runtime/ai.ts';
+import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
+import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
+import type { Vfs } from '../../runtime/vfs-types.ts';
 import type { SetExit } from '../errors.ts';
 
-// Placeholder: replaced by the module that implements `demo`.
-export function register(_program: Command, _setExit: SetExit): void {}
+export const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
+
+export function register(program: Command, setExit: SetExit): void {
+  program
+    .command('demo')
+    .description('run the coder with sub-agents at all four stages on fixtures/demo, with scripted answers, and show the pipeline (nothing is written)')
+    .option('--workspace <dir>', 'another demo workspace (needs ai.toml and a coder prompt)', DEMO_WORKSPACE)
+    .action((o: { workspace: string }) => {
+      const ws = nodePath.resolve(o.workspace);
+      const aiFile = nodePath.join(ws, 'ai.toml');
+      if (!existsSync(aiFile)) throw new Error(`${aiFile} not found: the demo needs the scripted answers of its workspace`);
+      const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai: ScriptedAi.fromToml(readFileSync(aiFile, 'utf8'), aiFile) });
+      let outcome: RunOutcome | undefined;
+      let error: Error | undefined;
+      try {
+        outcome = sim.run({ name: 'pro@coder', baseDir: ws });
+      } catch (err) {
+        error = err as Error;
+      }
+      const report = coderRunReport({ coderName: 'pro@coder', trace: sim.trace, files: sim.vfs.changes(), outcome, error });
+      process.stdout.write(renderDemo(report, sim.vfs, ws) + '\n');
+      if (error) setExit(1);
+    });
+}
+
+const STAGE_TITLES: Record<string, string> = {
+  pre: 'Before All: the prompt is read, then the `pre` sub-agents may change params and instruction',
+  pre_task: 'Data: before each task, `pre_task` sub-agents may change that task',
+  post_task: 'Output: after the AI answered, `post_task` sub-agents may check or replace the answer',
+  post: 'After All: `post` sub-agents see every answer as applied',
+};
+
+/** The demo's story: each stage with its sub-agents and their effects, the AI calls, then every file as a diff. */
+export function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
+  const out: string[] = [pc.bold(`pro@coder on ${nodePath.relative(process.cwd(), ws) || ws} (simulated AIPack, scripted AI)`), ''];
+  let lastStage = '';
+  for (const call of r.sub_agents) {
+    if (call.stage !== lastStage) {
+      out.push(pc.bold(pc.cyan(`■ ${STAGE_TITLES[call.stage]}`)));
+      lastStage = call.stage;
+    }
+    const task = call.task !== undefined ? pc.dim(` [task ${call.task}]`) : '';
+    out.push(`  ${call.effect.error ? pc.red('✗') : pc.green('✓')} ${call.agent}${task}: ${describeEffect(call.effect)}`);
+    const e = call.effect;
+    if (e.prompts.changed) for (const seg of e.prompts.after) out.push(pc.dim(`      │ ${seg.split('\n')[0]}`));
+    if (e.params.added.length || e.params.changed.length) {
+      for (const k of [...e.params.added, ...e.params.changed]) out.push(pc.dim(`      │ ${k} = ${JSON.stringify(e.params.after[k])}`));
+    }
+    if (call.stage === 'post_task') {
+      const ai = r.ai_calls.find((a) => a.task === call.task);
+      if (ai) out.push(pc.dim(`      │ AI (${ai.model}) answered ${ai.response.length} chars`));
+    }
+  }
+  out.push('');
+  out.push(pc.bold('Files the run wrote (kept in memory; the demo workspace is unchanged):'));
+  for (const rel of [...r.files.created, ...r.files.changed]) {
+    const before = r.files.created.includes(rel) ? '' : (readDisk(nodePath.join(ws, rel)) ?? '');
+    const after = vfs.readFile(nodePath.join(ws, rel)) ?? '';
+    out.push(pc.yellow(`── ${rel}${r.files.created.includes(rel) ? ' (new)' : ''}`));
+    out.push(colourPatch(createTwoFilesPatch(`a/${rel}`, `b/${rel}`, before, after, '', '', { context: 2 })));
+  }
+  for (const rel of r.files.deleted) out.push(pc.red(`── ${rel} (deleted)`));
+  out.push('');
+  const status = r.status === 'completed' ? pc.green('completed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.red('failed');
+  out.push(`${status}${r.message ? `: ${r.message}` : ''}`);
+  return out.join('\n');
+}
+
+function readDisk(abs: string): string | undefined {
+  return existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
+}
+
+function colourPatch(patch: string): string {
+  return patch
+    .split('\n')
+    .slice(3) // the ===, --- and +++ header lines repeat the file name
+    .map((l) => (l.startsWith('+') ? pc.green(l) : l.startsWith('-') ? pc.red(l) : l.startsWith('@@') ? pc.cyan(l) : l))
+    .join('\n');
+}

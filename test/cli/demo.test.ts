@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/runtime/packs.ts';
+import { runCli } from '../helpers/cli.ts';
+
+describe('coder-subagents demo (npm run demo)', () => {
+  it('runs the coder with sub-agents at all four stages and shows each effect and the changed files', async () => {
+    const r = await runCli(['demo'], REPO_ROOT);
+    expect(r.code).toBe(0);
+    for (const stage of ['Before All', 'Data', 'Output', 'After All']) expect(r.stdout).toContain(`■ ${stage}:`);
+    // a pre sub-agent changed params, a pre_task one the model, a post_task one the AI answer
+    expect(r.stdout).toMatch(/context-from-words\.aip: params ~context_globs/);
+    expect(r.stdout).toMatch(/model-per-task\.aip \[task 2\]: params \+model/);
+    expect(r.stdout).toMatch(/forbidden-paths-guard\.aip \[task 2\]: AI answer replaced/);
+    expect(r.stdout).toContain('── src/auth/login.ts');
+    expect(r.stdout).toContain('── src/utils/format.ts');
+    expect(r.stdout).not.toContain('── .env'); // the guard stripped it from the answer
+    expect(r.stdout.trimEnd()).toMatch(/completed: Coder done: 2 of 2 task\(s\) answered/);
+  });
+});
