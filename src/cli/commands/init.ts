@@ -1,5 +1,63 @@
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import nodePath from 'node:path';
 import type { Command } from 'commander';
-import type { SetExit } from '../errors.ts';
+import { STAGES, type Stage } from '../../contract/index.ts';
+import { starterFiles } from '../../harness/templates.ts';
+import { UsageError, type SetExit } from '../errors.ts';
 
-// Placeholder: replaced by the module that implements `init`.
-export function register(_program: Command, _setExit: SetExit): void {}
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+interface InitOptions {
+  dir: string;
+  stage: string;
+}
+
+const shown = (abs: string) => {
+  const rel = nodePath.relative(process.cwd(), abs);
+  return rel === '' ? '.' : rel.startsWith('..') ? abs : rel.split(nodePath.sep).join('/');
+};
+
+/** `coder-subagents init <name>`: a working sub-agent and its passing contract cases. */
+export function register(program: Command, _setExit: SetExit): void {
+  program
+    .command('init <name>')
+    .description('write a starter sub-agent <name>.aip for one stage, and <name>.contract.toml with passing cases')
+    .option('--dir <dir>', 'directory to write them in', '.')
+    .option('--stage <stage>', `the stage it runs in: ${STAGES.join(', ')}`, 'pre')
+    .action((name: string, o: InitOptions) => {
+      const base = name.endsWith('.aip') ? name.slice(0, -4) : name;
+      if (!NAME.test(base)) {
+        throw new UsageError(`name '${name}': expected letters, digits, '-' and '_' (e.g. prompt-refiner), no path`);
+      }
+      if (!(STAGES as readonly string[]).includes(o.stage)) {
+        throw new UsageError(`--stage ${o.stage}: expected one of ${STAGES.join(', ')}`);
+      }
+      const dir = nodePath.resolve(o.dir);
+      if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--dir ${o.dir}: not a directory`);
+      const aipFile = nodePath.join(dir, `${base}.aip`);
+      const contractFile = nodePath.join(dir, `${base}.contract.toml`);
+      const existing = [aipFile, contractFile].filter((f) => existsSync(f));
+      if (existing.length > 0) {
+        throw new UsageError(`${existing.map(shown).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
+      }
+      const agentPath = shown(aipFile).startsWith('/') ? `${base}.aip` : shown(aipFile);
+      const files = starterFiles(base, o.stage as Stage, agentPath);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(aipFile, files.aip, { flag: 'wx' });
+      writeFileSync(contractFile, files.contract, { flag: 'wx' });
+      const testDir = shown(dir);
+      process.stdout.write(
+        [
+          `created ${shown(aipFile)}`,
+          `created ${shown(contractFile)}`,
+          '',
+          'Next steps:',
+          `  1. run its cases:      npx coder-subagents test ${testDir}`,
+          `  2. edit both files; re-run on save with: npx coder-subagents test ${testDir} --watch`,
+          '  3. enable it in the meta block of your coder-prompt.md (name = its path from the workspace root):',
+          `       sub_agents = [${files.entry}]`,
+          '',
+        ].join('\n'),
+      );
+    });
+}

@@ -1,0 +1,302 @@
+/**
+ * What one sub-agent's response does to the coder, computed from the sub-agent's input table and its raw
+ * response (SUB_AGENTS.md sections 2-4). Pure data analysis: no runtime, no harness. The contract itself (which
+ * fields exist, which stage uses which, the messages) comes from src/contract; this module only compares.
+ *
+ * Used by the contract-test harness (src/harness) and by reports of simulated runs.
+ */
+import {
+  RESPONSE_FIELDS,
+  checkResponse,
+  ignoredFields,
+  luaList,
+  luaType,
+  messages,
+  type Stage,
+} from '../contract/index.ts';
+
+/** What a response does to `coder_params`. Key lists are top-level keys, sorted; `sub_agents` never counts. */
+export interface ParamsEffect {
+  /** the stage adopts `coder_params` (pre, pre_task) and the response gave it */
+  replaced: boolean;
+  added: string[];
+  changed: string[];
+  /** keys of the input's `coder_params` that the returned table drops (they are gone after the stage) */
+  removed: string[];
+  /** the input's params, without `sub_agents` */
+  before: Record<string, unknown>;
+  /** the params the stage continues with (the input's when not replaced), without `sub_agents` */
+  after: Record<string, unknown>;
+}
+
+export interface PromptsEffect {
+  /** the stage adopts `coder_prompts`/`coder_prompt` and the response gave one of them */
+  replaced: boolean;
+  /** replaced with a different list */
+  changed: boolean;
+  before: string[];
+  after: string[];
+}
+
+export interface ResponseEffect {
+  /** `post_task` only: the response gave `coder_response`, so the AI text is replaced */
+  replaced: boolean;
+  /** the text before (the input's `coder_response.content`) */
+  before?: string;
+  /** the text the coder applies */
+  after?: string;
+}
+
+export interface UnknownKey {
+  key: string;
+  /** a known response field the key is probably a typo of */
+  suggestion?: string;
+}
+
+export interface StageEffect {
+  stage: Stage;
+  /** the sub-agent's name as configured (`agent_config.name` of the input) */
+  agent: string;
+  /** `nil`: no response (nothing changes); `table`: a response table; `invalid`: anything else */
+  response: 'nil' | 'table' | 'invalid';
+  /** the failure the pipeline reports for this response (invalid response, success = false, error_msg, raised) */
+  error?: string;
+  params: ParamsEffect;
+  prompts: PromptsEffect;
+  coderResponse: ResponseEffect;
+  /** response fields (or keys of them) that this stage ignores: `coder_params` in post, ... */
+  ignored: string[];
+  /** top-level response keys the contract does not know */
+  unknownKeys: UnknownKey[];
+  /** the returned `coder_params` holds a `sub_agents` key (it is removed before use) */
+  subAgentsInParams: boolean;
+  /** the response gave `sub_agents_next` (it replaces the not-yet-run tail of the stage run) */
+  subAgentsNext: boolean;
+  agentResult?: unknown;
+  /** anything the coder continues with differs: params, prompts or the AI text */
+  changed: boolean;
+}
+
+export interface AnalyzeOptions {
+  /** an error raised by `aip.agent.run` for this sub-agent (then there is no response) */
+  raised?: unknown;
+}
+
+const ADOPTS: Record<Stage, { params: boolean; prompts: boolean; response: boolean }> = {
+  pre: { params: true, prompts: true, response: false },
+  pre_task: { params: true, prompts: true, response: false },
+  post_task: { params: false, prompts: false, response: true },
+  post: { params: false, prompts: false, response: false },
+};
+
+const KNOWN_FIELDS = RESPONSE_FIELDS.map((f) => f.name);
+
+/** nil and AIPack's null sentinel both mean "not given". */
+const given = (v: unknown) => v !== undefined && v !== null;
+
+function get(t: unknown, key: string): unknown {
+  if (typeof t !== 'object' || t === null) return undefined;
+  return Object.prototype.hasOwnProperty.call(t, key) ? (t as Record<string, unknown>)[key] : undefined;
+}
+
+/** A table's entries as a plain record (a Lua list arrives as an array: keys become "1".."n"). */
+function entriesOf(t: unknown): Record<string, unknown> {
+  if (typeof t !== 'object' || t === null) return {};
+  const out: Record<string, unknown> = {};
+  if (Array.isArray(t)) {
+    t.forEach((v, i) => {
+      if (v !== undefined) out[String(i + 1)] = v;
+    });
+  } else {
+    for (const [k, v] of Object.entries(t)) if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+function withoutSubAgents(t: unknown): Record<string, unknown> {
+  const copy = entriesOf(t);
+  delete copy.sub_agents;
+  return copy;
+}
+
+function stringList(v: unknown): string[] {
+  const items = luaList(v);
+  return items ? items.filter((x): x is string => typeof x === 'string') : [];
+}
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Equality of two values as Lua tables: an empty list and an empty table are the same value, `undefined`
+ * entries do not exist, and a JS array equals the table with keys 1..n.
+ */
+export function luaEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const ta = typeof a === 'object' && a !== null;
+  const tb = typeof b === 'object' && b !== null;
+  if (!ta || !tb) return false;
+  const ea = entriesOf(a);
+  const eb = entriesOf(b);
+  const ka = Object.keys(ea);
+  if (ka.length !== Object.keys(eb).length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(eb, k) && luaEqual(ea[k], eb[k]));
+}
+
+/** Edit distance (insertions, deletions, substitutions, adjacent transpositions). */
+function distance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * The candidate `word` is most probably a typo of, or undefined when none is close: the smallest
+ * case-insensitive edit distance within a third of the word's length (at least 1); failing that, a candidate that
+ * contains the word or is contained in it (`prompt` -> `coder_prompt`), the closest first.
+ */
+export function suggest(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  const limit = Math.max(1, Math.floor(w.length / 3));
+  let best: { c: string; score: number } | undefined;
+  for (const c of candidates) {
+    const lc = c.toLowerCase();
+    const d = distance(w, lc);
+    const affix = w.length >= 4 && (lc.includes(w) || w.includes(lc));
+    if (d > limit && !affix) continue;
+    const score = d <= limit ? d : 1000 + d;
+    if (!best || score < best.score) best = { c, score };
+  }
+  return best?.c;
+}
+
+/** The failure message the pipeline reports for a checked response, or undefined when it succeeds. */
+function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeOptions): string | undefined {
+  if (opts.raised !== undefined) return messages.raised(name, opts.raised);
+  const what = checkResponse(stage, response);
+  if (what !== undefined) return messages.invalid(name, what);
+  if (luaType(response) !== 'table') return undefined;
+  const errorMsg = get(response, 'error_msg');
+  if (get(response, 'success') === false || given(errorMsg)) {
+    const details = get(response, 'error_details');
+    return messages.failed(name, given(errorMsg) ? (errorMsg as string) : undefined, given(details) ? (details as string) : undefined);
+  }
+  return undefined;
+}
+
+/**
+ * The effect of one sub-agent response in `stage`. `input` is the table the sub-agent received (section 2),
+ * `response` what it returned (its After All value, else its first output; undefined for nil).
+ */
+export function analyzeEffect(stage: Stage, input: unknown, response: unknown, opts: AnalyzeOptions = {}): StageEffect {
+  const config = get(input, 'agent_config');
+  const name = typeof get(config, 'name') === 'string' ? (get(config, 'name') as string) : '?';
+  const paramsBefore = withoutSubAgents(get(input, 'coder_params'));
+  const promptsBefore = stringList(get(input, 'coder_prompts'));
+  const responseBefore = get(get(input, 'coder_response'), 'content');
+  const t = luaType(response);
+  const error = failureOf(stage, name, response, opts);
+  const usable = error === undefined && t === 'table';
+  const adopts = ADOPTS[stage];
+
+  const params: ParamsEffect = { replaced: false, added: [], changed: [], removed: [], before: paramsBefore, after: paramsBefore };
+  const returnedParams = get(response, 'coder_params');
+  if (usable && adopts.params && given(returnedParams)) {
+    const after = withoutSubAgents(returnedParams);
+    params.replaced = true;
+    params.after = after;
+    for (const key of Object.keys(after).sort(byCodeUnit)) {
+      if (!(key in paramsBefore)) params.added.push(key);
+      else if (!luaEqual(paramsBefore[key], after[key])) params.changed.push(key);
+    }
+    params.removed = Object.keys(paramsBefore).filter((k) => !(k in after)).sort(byCodeUnit);
+  }
+
+  const prompts: PromptsEffect = { replaced: false, changed: false, before: promptsBefore, after: promptsBefore };
+  if (usable && adopts.prompts) {
+    const list = get(response, 'coder_prompts');
+    const one = get(response, 'coder_prompt');
+    if (given(list)) prompts.after = stringList(list);
+    else if (given(one)) prompts.after = [one as string];
+    prompts.replaced = given(list) || given(one);
+    prompts.changed = prompts.replaced && !luaEqual(prompts.before, prompts.after);
+  }
+
+  const coderResponse: ResponseEffect = {
+    replaced: false,
+    before: typeof responseBefore === 'string' ? responseBefore : undefined,
+    after: typeof responseBefore === 'string' ? responseBefore : undefined,
+  };
+  const returnedResponse = get(response, 'coder_response');
+  if (usable && adopts.response && given(returnedResponse)) {
+    coderResponse.replaced = true;
+    coderResponse.after = get(returnedResponse, 'content') as string;
+  }
+
+  const unknownKeys: UnknownKey[] = [];
+  if (t === 'table' && !Array.isArray(response)) {
+    for (const key of Object.keys(response as object).sort(byCodeUnit)) {
+      if (KNOWN_FIELDS.includes(key)) continue;
+      const suggestion = suggest(key, KNOWN_FIELDS);
+      unknownKeys.push(suggestion ? { key, suggestion } : { key });
+    }
+  }
+
+  const subAgentsInParams = t === 'table' && luaType(returnedParams) === 'table' && given(get(returnedParams, 'sub_agents'));
+  const agentResult = get(response, 'agent_result');
+  const changed =
+    (params.replaced && (params.added.length + params.changed.length + params.removed.length > 0)) ||
+    prompts.changed ||
+    (coderResponse.replaced && coderResponse.after !== coderResponse.before);
+
+  return {
+    stage,
+    agent: name,
+    response: t === 'nil' ? 'nil' : t === 'table' ? 'table' : 'invalid',
+    ...(error !== undefined ? { error } : {}),
+    params,
+    prompts,
+    coderResponse,
+    ignored: t === 'table' ? ignoredFields(stage, response, input) : [],
+    unknownKeys,
+    subAgentsInParams,
+    subAgentsNext: given(get(response, 'sub_agents_next')),
+    ...(given(agentResult) ? { agentResult } : {}),
+    changed,
+  };
+}
+
+const list = (keys: string[]) => keys.join(', ');
+
+const isEmptyTable = (v: unknown) => typeof v === 'object' && v !== null && luaList(v)?.length === 0;
+
+/**
+ * The warnings an effect deserves: things that are allowed but are usually mistakes. Each is one line and says
+ * what happens.
+ */
+export function effectWarnings(effect: StageEffect): string[] {
+  const out: string[] = [];
+  // a dropped empty table (the glob defaults set before pre) reads as nil anyway: not worth a warning
+  const dropped = effect.params.removed.filter((k) => !isEmptyTable(effect.params.before[k]));
+  if (effect.params.replaced && dropped.length > 0) {
+    out.push(
+      `coder_params drops ${list(dropped)}: the returned table replaces the params, so dropped keys are gone ` +
+        `(return a modified copy of input.coder_params to keep them)`,
+    );
+  }
+  for (const u of effect.unknownKeys) {
+    out.push(`unknown response key '${u.key}'${u.suggestion ? ` (did you mean '${u.suggestion}'?)` : ''}: it is ignored`);
+  }
+  if (effect.subAgentsInParams) {
+    out.push('coder_params contains sub_agents: it is removed before use (a sub-agent changes the pipeline with sub_agents_next)');
+  }
+  const ignored = effect.ignored.filter((f) => f !== 'coder_params.sub_agents');
+  if (ignored.length > 0) out.push(`${effect.stage} ignores ${list(ignored)}`);
+  return out;
+}

@@ -1,0 +1,398 @@
+/**
+ * Contract case files (`*.contract.toml`): their zod schema, and the loader that turns a file into checked cases.
+ * Every problem is reported as a CaseFileError naming the file, the case and the key, and what was expected.
+ *
+ *   agent = "prompt-refiner.aip"        # relative to this file, or ns@pack/name
+ *   support = ["templates"]             # optional: more files/dirs (relative to this file) the agent needs
+ *   [[case]]
+ *   name = "adds a focus line"
+ *   stage = "pre"
+ *   ...
+ *   [case.expect]
+ *   ...
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import nodePath from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { StageSchema, type Stage } from '../contract/index.ts';
+import { suggest } from '../coder/effects.ts';
+
+/** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
+export class CaseFileError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly caseName?: string,
+    readonly key?: string,
+  ) {
+    super(message);
+    this.name = 'CaseFileError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Schema
+
+const Table = z.record(z.string(), z.unknown());
+const StringList = z.array(z.string());
+const FileMap = z.record(z.string(), z.string());
+
+const AiAnswerTableSchema = z.strictObject({
+  content: z.string(),
+  model: z.string().optional(),
+  match: z.string().optional(),
+  agent: z.string().optional(),
+  reusable: z.boolean().optional(),
+});
+
+export const AiAnswerSchema = z.union([z.string(), AiAnswerTableSchema], {
+  error: 'expected a string, or a table { content, model?, match?, agent?, reusable? }',
+});
+
+export const TaskSchema = z.strictObject({
+  num: z.number().int().min(1).optional(),
+  count: z.number().int().min(1).optional(),
+  working_files: StringList.optional(),
+});
+
+const UsageSchema = z.strictObject({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() });
+
+const CoderResponseTableSchema = z.strictObject({
+  content: z.string(),
+  model_name: z.string().optional(),
+  usage: UsageSchema.optional(),
+});
+
+export const CoderResponseSchema = z.union([z.string(), CoderResponseTableSchema], {
+  error: 'expected a string, or a table { content, model_name?, usage? }',
+});
+
+export const ResponsesItemSchema = z.strictObject({
+  task_num: z.number().int().min(1),
+  content: z.string(),
+  files_changed: StringList.optional(),
+  files_failed: StringList.optional(),
+});
+
+export const ExpectSchema = z.strictObject({
+  params: Table.optional(),
+  params_contains: Table.optional(),
+  prompts: StringList.optional(),
+  prompt: z.string().optional(),
+  response: z.string().optional(),
+  unchanged: z.boolean().optional(),
+  error: z.string().optional(),
+  files: FileMap.optional(),
+});
+
+/** The inputs of one stage run (a case without its name and expectations). */
+export const stageInputShape = {
+  stage: StageSchema.optional(),
+  prompt: z.string().optional(),
+  prompts: StringList.optional(),
+  params: Table.optional(),
+  config: Table.optional(),
+  files: FileMap.optional(),
+  ai: z.array(AiAnswerSchema).optional(),
+  task: TaskSchema.optional(),
+  response: CoderResponseSchema.optional(),
+  responses: z.array(ResponsesItemSchema).optional(),
+};
+
+export const CaseSchema = z.strictObject({
+  name: z.string().min(1),
+  skip: z.boolean().optional(),
+  ...stageInputShape,
+  expect: ExpectSchema.optional(),
+});
+
+export const CaseFileSchema = z.strictObject({
+  agent: z.string().min(1),
+  support: StringList.optional(),
+  case: z.array(CaseSchema).min(1),
+});
+
+export type AiAnswer = z.infer<typeof AiAnswerSchema>;
+export type CaseExpect = z.infer<typeof ExpectSchema>;
+export type CaseTask = z.infer<typeof TaskSchema>;
+export type CoderResponseInput = z.infer<typeof CoderResponseSchema>;
+export type ResponsesItem = z.infer<typeof ResponsesItemSchema>;
+
+/** One checked case. */
+export interface ContractCase {
+  name: string;
+  /** 1-based position in the file */
+  index: number;
+  stage: Stage;
+  skip: boolean;
+  prompts: string[];
+  params: Record<string, unknown>;
+  config: Record<string, unknown>;
+  files: Record<string, string>;
+  ai: AiAnswer[];
+  task?: CaseTask;
+  response?: CoderResponseInput;
+  responses?: ResponsesItem[];
+  expect: CaseExpect;
+}
+
+/** A loaded case file. */
+export interface ContractFile {
+  /** absolute path */
+  file: string;
+  /** the directory relative agent names and support paths are resolved from */
+  dir: string;
+  agent: string;
+  support: string[];
+  cases: ContractCase[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Error wording
+
+/** The known keys of the table at a zod path, for "did you mean". */
+function keysAt(path: PropertyKey[]): string[] {
+  const p = path.map(String);
+  if (p.length === 0) return Object.keys(CaseFileSchema.shape);
+  if (p[0] !== 'case') return [];
+  if (p.length === 2) return Object.keys(CaseSchema.shape);
+  const k = p[2];
+  if (p.length === 3 && k === 'expect') return Object.keys(ExpectSchema.shape);
+  if (p.length === 3 && k === 'task') return Object.keys(TaskSchema.shape);
+  if (p.length === 4 && k === 'responses') return Object.keys(ResponsesItemSchema.shape);
+  if (p.length === 4 && k === 'ai') return Object.keys(AiAnswerTableSchema.shape);
+  if (p.length === 3 && k === 'response') return Object.keys(CoderResponseTableSchema.shape);
+  if (p.length === 4 && k === 'response' && p[3] === 'usage') return Object.keys(UsageSchema.shape);
+  return [];
+}
+
+/** A value's type in TOML words. */
+function tomlType(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (v instanceof Date) return 'a date/time';
+  switch (typeof v) {
+    case 'string':
+      return 'a string';
+    case 'number':
+    case 'bigint':
+      return Number.isInteger(Number(v)) ? 'an integer' : 'a float';
+    case 'boolean':
+      return 'a boolean';
+    default:
+      return 'a table';
+  }
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'a table',
+  record: 'a table',
+};
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  input?: unknown;
+  expected?: string;
+  keys?: string[];
+  errors?: Issue[][];
+  minimum?: number | bigint;
+  origin?: string;
+  values?: unknown[];
+}
+
+/** One line for a zod issue, without the location. */
+function describeIssue(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return `missing (expected ${EXPECTED[issue.expected ?? ''] ?? issue.expected})`;
+      return `expected ${EXPECTED[issue.expected ?? ''] ?? issue.expected}, got ${tomlType(issue.input)}`;
+    case 'invalid_value':
+      return `expected one of ${(issue.values ?? []).map(String).join(', ')}, got ${JSON.stringify(issue.input)}`;
+    case 'too_small':
+      if (issue.origin === 'string') return 'must not be empty';
+      if (issue.origin === 'array') return `must have at least ${issue.minimum} item${issue.minimum === 1 ? '' : 's'}`;
+      return `must be at least ${issue.minimum}`;
+    default:
+      return issue.message;
+  }
+}
+
+/** Where a zod path points, in the file's words: `case #2 "name"` and `expect.params`. */
+function locate(raw: unknown, path: PropertyKey[]): { caseLabel?: string; caseName?: string; key: string } {
+  const p = [...path];
+  let caseLabel: string | undefined;
+  let caseName: string | undefined;
+  if (p[0] === 'case' && typeof p[1] === 'number') {
+    const cases = (raw as { case?: unknown[] }).case;
+    const name = Array.isArray(cases) ? (cases[p[1]] as { name?: unknown } | undefined)?.name : undefined;
+    caseName = typeof name === 'string' && name !== '' ? name : undefined;
+    caseLabel = `case #${p[1] + 1}${caseName ? ` "${caseName}"` : ''}`;
+    p.splice(0, 2);
+  }
+  let key = '';
+  for (const seg of p) key += typeof seg === 'number' ? `[${seg + 1}]` : key === '' ? String(seg) : `.${String(seg)}`;
+  return { caseLabel, caseName, key };
+}
+
+function issueError(file: string, raw: unknown, issue: Issue): CaseFileError {
+  // A union of "string or table" given a table: the table branch says what is wrong inside it.
+  if (issue.code === 'invalid_union' && issue.errors && typeof issue.input === 'object' && issue.input !== null && !Array.isArray(issue.input)) {
+    const branch = issue.errors[issue.errors.length - 1] ?? [];
+    const inner = branch.find((i) => i.code === 'unrecognized_keys') ?? branch[0];
+    if (inner) return issueError(file, raw, { ...inner, path: [...issue.path, ...inner.path] });
+  }
+  if (issue.code === 'unrecognized_keys') {
+    const known = keysAt(issue.path);
+    const unknown = issue.keys ?? [];
+    const loc = locate(raw, [...issue.path, unknown[0] ?? '']);
+    const hint = unknown.map((k) => {
+      const s = suggest(k, known);
+      return s ? `'${k}' (did you mean '${s}'?)` : `'${k}'`;
+    });
+    const where = locate(raw, issue.path);
+    const prefix = [file, where.caseLabel, where.key || undefined].filter(Boolean).join(': ');
+    const allowed = known.length > 0 ? ` (allowed: ${known.join(', ')})` : '';
+    return new CaseFileError(`${prefix}: unknown key${unknown.length > 1 ? 's' : ''} ${hint.join(', ')}${allowed}`, file, loc.caseName, loc.key);
+  }
+  const loc = locate(raw, issue.path);
+  const prefix = [file, loc.caseLabel, loc.key || undefined].filter(Boolean).join(': ');
+  return new CaseFileError(`${prefix}: ${describeIssue(issue)}`, file, loc.caseName, loc.key);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Loading
+
+/** The stage inputs of a case or of a runStage request, as the schema reads them. */
+export type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & { expect?: CaseExpect };
+
+/** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */
+export function caseProblem(c: StageInputFields): [string, string] | undefined {
+  const stage = c.stage ?? 'pre';
+  const onlyIn = (key: string, stages: Stage[]): [string, string] =>
+    [key, `only used in stage ${stages.join(' and ')} (this case's stage is ${stage})`];
+  if (c.prompt !== undefined && c.prompts !== undefined) return ['prompts', 'give prompt or prompts, not both'];
+  if (c.task !== undefined && stage !== 'pre_task' && stage !== 'post_task') return onlyIn('task', ['pre_task', 'post_task']);
+  if (c.response !== undefined && stage !== 'post_task') return onlyIn('response', ['post_task']);
+  if (c.responses !== undefined && stage !== 'post') return onlyIn('responses', ['post']);
+  if (c.expect?.response !== undefined && stage !== 'post_task') return onlyIn('expect.response', ['post_task']);
+  for (const key of ['name', 'stages'] as const) {
+    if (c.config && key in c.config) {
+      return [`config.${key}`, `set by the harness (name = the case file's agent, stages = { "${stage}" }); remove it`];
+    }
+  }
+  if (c.params && 'sub_agents' in c.params) {
+    return ['params.sub_agents', "set by the harness to this sub-agent's entry; put its extra keys in config"];
+  }
+  for (const key of Object.keys(c.files ?? {})) {
+    if (nodePath.isAbsolute(key) || key.split(/[\\/]/).includes('..')) {
+      return [`files."${key}"`, 'expected a workspace-relative path (no leading /, no ..)'];
+    }
+  }
+  const e = c.expect ?? {};
+  if (e.error !== undefined) {
+    try {
+      new RegExp(e.error);
+    } catch (err) {
+      return ['expect.error', `invalid regex: ${(err as Error).message}`];
+    }
+    for (const key of ['params', 'params_contains', 'prompts', 'prompt', 'response', 'unchanged'] as const) {
+      if (e[key] !== undefined) return [`expect.${key}`, 'cannot be combined with expect.error (a failed stage has no result)'];
+    }
+  }
+  if (e.params && 'sub_agents' in e.params) return ['expect.params.sub_agents', 'sub_agents is never part of the compared params'];
+  if (c.ai) {
+    for (const [i, a] of c.ai.entries()) {
+      if (typeof a === 'object' && a.match !== undefined) {
+        try {
+          new RegExp(a.match);
+        } catch (err) {
+          return [`ai[${i + 1}].match`, `invalid regex: ${(err as Error).message}`];
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function toCase(c: z.infer<typeof CaseSchema>, index: number): ContractCase {
+  return {
+    name: c.name,
+    index,
+    stage: c.stage ?? 'pre',
+    skip: c.skip ?? false,
+    prompts: c.prompts ?? [c.prompt ?? ''],
+    params: c.params ?? {},
+    config: c.config ?? {},
+    files: c.files ?? {},
+    ai: c.ai ?? [],
+    task: c.task,
+    response: c.response,
+    responses: c.responses,
+    expect: c.expect ?? {},
+  };
+}
+
+/** Parses and checks the text of a case file. `file` names it in messages and anchors relative paths. */
+export function parseContractFile(text: string, file: string): ContractFile {
+  const abs = nodePath.resolve(file);
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (err) {
+    if (err instanceof TomlError) throw new CaseFileError(`${file}:${err.line}:${err.column}: invalid TOML: ${err.message.split('\n')[0]}`, file);
+    throw err;
+  }
+  const parsed = CaseFileSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    const issues = parsed.error.issues as unknown as Issue[];
+    // unknown keys first: a typo usually explains the "missing" error next to it
+    const first = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
+    throw issueError(file, raw, first);
+  }
+  const data = parsed.data;
+  const seen = new Map<string, number>();
+  data.case.forEach((c, i) => {
+    const label = `case #${i + 1} "${c.name}"`;
+    const problem = caseProblem(c);
+    if (problem) throw new CaseFileError(`${file}: ${label}: ${problem[0]}: ${problem[1]}`, file, c.name, problem[0]);
+    const prev = seen.get(c.name);
+    if (prev !== undefined) throw new CaseFileError(`${file}: ${label}: name: the same name as case #${prev} (names must be unique in a file)`, file, c.name, 'name');
+    seen.set(c.name, i + 1);
+  });
+  const dir = nodePath.dirname(abs);
+  for (const [i, s] of (data.support ?? []).entries()) {
+    if (nodePath.isAbsolute(s)) throw new CaseFileError(`${file}: support[${i + 1}]: expected a path relative to the case file, got '${s}'`, file, undefined, `support[${i + 1}]`);
+    if (!existsSync(nodePath.join(dir, s))) {
+      throw new CaseFileError(`${file}: support[${i + 1}]: '${s}' not found (looked for ${nodePath.join(dir, s)})`, file, undefined, `support[${i + 1}]`);
+    }
+  }
+  return {
+    file: abs,
+    dir,
+    agent: data.agent,
+    support: data.support ?? [],
+    cases: data.case.map((c, i) => toCase(c, i + 1)),
+  };
+}
+
+/** Reads, parses and checks a case file. */
+export function loadContractFile(file: string): ContractFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CaseFileError(`${file}: cannot read: ${(err as Error).message}`, file);
+  }
+  return parseContractFile(text, file);
+}
+
+export const CASE_FILE_SUFFIX = '.contract.toml';

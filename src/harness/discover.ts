@@ -1,0 +1,63 @@
+/** Finding case files, and which of them a changed file affects (for `test --watch`). */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import nodePath from 'node:path';
+import { CASE_FILE_SUFFIX } from './case-file.ts';
+
+export class DiscoveryError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DiscoveryError';
+  }
+}
+
+const skipDir = (name: string) => name === 'node_modules' || name.startsWith('.');
+
+function walk(dir: string, out: string[]): void {
+  for (const name of readdirSync(dir).sort()) {
+    const p = nodePath.join(dir, name);
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) {
+      if (!skipDir(name)) walk(p, out);
+    } else if (st.isFile() && name.endsWith(CASE_FILE_SUFFIX)) {
+      out.push(p);
+    }
+  }
+}
+
+/**
+ * The case files (`*.contract.toml`) under `paths` (files or directories, resolved from `cwd`), absolute,
+ * sorted, without duplicates. Directories are searched recursively, skipping node_modules and dot-dirs; a file
+ * named explicitly is taken whatever its name. A path that does not exist is a DiscoveryError.
+ */
+export function findContractFiles(paths: string[], cwd = process.cwd()): string[] {
+  const out: string[] = [];
+  for (const p of paths.length > 0 ? paths : ['.']) {
+    const abs = nodePath.resolve(cwd, p);
+    if (!existsSync(abs)) throw new DiscoveryError(`${p}: no such file or directory`);
+    if (statSync(abs).isDirectory()) walk(abs, out);
+    else out.push(abs);
+  }
+  return [...new Set(out)].sort();
+}
+
+const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep);
+
+/**
+ * The case files to re-run when `changed` (absolute) changed: a case file itself (also a new one), and every case
+ * file one of whose watched paths (its agent, the agent's lua/ dir, its support paths) is or contains `changed`.
+ * `watched` maps each known case file to its watched paths (ContractFileResult.watch).
+ */
+export function affectedContractFiles(changed: string, watched: ReadonlyMap<string, readonly string[]>): string[] {
+  const abs = nodePath.resolve(changed);
+  const out = new Set<string>();
+  if (abs.endsWith(CASE_FILE_SUFFIX)) out.add(abs);
+  for (const [file, paths] of watched) {
+    if (paths.some((p) => inside(abs, nodePath.resolve(p)))) out.add(file);
+  }
+  return [...out].sort();
+}

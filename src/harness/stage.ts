@@ -1,0 +1,419 @@
+/**
+ * Runs one sub-agent in one stage through the pack's own pipeline code, in a fresh sandbox.
+ *
+ * The sandbox is a simulated AIPack (src/runtime) whose workspace is a purely virtual directory: it holds the
+ * case's files, the agent under test (copied from disk to the same path relative to the workspace as it has
+ * relative to the case file, so its configured name resolves exactly as written) with its `lua/` dir, and the
+ * case file's `support` paths. A driver agent (driver.ts) is added as a virtual file inside the coder pack's
+ * directory and calls `utils_sub_agent.lua` as the coder does.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import nodePath from 'node:path';
+import { z } from 'zod';
+import { luaList, STAGES, type Stage } from '../contract/index.ts';
+import { analyzeEffect, effectWarnings, suggest, type StageEffect } from '../coder/effects.ts';
+import { ScriptedAi, type ScriptedResponse } from '../runtime/ai.ts';
+import { REPO_PACK } from '../runtime/packs.ts';
+import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
+import { AgentRunError, Simulator } from '../runtime/simulator.ts';
+import { Trace, type TraceEvent } from '../runtime/trace.ts';
+import { createOverlayVfs } from '../runtime/vfs.ts';
+import {
+  CaseFileError,
+  caseProblem,
+  stageInputShape,
+  type AiAnswer,
+  type CaseTask,
+  type CoderResponseInput,
+  type ResponsesItem,
+} from './case-file.ts';
+import { DRIVER_AIP, DRIVER_FILE } from './driver.ts';
+
+/** Where sandboxes live: a path that exists nowhere on disk, so the workspace holds only virtual files. */
+export const SANDBOX_ROOT = '/__coder_subagents_sandbox__';
+
+/** The model name a simulated coder answer reports (the simulator's stock model). */
+const SIM_MODEL = 'sim-model';
+
+export interface HarnessOptions {
+  /** the coder pack whose pipeline runs the sub-agent (default: this repo's built `pack/`, as pro@coder) */
+  pack?: PackLocation;
+  /** simulated AIPack version (default: the simulator's) */
+  aipackVersion?: string;
+  /** instruction budget of each Lua stage */
+  budget?: number;
+}
+
+/** The inputs of one stage run, as a case gives them (every field optional). */
+export interface StageInput {
+  stage?: Stage;
+  /** the coder_prompts before the stage (default `{ prompt }`, and `{ "" }` without either) */
+  prompts?: string[];
+  prompt?: string;
+  /** the coder params before the stage (without sub_agents) */
+  params?: Record<string, unknown>;
+  /** extra keys of the sub-agent's entry; `name` and `stages` are set by the harness */
+  config?: Record<string, unknown>;
+  /** workspace files present during the run (workspace-relative path -> content) */
+  files?: Record<string, string>;
+  /** answers for the sub-agent's own AI calls, in order */
+  ai?: AiAnswer[];
+  /** pre_task / post_task: `coder_task` (num and count default to 1, working_files to {}) */
+  task?: CaseTask;
+  /** post_task: the coder's AI answer */
+  response?: CoderResponseInput;
+  /** post: `coder_responses` */
+  responses?: ResponsesItem[];
+}
+
+export interface StageRequest extends StageInput, HarnessOptions {
+  /** the sub-agent: a path relative to `baseDir`, an absolute path, or `ns@pack/name` */
+  agent: string;
+  /** resolves a relative `agent` and `support` (default: the current directory) */
+  baseDir?: string;
+  /** more files or dirs (relative to `baseDir`) the agent needs, copied into the sandbox */
+  support?: string[];
+}
+
+export interface StageResult {
+  stage: Stage;
+  /** the stage succeeded (the pipeline reported no failure) */
+  ok: boolean;
+  /** the pipeline's failure message */
+  error?: string;
+  /** the params after the stage, without sub_agents (the params before it when it failed) */
+  params: Record<string, unknown>;
+  /** the prompt segments after the stage */
+  prompts: string[];
+  /** the prompts joined as the instruction: `table.concat(prompts, "\n\n")` */
+  prompt: string;
+  /** post_task: the text the coder applies (the AI's answer or the sub-agent's replacement) */
+  response?: string;
+  /** what the sub-agent returned (After All value, else first output; undefined for nil) */
+  rawResponse: unknown;
+  /** the input table the sub-agent received (undefined when it never ran) */
+  input: unknown;
+  /** what the response does (undefined when the sub-agent never ran, e.g. a bad config) */
+  effect?: StageEffect;
+  /** allowed but suspicious things: dropped params, unknown keys, ignored fields, unused AI answers */
+  warnings: string[];
+  /** workspace files the stage created or changed (content), or deleted (null) */
+  files: Record<string, string | null>;
+  /** a workspace file as the stage left it (workspace-relative path), undefined when absent */
+  readFile(path: string): string | undefined;
+  /** the sub-agent's part of the simulated run */
+  trace: Trace;
+  /** wall time of the simulated run */
+  ms: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The agent under test
+
+/** The agent under test, read from disk once and reusable for many stage runs. */
+export interface AgentUnderTest {
+  /** the name as written (what the sub_agents entry and every message use) */
+  name: string;
+  /** the resolved .aip file (absolute) */
+  file: string;
+  /** files to place in the sandbox, keyed relative to the base dir (may start with `../`) */
+  files: Map<string, Uint8Array>;
+  /** how many `..` the keys climb at most (the sandbox workspace is nested that deep) */
+  depth: number;
+  /** packs the simulated runtime knows: the coder pack first, then custom packs found near the base dir */
+  packs: PackLocation[];
+  /** the coder pack */
+  pack: PackLocation;
+  /** files and dirs whose change should re-run the agent's cases */
+  watch: string[];
+}
+
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+/** Every file below `dir` (absolute), recursively, skipping node_modules and .git. */
+function walk(dir: string, out: string[] = []): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const p = nodePath.join(dir, name);
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isDirectory()) {
+      if (!SKIP_DIRS.has(name)) walk(p, out);
+    } else if (st.isFile()) out.push(p);
+  }
+  return out;
+}
+
+const toPosix = (p: string) => p.split(nodePath.sep).join('/');
+
+/** Custom packs `<ws>/.aipack/pack/custom/<ns>/<name>` of the workspaces above `dir` (nearest first). */
+function customPack(dir: string, namespace: string, name: string): PackLocation | undefined {
+  let cur = nodePath.resolve(dir);
+  for (;;) {
+    const candidate = nodePath.join(cur, '.aipack', 'pack', 'custom', namespace, name);
+    if (existsSync(candidate) && statSync(candidate).isDirectory()) return { namespace, name, dir: candidate };
+    const parent = nodePath.dirname(cur);
+    if (parent === cur) return undefined;
+    cur = parent;
+  }
+}
+
+/**
+ * Resolves and reads the agent under test. `where` names the file (or `runStage`) in errors.
+ * Throws CaseFileError (key `agent` or `support[i]`) when something is missing.
+ */
+export function prepareAgent(agent: string, base: string, support: string[] = [], options: HarnessOptions = {}, where = 'runStage'): AgentUnderTest {
+  const baseDir = nodePath.resolve(base);
+  const pack = options.pack ?? REPO_PACK;
+  const fail = (key: string, what: string) => new CaseFileError(`${where}: ${key}: ${what}`, where, undefined, key);
+  const pipeline = nodePath.join(pack.dir, 'lua', 'utils_sub_agent.lua');
+  if (!existsSync(pipeline)) {
+    throw new CaseFileError(
+      `the coder pack at ${pack.dir} has no lua/utils_sub_agent.lua: build it first (npx coder-subagents build)`,
+      where,
+    );
+  }
+  const packs: PackLocation[] = [pack];
+  const disk = createOverlayVfs(baseDir);
+  const files = new Map<string, Uint8Array>();
+  const watch: string[] = [];
+  let depth = 0;
+
+  const addTree = (abs: string) => {
+    const paths = statSync(abs).isDirectory() ? walk(abs) : [abs];
+    for (const p of paths) {
+      const rel = toPosix(nodePath.relative(baseDir, p));
+      files.set(rel, new Uint8Array(readFileSync(p)));
+      depth = Math.max(depth, rel.split('/').filter((s) => s === '..').length);
+    }
+  };
+
+  let file: string;
+  if (agent.includes('@')) {
+    const m = /^([^@/$]+)@([^/$]+)/.exec(agent);
+    if (m && !(m[1] === pack.namespace && m[2] === pack.name)) {
+      const custom = customPack(baseDir, m[1], m[2]);
+      if (custom) packs.push(custom);
+    }
+    try {
+      const resolved = resolveAgent(disk, packs, agent, baseDir);
+      file = resolved.file;
+      watch.push(file);
+      if (resolved.pack) watch.push(nodePath.join(resolved.pack.dir, 'lua'));
+    } catch (err) {
+      if (err instanceof AgentNotFoundError) throw fail('agent', `'${agent}' not found: ${err.message}`);
+      throw err;
+    }
+  } else {
+    try {
+      file = resolveAgent(disk, [], agent, baseDir).file;
+    } catch (err) {
+      if (err instanceof AgentNotFoundError) throw fail('agent', `'${agent}' not found (${err.message.split('\n').map((l) => l.trim()).join(' ')})`);
+      throw err;
+    }
+    watch.push(file);
+    if (!nodePath.isAbsolute(agent)) {
+      addTree(file);
+      const luaDir = nodePath.join(nodePath.dirname(file), 'lua');
+      if (existsSync(luaDir) && statSync(luaDir).isDirectory()) {
+        addTree(luaDir);
+        watch.push(luaDir);
+      }
+    }
+  }
+  support.forEach((s, i) => {
+    const abs = nodePath.resolve(baseDir, s);
+    if (!existsSync(abs)) throw fail(`support[${i + 1}]`, `'${s}' not found (looked for ${abs})`);
+    addTree(abs);
+    watch.push(abs);
+  });
+  return { name: agent, file, files, depth, packs, pack, watch };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One stage run
+
+/** The sandbox workspace for an agent: nested as deep as its files climb with `..`. */
+function sandboxDir(agent: AgentUnderTest): string {
+  return [SANDBOX_ROOT, 'ws', ...Array<string>(agent.depth).fill('w')].join('/');
+}
+
+function coderResponse(r: CoderResponseInput | undefined): Record<string, unknown> {
+  const given = typeof r === 'string' ? { content: r } : r ?? { content: '' };
+  return {
+    content: given.content,
+    model_name: given.model_name ?? SIM_MODEL,
+    usage: {
+      prompt_tokens: given.usage?.prompt_tokens ?? 0,
+      completion_tokens: given.usage?.completion_tokens ?? 0,
+    },
+  };
+}
+
+function scripted(ai: AiAnswer[]): ScriptedAi {
+  const list: ScriptedResponse[] = ai.map((a) => (typeof a === 'string' ? { content: a } : { ...a }));
+  return ScriptedAi.fromList(list, 'ai');
+}
+
+const plain = (v: unknown): Record<string, unknown> => {
+  if (typeof v !== 'object' || v === null) return {};
+  if (Array.isArray(v)) return Object.fromEntries(v.map((x, i) => [String(i + 1), x]));
+  return { ...(v as Record<string, unknown>) };
+};
+
+const stringsOf = (v: unknown): string[] => (luaList(v) ?? []).filter((x): x is string => typeof x === 'string');
+
+/** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
+export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
+  const stage = input.stage ?? 'pre';
+  const ws = sandboxDir(agent);
+  const pack = agent.pack;
+  const driverName = `${pack.namespace}@${pack.name}/${DRIVER_FILE.replace(/\.aip$/, '')}`;
+  const files: Record<string, string | Uint8Array> = { [nodePath.join(pack.dir, DRIVER_FILE)]: DRIVER_AIP };
+  for (const [rel, content] of agent.files) files[nodePath.join(ws, rel)] = content;
+  for (const [rel, content] of Object.entries(input.files ?? {})) files[nodePath.join(ws, rel)] = content;
+  const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir] });
+  const ai = scripted(input.ai ?? []);
+  const sim = new Simulator({
+    workspaceDir: ws,
+    vfs,
+    packs: agent.packs,
+    ai,
+    aipackVersion: options.aipackVersion,
+    budget: options.budget,
+  });
+
+  const prompts = input.prompts ?? [input.prompt ?? ''];
+  const params = input.params ?? {};
+  const inTask = stage === 'pre_task' || stage === 'post_task';
+  const num = input.task?.num ?? 1;
+  const driverInput: Record<string, unknown> = {
+    stage,
+    params,
+    prompts,
+    prompt_dir: nodePath.join(ws, '.aipack', '.prompt', `${pack.namespace}@${pack.name}`),
+    entry: { ...(input.config ?? {}), name: agent.name, stages: [stage] },
+  };
+  if (inTask) {
+    driverInput.task = { num, count: input.task?.count ?? Math.max(num, 1), working_files: input.task?.working_files ?? [] };
+  }
+  if (stage === 'post_task') driverInput.response = coderResponse(input.response);
+  if (stage === 'post') {
+    driverInput.responses = (input.responses ?? []).map((r) => ({
+      task_num: r.task_num,
+      content: r.content,
+      files_changed: r.files_changed ?? [],
+      files_failed: r.files_failed ?? [],
+    }));
+  }
+
+  const t0 = performance.now();
+  let out: unknown;
+  try {
+    out = sim.run({ name: driverName, inputs: [driverInput] }).outputs?.[0];
+  } catch (err) {
+    const detail = err instanceof AgentRunError && err.traceback ? `\n${err.traceback}` : '';
+    throw new CaseFileError(`the contract driver failed (a harness or pack problem): ${(err as Error).message}${detail}`, agent.name);
+  }
+  const ms = performance.now() - t0;
+  const result = plain(out);
+  if (typeof result.ok !== 'boolean') {
+    throw new CaseFileError(`the contract driver returned no result (got ${JSON.stringify(out)})`, agent.name);
+  }
+
+  // The first aip.agent.run of the driver is the agent under test (later ones come from sub_agents_next).
+  const call = sim.trace.of('agent_call').find((e) => e.caller === driverName && e.depth === 0);
+  const subInput = call?.inputs[0];
+  let rawResponse: unknown;
+  if (call && call.error === undefined) {
+    rawResponse = call.afterAll !== undefined && call.afterAll !== null ? call.afterAll : call.outputs?.[0] ?? undefined;
+    if (rawResponse === null) rawResponse = undefined;
+  }
+  const effect = call ? analyzeEffect(stage, subInput, rawResponse, call.error !== undefined ? { raised: call.error } : {}) : undefined;
+
+  const warnings = effect ? effectWarnings(effect) : [];
+  const unused = ai.remaining().length;
+  if (unused > 0) warnings.push(`${unused} scripted AI answer${unused === 1 ? ' was' : 's were'} not used (ai has ${input.ai?.length ?? 0})`);
+
+  const ok = result.ok === true;
+  const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
+  delete paramsBefore.sub_agents;
+  const finalPrompts = ok ? stringsOf(result.prompts) : effect?.prompts.before ?? prompts;
+  const trace = new Trace();
+  for (const e of sim.trace.events) if (!isDriverEvent(e, driverName)) trace.record(e);
+
+  return {
+    stage,
+    ok,
+    ...(ok ? {} : { error: String(result.error) }),
+    params: ok ? plain(result.params) : paramsBefore,
+    prompts: finalPrompts,
+    prompt: finalPrompts.join('\n\n'),
+    ...(stage === 'post_task' ? { response: ok && typeof result.response === 'string' ? result.response : coderResponse(input.response).content as string } : {}),
+    rawResponse,
+    input: subInput,
+    effect,
+    warnings,
+    files: Object.fromEntries(vfs.snapshot()),
+    readFile: (path: string) => vfs.readFile(nodePath.resolve(ws, path)),
+    trace,
+    ms,
+  };
+}
+
+/** The driver's own lifecycle events (its agent_call and prints stay: they are the sub-agent's story). */
+function isDriverEvent(e: TraceEvent, driverName: string): boolean {
+  return (e.kind === 'agent_start' || e.kind === 'agent_end' || e.kind === 'stage') && e.agent === driverName;
+}
+
+const StageRequestSchema = z.strictObject({
+  agent: z.string().min(1),
+  baseDir: z.string().optional(),
+  support: z.array(z.string()).optional(),
+  pack: z.object({ namespace: z.string(), name: z.string(), dir: z.string() }).optional(),
+  aipackVersion: z.string().optional(),
+  budget: z.number().int().positive().optional(),
+  ...stageInputShape,
+});
+
+/**
+ * Runs a sub-agent in one stage through the pack's pipeline, in a fresh sandbox (the library form of a case):
+ *
+ *   const r = runStage({ agent: 'agents/refiner.aip', stage: 'pre', prompt: 'Fix it', config: { focus: 'auth' } });
+ *   expect(r.prompts).toEqual(['Fix it', 'Focus: auth']);
+ *
+ * A bad request throws CaseFileError naming the key; a failing stage is `ok: false` with the pipeline's message.
+ */
+export function runStage(request: StageRequest): StageResult {
+  const parsed = StageRequestSchema.safeParse(request);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      const known = Object.keys(StageRequestSchema.shape);
+      const keys = issue.keys.map((k) => {
+        const s = suggest(k, known);
+        return s ? `'${k}' (did you mean '${s}'?)` : `'${k}'`;
+      });
+      throw new CaseFileError(`runStage: unknown key ${keys.join(', ')} (allowed: ${known.join(', ')})`, 'runStage', undefined, issue.keys[0]);
+    }
+    const key = issue.path.map(String).join('.');
+    throw new CaseFileError(`runStage: ${key || 'request'}: ${issue.message}`, 'runStage', undefined, key);
+  }
+  const problem = caseProblem(parsed.data);
+  if (problem) throw new CaseFileError(`runStage: ${problem[0]}: ${problem[1]}`, 'runStage', undefined, problem[0]);
+  if (request.stage !== undefined && !STAGES.includes(request.stage)) {
+    throw new CaseFileError(`runStage: stage: expected one of ${STAGES.join(', ')}`, 'runStage', undefined, 'stage');
+  }
+  const baseDir = nodePath.resolve(request.baseDir ?? process.cwd());
+  const agent = prepareAgent(request.agent, baseDir, request.support ?? [], request, 'runStage');
+  return runPreparedStage(agent, request, request);
+}

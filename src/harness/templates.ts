@@ -1,0 +1,254 @@
+/**
+ * Starter files written by `coder-subagents init`: a small working sub-agent for one stage, commented for
+ * editing, and a case file whose cases pass against it.
+ */
+import type { Stage } from '../contract/index.ts';
+
+export interface StarterFiles {
+  aip: string;
+  contract: string;
+  /** an example `sub_agents` entry for the coder prompt's meta block */
+  entry: string;
+}
+
+const header = (name: string, stage: Stage, what: string, entry: string) => `# Description
+
+${name}: a \`${stage}\` sub-agent for pro@coder. ${what}
+
+Enable it in the meta block of your coder-prompt.md (the name is a path from the workspace root):
+
+    sub_agents = [${entry}]
+
+It receives one input table (coder_stage, coder_params, coder_prompts, coder_prompt, agent_config = its entry,
+and the stage's own fields) and returns a table with only the fields it changes, or nil to change nothing.
+Test it with its cases in ${name}.contract.toml: \`npx coder-subagents test\`.
+`;
+
+function pre(name: string, path: string): StarterFiles {
+  const entry = `{ name = "${path}", stages = ["pre"], focus = "auth" }`;
+  const aip = `${header(name, 'pre', 'It runs once, before the coder resolves its files: it points the\ninstruction and the context files at one area of the code.', entry)}
+# Output
+
+\`\`\`lua
+-- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
+local focus = input.agent_config.focus  -- any extra key of the entry is available in agent_config
+if focus == nil then
+  return nil -- nothing to change
+end
+
+-- coder_params REPLACES the params: change the copy you were given, so that no key is lost.
+local params = input.coder_params
+table.insert(params.context_globs, "src/" .. focus .. "/**")  -- the glob lists are always there in pre
+
+-- coder_prompts are the instruction's segments; the coder joins them with a blank line.
+local prompts = input.coder_prompts
+table.insert(prompts, "Focus on the " .. focus .. " code.")
+
+return { coder_params = params, coder_prompts = prompts }
+\`\`\`
+`;
+  const contract = `# Contract cases for ${name}.aip: npx coder-subagents test
+agent = "${name}.aip"
+
+[[case]]
+name = "adds the focus to the instruction and the context globs"
+stage = "pre"
+prompt = "Fix the login form"
+config = { focus = "auth" }
+[case.expect]
+prompts = ["Fix the login form", "Focus on the auth code."]
+params_contains = { context_globs = ["src/auth/**"] }
+
+[[case]]
+name = "keeps the other params"
+stage = "pre"
+prompt = "Fix the login form"
+params = { model = "flash", context_globs = ["lib/**"] }
+config = { focus = "auth" }
+[case.expect]
+params = { model = "flash", context_globs = ["lib/**", "src/auth/**"], structure_globs = [], knowledge_globs = [] }
+prompt = "Fix the login form\\n\\nFocus on the auth code."
+
+[[case]]
+name = "changes nothing without a focus"
+stage = "pre"
+prompt = "Fix the login form"
+[case.expect]
+unchanged = true
+`;
+  return { aip, contract, entry };
+}
+
+function preTask(name: string, path: string): StarterFiles {
+  const entry = `{ name = "${path}", stages = ["pre_task"], max_files = 3 }`;
+  const aip = `${header(name, 'pre_task', 'It runs before each task: it names the task\'s files in the\ninstruction and asks for a steadier model on large tasks.', entry)}
+# Output
+
+\`\`\`lua
+-- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
+local task = input.coder_task  -- { num, count, working_files }
+if #task.working_files == 0 then
+  return nil -- nothing to change
+end
+
+local prompts = input.coder_prompts
+table.insert(prompts, "This is task " .. task.num .. " of " .. task.count .. ", about: "
+  .. table.concat(task.working_files, ", "))
+
+-- coder_params REPLACES this task's params: change the copy you were given, so that no key is lost.
+local params = input.coder_params
+if #task.working_files > (input.agent_config.max_files or 3) then
+  params.temperature = 0
+end
+
+return { coder_params = params, coder_prompts = prompts }
+\`\`\`
+`;
+  const contract = `# Contract cases for ${name}.aip: npx coder-subagents test
+agent = "${name}.aip"
+
+[[case]]
+name = "names the task's files"
+stage = "pre_task"
+prompt = "Add input validation"
+task = { num = 1, count = 2, working_files = ["src/form.ts"] }
+[case.expect]
+prompts = ["Add input validation", "This is task 1 of 2, about: src/form.ts"]
+
+[[case]]
+name = "asks for temperature 0 on a large task"
+stage = "pre_task"
+prompt = "Rename the user model"
+params = { model = "flash" }
+config = { max_files = 1 }
+task = { num = 1, count = 1, working_files = ["src/a.ts", "src/b.ts"] }
+[case.expect]
+params_contains = { model = "flash", temperature = 0 }
+
+[[case]]
+name = "changes nothing for a task without files"
+stage = "pre_task"
+prompt = "Explain the build"
+[case.expect]
+unchanged = true
+`;
+  return { aip, contract, entry };
+}
+
+function postTask(name: string, path: string): StarterFiles {
+  const entry = `{ name = "${path}", stages = ["post_task"], marker = "DEBUG:" }`;
+  const aip = `${header(name, 'post_task', 'It runs after each AI answer, before the file changes are applied:\nit removes debugging lines from the answer.', entry)}
+# Output
+
+\`\`\`lua
+-- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
+local marker = input.agent_config.marker or "DEBUG:"
+local content = input.coder_response.content  -- the AI's answer, file changes included
+
+local kept, dropped = {}, 0
+for line in (content .. "\\n"):gmatch("(.-)\\n") do
+  if line:sub(1, #marker) == marker then
+    dropped = dropped + 1
+  else
+    kept[#kept + 1] = line
+  end
+end
+if dropped == 0 then
+  return nil -- nothing to change: the answer is applied as it is
+end
+
+-- coder_response replaces the answer; agent_result is shown to the sub-agents that run after this one.
+return {
+  coder_response = { content = table.concat(kept, "\\n") },
+  agent_result = { dropped = dropped },
+}
+\`\`\`
+`;
+  const contract = `# Contract cases for ${name}.aip: npx coder-subagents test
+agent = "${name}.aip"
+
+[[case]]
+name = "removes the debugging lines"
+stage = "post_task"
+response = "Here is the fix.\\nDEBUG: tried three things\\nDone."
+[case.expect]
+response = "Here is the fix.\\nDone."
+
+[[case]]
+name = "uses the configured marker"
+stage = "post_task"
+config = { marker = "TRACE" }
+response = "TRACE 1\\nKept."
+[case.expect]
+response = "Kept."
+
+[[case]]
+name = "leaves a clean answer alone"
+stage = "post_task"
+response = "All good."
+[case.expect]
+unchanged = true
+response = "All good."
+`;
+  return { aip, contract, entry };
+}
+
+function post(name: string, path: string): StarterFiles {
+  const entry = `{ name = "${path}", stages = ["post"], file = "coder-summary.md" }`;
+  const aip = `${header(name, 'post', 'It runs once, after every task: it writes a summary of the run\n(which files each task changed) into the workspace.', entry)}
+# Output
+
+\`\`\`lua
+-- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
+local lines = { "# Coder run summary", "" }
+for _, res in ipairs(input.coder_responses) do  -- { task_num, content, files_changed, files_failed }
+  local changed = "no file changed"
+  if #res.files_changed > 0 then changed = table.concat(res.files_changed, ", ") end
+  lines[#lines + 1] = "- task " .. res.task_num .. ": " .. changed
+end
+if #input.coder_responses == 0 then lines[#lines + 1] = "No task answered." end
+
+-- a relative path is relative to the workspace root
+local path = input.agent_config.file or "coder-summary.md"
+aip.file.save(path, table.concat(lines, "\\n") .. "\\n")
+
+-- in post, params and prompts are ignored; agent_result is shown to the sub-agents that run after this one
+return { agent_result = path }
+\`\`\`
+`;
+  const contract = `# Contract cases for ${name}.aip: npx coder-subagents test
+agent = "${name}.aip"
+
+[[case]]
+name = "writes the files each task changed"
+stage = "post"
+responses = [
+  { task_num = 1, content = "...", files_changed = ["src/a.ts"] },
+  { task_num = 2, content = "...", files_changed = [] },
+]
+[case.expect]
+files = { "coder-summary.md" = "# Coder run summary\\n\\n- task 1: src/a.ts\\n- task 2: no file changed\\n" }
+
+[[case]]
+name = "writes where the entry says"
+stage = "post"
+config = { file = "notes/run.md" }
+[case.expect]
+files = { "notes/run.md" = "# Coder run summary\\n\\nNo task answered.\\n" }
+`;
+  return { aip, contract, entry };
+}
+
+/** The starter files of a sub-agent `name` for `stage`; `path` is the agent's path from the workspace root. */
+export function starterFiles(name: string, stage: Stage, path: string): StarterFiles {
+  switch (stage) {
+    case 'pre':
+      return pre(name, path);
+    case 'pre_task':
+      return preTask(name, path);
+    case 'post_task':
+      return postTask(name, path);
+    case 'post':
+      return post(name, path);
+  }
+}

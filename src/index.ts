@@ -1,0 +1,44 @@
+/**
+ * coder-subagents as a library: contract tests of sub-agents (for your own vitest/jest tests), the effect
+ * analysis of a sub-agent response, the `sub_agents` contract itself, and the simulated AIPack runtime.
+ *
+ *   import { runStage, runContractFile } from 'coder-subagents';
+ *
+ *   const r = runStage({ agent: 'agents/refiner.aip', stage: 'pre', prompt: 'Fix it', config: { focus: 'auth' } });
+ *   expect(r.ok).toBe(true);
+ *   expect(r.prompts).toEqual(['Fix it', 'Focus: auth']);
+ *
+ *   for (const c of runContractFile('agents/refiner.contract.toml').cases) expect(c.status, c.message).not.toBe('failed');
+ */
+
+// Contract tests (the harness behind `coder-subagents test`)
+export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT } from './harness/stage.ts';
+export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/stage.ts';
+export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
+export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
+export { runSuite, runContractFiles, summaryLine, formatSuite, suiteJson } from './harness/suite.ts';
+export type { SuiteResult, FormatOptions } from './harness/suite.ts';
+export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CASE_FILE_SUFFIX } from './harness/case-file.ts';
+export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput } from './harness/case-file.ts';
+export { findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
+export { diffValues, textDiff } from './harness/compare.ts';
+export { starterFiles } from './harness/templates.ts';
+
+// What a sub-agent response does
+export { analyzeEffect, effectWarnings, luaEqual, suggest } from './coder/effects.ts';
+export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownKey, AnalyzeOptions } from './coder/effects.ts';
+
+// The sub_agents contract (zod schemas, normalisation, response checks, messages)
+export * from './contract/index.ts';
+
+// The simulated AIPack runtime
+export { Simulator, AgentRunError, DEFAULT_AIPACK_VERSION } from './runtime/simulator.ts';
+export type { SimulatorOptions, RunRequest, RunOutcome } from './runtime/simulator.ts';
+export { ScriptedAi, NoScriptedResponseError } from './runtime/ai.ts';
+export type { ScriptedResponse } from './runtime/ai.ts';
+export { createOverlayVfs } from './runtime/vfs.ts';
+export type { Vfs, FileChanges } from './runtime/vfs-types.ts';
+export { REPO_PACK } from './runtime/packs.ts';
+export type { PackLocation } from './runtime/resolve.ts';
+export { Trace } from './runtime/trace.ts';
+export type { TraceEvent } from './runtime/trace.ts';

@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from 'node:fs';
+import nodePath from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseContractFile } from '../../src/harness/case-file.ts';
+import { runCli } from '../helpers/cli.ts';
+import { tmpDir, write } from '../harness/helpers.ts';
+
+describe('coder-subagents init', () => {
+  for (const stage of ['pre', 'pre_task', 'post_task', 'post'] as const) {
+    it(`writes a ${stage} sub-agent and cases that pass \`test\`, without warnings`, async () => {
+      const dir = tmpDir();
+      const r = await runCli(['init', 'my-agent', '--dir', 'agents', '--stage', stage], dir);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const aip = readFileSync(nodePath.join(dir, 'agents/my-agent.aip'), 'utf8');
+      const toml = readFileSync(nodePath.join(dir, 'agents/my-agent.contract.toml'), 'utf8');
+      expect(aip).toContain(`a \`${stage}\` sub-agent for pro@coder`);
+      expect(aip).toContain(`sub_agents = [{ name = "agents/my-agent.aip", stages = ["${stage}"]`);
+      const cases = parseContractFile(toml, 'my-agent.contract.toml').cases;
+      expect(cases.length).toBeGreaterThanOrEqual(2);
+      expect(cases.length).toBeLessThanOrEqual(3);
+      expect(new Set(cases.map((c) => c.stage))).toEqual(new Set([stage]));
+      const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
+      const out = JSON.parse(t.stdout);
+      expect(out.cases.filter((c: { status: string }) => c.status !== 'passed')).toEqual([]);
+      expect(out.passed).toBe(cases.length);
+      expect(t.code).toBe(0);
+    });
+  }
+
+  it('prints the files and the next steps', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'refiner', '--dir', 'agents'], dir);
+    expect(r.stdout).toBe(
+      [
+        'created agents/refiner.aip',
+        'created agents/refiner.contract.toml',
+        '',
+        'Next steps:',
+        '  1. run its cases:      npx coder-subagents test agents',
+        '  2. edit both files; re-run on save with: npx coder-subagents test agents --watch',
+        '  3. enable it in the meta block of your coder-prompt.md (name = its path from the workspace root):',
+        '       sub_agents = [{ name = "agents/refiner.aip", stages = ["pre"], focus = "auth" }]',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('defaults to the current directory and the pre stage', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'x'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('npx coder-subagents test .');
+    expect(readFileSync(nodePath.join(dir, 'x.aip'), 'utf8')).toContain('a `pre` sub-agent');
+  });
+
+  it('writes agents that pass the linter', async () => {
+    const dir = tmpDir();
+    for (const stage of ['pre', 'pre_task', 'post_task', 'post']) await runCli(['init', `a-${stage}`, '--stage', stage], dir);
+    const r = await runCli(['check', dir], process.cwd());
+    expect(r.stdout).toMatch(/^check passed/);
+    expect(r.code).toBe(0);
+  });
+
+  it('refuses to overwrite existing files and writes nothing', async () => {
+    const dir = tmpDir();
+    write(dir, 'x.contract.toml', 'mine');
+    const r = await runCli(['init', 'x'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: x.contract.toml already exists: not overwritten (choose another name or --dir)\n');
+    expect(existsSync(nodePath.join(dir, 'x.aip'))).toBe(false);
+    expect(readFileSync(nodePath.join(dir, 'x.contract.toml'), 'utf8')).toBe('mine');
+  });
+
+  it('rejects a bad stage or name', async () => {
+    const dir = tmpDir();
+    const stage = await runCli(['init', 'x', '--stage', 'during'], dir);
+    expect(stage.code).toBe(2);
+    expect(stage.stderr).toBe('error: --stage during: expected one of pre, pre_task, post_task, post\n');
+    const name = await runCli(['init', '../x'], dir);
+    expect(name.code).toBe(2);
+    expect(name.stderr).toMatch(/^error: name '\.\.\/x': expected letters, digits/);
+    expect(existsSync(nodePath.join(dir, 'x.aip'))).toBe(false);
+  });
+});

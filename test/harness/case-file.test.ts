@@ -1,0 +1,137 @@
+import nodePath from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CaseFileError, loadContractFile, parseContractFile } from '../../src/harness/case-file.ts';
+import { AGENTS, tmpDir, write } from './helpers.ts';
+
+const FILE = 'agents/x.contract.toml';
+
+function problem(text: string): CaseFileError {
+  try {
+    parseContractFile(text, FILE);
+  } catch (err) {
+    if (err instanceof CaseFileError) return err;
+    throw err;
+  }
+  throw new Error('expected a CaseFileError');
+}
+
+const head = 'agent = "x.aip"\n';
+
+describe('parseContractFile', () => {
+  it('fills the defaults of a minimal case', () => {
+    const f = parseContractFile(`${head}[[case]]\nname = "one"\n`, FILE);
+    expect(f.agent).toBe('x.aip');
+    expect(f.file).toBe(nodePath.resolve(FILE));
+    expect(f.dir).toBe(nodePath.resolve('agents'));
+    expect(f.cases).toEqual([
+      { name: 'one', index: 1, stage: 'pre', skip: false, prompts: [''], params: {}, config: {}, files: {}, ai: [], task: undefined, response: undefined, responses: undefined, expect: {} },
+    ]);
+  });
+
+  it('reads every key of a full case', () => {
+    const f = parseContractFile(
+      `${head}[[case]]
+name = "full"
+stage = "post_task"
+prompts = ["a", "b"]
+params = { model = "flash" }
+config = { focus = "auth" }
+files = { "src/a.ts" = "x" }
+ai = ["one", { content = "two", match = "b" }]
+task = { num = 2, count = 3, working_files = ["src/a.ts"] }
+response = "answer"
+skip = true
+[case.expect]
+response = "answer"
+files = { "src/a.ts" = "x" }
+`,
+      FILE,
+    );
+    const c = f.cases[0];
+    expect(c).toMatchObject({ stage: 'post_task', prompts: ['a', 'b'], skip: true, response: 'answer', task: { num: 2, count: 3 } });
+    expect(c.ai).toEqual(['one', { content: 'two', match: 'b' }]);
+  });
+
+  it('names the file, the case and the key of an unknown key, with a suggestion', () => {
+    const e = problem(`${head}[[case]]\nname = "ok"\n[[case]]\nname = "adds focus"\npromt = "x"\n`);
+    expect(e.message).toMatch(/^agents\/x\.contract\.toml: case #2 "adds focus": unknown key 'promt' \(did you mean 'prompt'\?\)/);
+    expect(e.file).toBe(FILE);
+    expect(e.caseName).toBe('adds focus');
+    expect(e.key).toBe('promt');
+  });
+
+  it('suggests keys in expect, task, ai items and at the top level', () => {
+    expect(problem(`${head}[[case]]\nname = "a"\n[case.expect]\nparam = {}\n`).message).toContain(
+      `case #1 "a": expect: unknown key 'param' (did you mean 'params'?)`,
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\nstage = "pre_task"\ntask = { files = [] }\n`).message).toContain(
+      `task: unknown key 'files' (did you mean 'working_files'?)`,
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\nai = [{ contnt = "x" }]\n`).message).toContain(
+      `ai[1]: unknown key 'contnt' (did you mean 'content'?)`,
+    );
+    expect(problem(`agnt = "x.aip"\n[[case]]\nname = "a"\n`).message).toBe(
+      `${FILE}: unknown key 'agnt' (did you mean 'agent'?) (allowed: agent, support, case)`,
+    );
+  });
+
+  it('says what type was expected', () => {
+    const e = problem(`${head}[[case]]\nname = "a"\nprompts = "x"\n`);
+    expect(e.message).toBe(`${FILE}: case #1 "a": prompts: expected an array, got a string`);
+    expect(e.key).toBe('prompts');
+    expect(problem(`${head}[[case]]\nname = "a"\n[[case]]\nname = "b"\n[case.expect]\nprompts = [1]\n`).message).toBe(
+      `${FILE}: case #2 "b": expect.prompts[1]: expected a string, got an integer`,
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\nstage = "during"\n`).message).toBe(
+      `${FILE}: case #1 "a": stage: expected one of pre, pre_task, post_task, post, got "during"`,
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\nai = [3]\n`).message).toContain('ai[1]: expected a string, or a table { content');
+  });
+
+  it('reports missing keys and cases', () => {
+    expect(problem(head).message).toBe(`${FILE}: case: missing (expected an array)`);
+    expect(problem(`${head}[[case]]\nprompt = "x"\n`).message).toBe(`${FILE}: case #1: name: missing (expected a string)`);
+    expect(problem(`[[case]]\nname = "a"\n`).message).toBe(`${FILE}: agent: missing (expected a string)`);
+  });
+
+  it('reports TOML syntax errors with the line', () => {
+    expect(problem(`${head}[[case]\n`).message).toMatch(/^agents\/x\.contract\.toml:2:\d+: invalid TOML: /);
+  });
+
+  it('rejects keys that do not belong to the stage, and conflicting keys', () => {
+    expect(problem(`${head}[[case]]\nname = "a"\ntask = { num = 1 }\n`).message).toBe(
+      `${FILE}: case #1 "a": task: only used in stage pre_task and post_task (this case's stage is pre)`,
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\nstage = "post"\nresponse = "x"\n`).message).toContain('response: only used in stage post_task');
+    expect(problem(`${head}[[case]]\nname = "a"\nresponses = []\n`).message).toContain('responses: only used in stage post');
+    expect(problem(`${head}[[case]]\nname = "a"\nprompt = "x"\nprompts = ["y"]\n`).message).toContain('prompts: give prompt or prompts, not both');
+    expect(problem(`${head}[[case]]\nname = "a"\nconfig = { stages = ["post"] }\n`).message).toContain('config.stages: set by the harness');
+    expect(problem(`${head}[[case]]\nname = "a"\nparams = { sub_agents = [] }\n`).message).toContain('params.sub_agents: set by the harness');
+    expect(problem(`${head}[[case]]\nname = "a"\nfiles = { "../x" = "" }\n`).message).toContain('files."../x": expected a workspace-relative path');
+    expect(problem(`${head}[[case]]\nname = "a"\n[case.expect]\nerror = "(["\n`).message).toContain('expect.error: invalid regex');
+    expect(problem(`${head}[[case]]\nname = "a"\n[case.expect]\nerror = "x"\nprompt = "y"\n`).message).toContain(
+      'expect.prompt: cannot be combined with expect.error',
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\n[[case]]\nname = "a"\n`).message).toBe(
+      `${FILE}: case #2 "a": name: the same name as case #1 (names must be unique in a file)`,
+    );
+  });
+});
+
+describe('loadContractFile', () => {
+  it('loads a fixture', () => {
+    const f = loadContractFile(nodePath.join(AGENTS, 'prompt-refiner.contract.toml'));
+    expect(f.agent).toBe('prompt-refiner.aip');
+    expect(f.cases.map((c) => c.name)).toEqual(['adds a focus line and a context glob', 'keeps the params it was given', 'not ready yet']);
+  });
+
+  it('checks support paths against the disk', () => {
+    const dir = tmpDir();
+    const file = write(dir, 'a.contract.toml', `${head}support = ["missing-dir"]\n[[case]]\nname = "a"\n`);
+    expect(() => loadContractFile(file)).toThrow(/support\[1\]: 'missing-dir' not found/);
+  });
+
+  it('names an unreadable file', () => {
+    expect(() => loadContractFile('/nonexistent/x.contract.toml')).toThrow(/^\/nonexistent\/x\.contract\.toml: cannot read/);
+  });
+});

@@ -1,0 +1,306 @@
+import nodePath from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CaseFileError } from '../../src/harness/case-file.ts';
+import { runCase, runContractFile } from '../../src/harness/run-case.ts';
+import { runSuite, summaryLine } from '../../src/harness/suite.ts';
+import { AGENTS, tmpDir, write } from './helpers.ts';
+
+/** Writes a case file next to copies of the fixture agents and runs it. */
+function run(toml: string, strict = false) {
+  const dir = tmpDir(true);
+  const file = write(dir, 'agents/t.contract.toml', toml);
+  return runContractFile(file, { strict });
+}
+
+const only = (toml: string, strict = false) => {
+  const r = run(toml, strict);
+  expect(r.cases).toHaveLength(1);
+  return r.cases[0];
+};
+
+describe('the fixture case files', () => {
+  it('all pass (one is skipped)', () => {
+    const r = runSuite([AGENTS]);
+    expect(r.errors).toEqual([]);
+    const failed = r.cases.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => `${c.name}: ${c.message}`)).toEqual([]);
+    expect(r.passed).toBe(13);
+    expect(r.skipped).toBe(1);
+    expect(summaryLine(r)).toBe('13 passed, 0 failed, 1 skipped');
+    const stages = new Set(r.cases.map((c) => c.stage));
+    expect([...stages].sort()).toEqual(['post', 'post_task', 'pre', 'pre_task']);
+  });
+});
+
+describe('expectations', () => {
+  it('wrong params and prompts fail with a key-level diff naming each key', () => {
+    const c = only(`agent = "prompt-refiner.aip"
+[[case]]
+name = "wrong"
+prompt = "Fix"
+params = { model = "flash" }
+config = { focus = "auth" }
+[case.expect]
+params = { model = "pro", context_globs = ["src/auth/**"], structure_globs = [], knowledge_globs = [], write_mode = true }
+prompts = ["Fix", "Focus: billing"]
+`);
+    expect(c.status).toBe('failed');
+    expect(c.message).toBe(
+      [
+        'params.model: expected "pro", got "flash"',
+        'params.write_mode: missing (expected true)',
+        'prompts[2]: expected "Focus: billing", got "Focus: auth"',
+      ].join('\n'),
+    );
+  });
+
+  it('params_contains checks only the keys it names', () => {
+    const ok = only(`agent = "prompt-refiner.aip"
+[[case]]
+name = "contains"
+params = { model = "flash", top_p = 0.5 }
+[case.expect]
+params_contains = { model = "flash" }
+`);
+    expect(ok.status).toBe('passed');
+    const bad = only(`agent = "prompt-refiner.aip"
+[[case]]
+name = "contains"
+params = { model = "flash" }
+[case.expect]
+params_contains = { model = "flash", context_globs = ["lib/**"], temperature = 1 }
+`);
+    expect(bad.message).toBe(
+      ['params.context_globs[1]: expected "lib/**", got "src/app/**"', 'params.temperature: expected 1, got nil'].join('\n'),
+    );
+  });
+
+  it('a multi-line prompt differs with a line diff', () => {
+    const c = only(`agent = "prompt-refiner.aip"
+[[case]]
+name = "text"
+prompt = "Fix the login form\\nand the signup form"
+[case.expect]
+prompt = "Fix the login form\\nand the signup page\\n\\nFocus: app"
+`);
+    expect(c.message).toBe(
+      [
+        'prompt: text differs (- expected, + actual):',
+        '    Fix the login form',
+        '  - and the signup page',
+        '  + and the signup form',
+        '    ',
+        '    Focus: app',
+      ].join('\n'),
+    );
+  });
+
+  it('unchanged: passes for a nil response, fails naming what changed', () => {
+    const c = only(`agent = "answer-cleaner.aip"
+[[case]]
+name = "clean"
+stage = "post_task"
+response = "fine"
+[case.expect]
+unchanged = true
+`);
+    expect(c.status).toBe('passed');
+    const changed = only(`agent = "prompt-refiner.aip"
+[[case]]
+name = "changes"
+prompt = "Fix"
+[case.expect]
+unchanged = true
+`);
+    expect(changed.message).toBe('unchanged: expected no change, but the stage changed params (changed context_globs), prompts (now ["Fix","Focus: app"])');
+    const nothing = only(`agent = "answer-cleaner.aip"
+[[case]]
+name = "expects a change"
+stage = "post_task"
+response = "fine"
+[case.expect]
+unchanged = false
+`);
+    expect(nothing.message).toBe('unchanged = false: expected a change, but the stage changed nothing');
+  });
+
+  it('response (post_task) and files are compared', () => {
+    const c = only(`agent = "summary-writer.aip"
+[[case]]
+name = "files"
+stage = "post"
+responses = [{ task_num = 1, content = "x" }]
+files = { "keep.md" = "k" }
+[case.expect]
+files = { "coder-summary.md" = "# Coder summary\\n\\n- task 1: 2 file(s) changed\\n", "keep.md" = "k", "other.md" = "o" }
+`);
+    expect(c.message).toBe(
+      [
+        'files["coder-summary.md"]: text differs (- expected, + actual):',
+        '    # Coder summary',
+        '    ',
+        '  - - task 1: 2 file(s) changed',
+        '  + - task 1: 0 file(s) changed',
+        'files["other.md"]: missing (expected "o")',
+      ].join('\n'),
+    );
+    const r = only(`agent = "answer-cleaner.aip"
+[[case]]
+name = "response"
+stage = "post_task"
+response = "a\\nDEBUG: x"
+[case.expect]
+response = "b"
+`);
+    expect(r.message).toBe('response: expected "b", got "a"');
+  });
+
+  it('error: matches the failure message, and fails when the stage succeeds or fails differently', () => {
+    const ok = only(`agent = "failing.aip"
+[[case]]
+name = "fails"
+[case.expect]
+error = "no ticket configured"
+`);
+    expect(ok.status).toBe('passed');
+    const other = only(`agent = "failing.aip"
+[[case]]
+name = "fails differently"
+[case.expect]
+error = "^something else$"
+`);
+    expect(other.message).toBe(
+      'error: expected a match for /^something else$/, got:\n  Sub-agent [failing.aip] failed: no ticket configured\n  Details: add ticket = "ABC-1" to the entry',
+    );
+    const succeeded = only(`agent = "failing.aip"
+[[case]]
+name = "succeeds"
+config = { ticket = "T-1" }
+[case.expect]
+error = "no ticket"
+`);
+    expect(succeeded.message).toBe('expected the stage to fail with an error matching /no ticket/, but it succeeded');
+  });
+
+  it('an unexpected failure fails the case with the message', () => {
+    const c = only(`agent = "failing.aip"
+[[case]]
+name = "no ticket"
+`);
+    expect(c.message).toBe('the stage failed: Sub-agent [failing.aip] failed: no ticket configured\nDetails: add ticket = "ABC-1" to the entry');
+  });
+});
+
+describe('checks on every case', () => {
+  it('a contract violation fails the case with the contract message, even without expectations', () => {
+    const c = only(`agent = "wrong-type.aip"
+[[case]]
+name = "no expectations"
+prompt = "Fix"
+`);
+    expect(c.status).toBe('failed');
+    expect(c.message).toBe('the stage failed: Sub-agent [wrong-type.aip] returned an invalid response: coder_prompts[2] must be a string, got number');
+  });
+
+  it('warnings are reported; --strict makes them fail the case', () => {
+    const toml = `agent = "param-dropper.aip"
+[[case]]
+name = "drops"
+params = { write_mode = true }
+`;
+    const lax = only(toml);
+    expect(lax.status).toBe('passed');
+    expect(lax.warnings).toHaveLength(4);
+    expect(lax.warnings[0]).toMatch(/^coder_params drops write_mode/);
+    const strict = only(toml, true);
+    expect(strict.status).toBe('failed');
+    expect(strict.message).toBe('--strict: the 4 warnings below fail this case');
+    expect(strict.warnings).toEqual(lax.warnings);
+  });
+
+  it('a case without warnings passes under --strict', () => {
+    expect(only(`agent = "prompt-refiner.aip"\n[[case]]\nname = "fine"\n`, true).status).toBe('passed');
+  });
+});
+
+describe('runCase and runContractFile', () => {
+  it('runCase takes a path and a case name', () => {
+    const r = runCase(nodePath.join(AGENTS, 'task-tuner.contract.toml'), 'cools down multi-file tasks');
+    expect(r.status).toBe('passed');
+    expect(r.stage).toBe('pre_task');
+    expect(r.result?.params.temperature).toBe(0);
+    expect(() => runCase(nodePath.join(AGENTS, 'task-tuner.contract.toml'), 'nope')).toThrow(/no case named "nope" \(cases: "cools down/);
+  });
+
+  it('a skipped case is not run', () => {
+    const r = runCase(nodePath.join(AGENTS, 'prompt-refiner.contract.toml'), 'not ready yet');
+    expect(r).toMatchObject({ status: 'skipped', warnings: [] });
+    expect(r.result).toBeUndefined();
+  });
+
+  it('filters cases by name or path; filtered cases are left out', () => {
+    const file = nodePath.join(AGENTS, 'prompt-refiner.contract.toml');
+    expect(runContractFile(file, { filter: 'KEEPS' }).cases.map((c) => c.name)).toEqual(['keeps the params it was given']);
+    expect(runContractFile(file, { filter: 'refiner.contract' }).cases).toHaveLength(3);
+    expect(runContractFile(file, { filter: 'nothing like it' }).cases).toEqual([]);
+  });
+
+  it('reports what to watch: the case file, the agent, its lua dir', () => {
+    const r = runContractFile(nodePath.join(AGENTS, 'prompt-refiner.contract.toml'), { filter: 'keeps' });
+    expect(r.watch).toEqual([
+      nodePath.join(AGENTS, 'prompt-refiner.contract.toml'),
+      nodePath.join(AGENTS, 'prompt-refiner.aip'),
+      nodePath.join(AGENTS, 'lua'),
+    ]);
+  });
+
+  it('an agent that does not exist is a CaseFileError naming the file and the key', () => {
+    const dir = tmpDir();
+    const file = write(dir, 'x.contract.toml', 'agent = "missing.aip"\n[[case]]\nname = "a"\n');
+    let err: unknown;
+    try {
+      runContractFile(file);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CaseFileError);
+    expect((err as CaseFileError).message).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: agent: 'missing\\.aip' not found`));
+    expect((err as CaseFileError).key).toBe('agent');
+  });
+
+  it('a suite records malformed files as errors and still runs the others', () => {
+    const dir = tmpDir(true);
+    write(dir, 'agents/bad.contract.toml', 'agent = "prompt-refiner.aip"\n[[case]]\nname = "x"\npromt = "y"\n');
+    write(dir, 'agents/good.contract.toml', 'agent = "prompt-refiner.aip"\n[[case]]\nname = "x"\n');
+    const r = runSuite([nodePath.join(dir, 'agents', 'bad.contract.toml'), nodePath.join(dir, 'agents', 'good.contract.toml')]);
+    expect(r.errors).toHaveLength(1);
+    expect(r.errors[0]).toMatch(/bad\.contract\.toml: case #1 "x": unknown key 'promt' \(did you mean 'prompt'\?\)/);
+    expect(r.passed).toBe(1);
+  });
+});
+
+describe('AI answers', () => {
+  it('a missing scripted answer fails the case with a hint', () => {
+    const c = only(`agent = "ai-refiner.aip"
+[[case]]
+name = "no answer"
+prompt = "fix"
+`);
+    expect(c.status).toBe('failed');
+    expect(c.message).toMatch(/^the stage failed: Sub-agent \[ai-refiner\.aip\] failed: .*no scripted AI response/);
+    expect(c.message).toMatch(/\(the sub-agent made more AI calls than the case's ai list answers: it has 0\)$/);
+  });
+
+  it('an unused answer is a warning', () => {
+    const c = only(`agent = "ai-refiner.aip"
+[[case]]
+name = "two answers"
+prompt = "fix"
+ai = ["one", "two"]
+[case.expect]
+prompt = "one"
+`);
+    expect(c.status).toBe('passed');
+    expect(c.warnings).toEqual(['1 scripted AI answer was not used (ai has 2)']);
+  });
+});

@@ -1,0 +1,178 @@
+import nodePath from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CaseFileError } from '../../src/harness/case-file.ts';
+import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT } from '../../src/harness/stage.ts';
+import { runContractFile } from '../../src/harness/run-case.ts';
+import { AGENTS, tmpDir, write } from './helpers.ts';
+
+const at = (agent: string) => ({ agent, baseDir: AGENTS });
+
+describe('runStage: one stage through the pack pipeline', () => {
+  it('pre: returns the params and prompts after the stage, the raw response, the input and the effect', () => {
+    const r = runStage({ ...at('prompt-refiner.aip'), prompt: 'Fix the login form', params: { model: 'flash' }, config: { focus: 'auth' } });
+    expect(r.ok).toBe(true);
+    expect(r.stage).toBe('pre');
+    expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);
+    expect(r.prompt).toBe('Fix the login form\n\nFocus: auth');
+    // the glob defaults are set before pre (lists come back from Lua as tables: empty ones as {})
+    expect(r.params).toMatchObject({ model: 'flash', context_globs: ['src/auth/**'] });
+    expect(r.params).not.toHaveProperty('sub_agents');
+    expect(r.rawResponse).toEqual({
+      coder_params: { model: 'flash', context_globs: ['src/auth/**'], structure_globs: [], knowledge_globs: [] },
+      coder_prompts: ['Fix the login form', 'Focus: auth'],
+    });
+    // the sub-agent's input, as the pipeline built it: its entry is the configured one, name as written
+    expect(r.input).toMatchObject({
+      coder_stage: 'pre',
+      coder_prompt: 'Fix the login form',
+      agent_config: { name: 'prompt-refiner.aip', enabled: true, stages: ['pre'], focus: 'auth' },
+      sub_agents_prev: [],
+      sub_agents_next: [],
+    });
+    expect((r.input as { coder_params: object }).coder_params).not.toHaveProperty('sub_agents');
+    expect(r.effect).toMatchObject({ agent: 'prompt-refiner.aip', changed: true, params: { changed: ['context_globs'] } });
+    expect(r.warnings).toEqual([]);
+    expect(r.files).toEqual({});
+    expect(r.ms).toBeGreaterThan(0);
+  });
+
+  it('pre_task: gets coder_task with defaults filled in', () => {
+    const r = runStage({ ...at('task-tuner.aip'), stage: 'pre_task', prompt: 'Go', task: { num: 2, working_files: ['a.ts', 'b.ts'] } });
+    expect(r.ok).toBe(true);
+    expect((r.input as { coder_task: unknown }).coder_task).toEqual({ num: 2, count: 2, working_files: ['a.ts', 'b.ts'] });
+    expect(r.params.temperature).toBe(0);
+    expect(r.prompts).toEqual(['Go', 'Task 2/2: a.ts, b.ts']);
+    // a later stage sees the params as pre left them: glob defaults in, no sub_agents
+    expect(Object.keys((r.input as { coder_params: object }).coder_params).sort()).toEqual(['context_globs', 'knowledge_globs', 'structure_globs']);
+  });
+
+  it('post_task: returns the text the coder applies, replaced or not', () => {
+    const replaced = runStage({ ...at('answer-cleaner.aip'), stage: 'post_task', response: 'a\nDEBUG: b\nc' });
+    expect(replaced.response).toBe('a\nc');
+    expect((replaced.input as { coder_response: unknown }).coder_response).toEqual({
+      content: 'a\nDEBUG: b\nc',
+      model_name: 'sim-model',
+      usage: { prompt_tokens: 0, completion_tokens: 0 },
+    });
+    const kept = runStage({ ...at('answer-cleaner.aip'), stage: 'post_task', response: { content: 'clean', model_name: 'gpt-x' } });
+    expect(kept.rawResponse).toBeUndefined();
+    expect(kept.response).toBe('clean');
+    expect(kept.effect?.changed).toBe(false);
+  });
+
+  it('post: gets coder_responses, and the files it writes are reported', () => {
+    const r = runStage({
+      ...at('summary-writer.aip'),
+      stage: 'post',
+      responses: [{ task_num: 1, content: 'x', files_changed: ['a.ts'] }],
+    });
+    expect((r.input as { coder_responses: unknown }).coder_responses).toEqual([{ task_num: 1, content: 'x', files_changed: ['a.ts'], files_failed: [] }]);
+    expect(r.files).toEqual({ 'coder-summary.md': '# Coder summary\n\n- task 1: 1 file(s) changed\n' });
+    expect(r.readFile('coder-summary.md')).toContain('task 1');
+  });
+
+  it('a failing sub-agent: ok false with the pipeline message', () => {
+    const r = runStage({ ...at('failing.aip'), prompt: 'Fix' });
+    expect(r.ok).toBe(false);
+    expect(r.error).toBe('Sub-agent [failing.aip] failed: no ticket configured\nDetails: add ticket = "ABC-1" to the entry');
+    expect(r.prompts).toEqual(['Fix']);
+  });
+
+  it('a response of the wrong type: the contract message', () => {
+    const r = runStage({ ...at('wrong-type.aip'), prompt: 'Fix' });
+    expect(r.ok).toBe(false);
+    expect(r.error).toBe('Sub-agent [wrong-type.aip] returned an invalid response: coder_prompts[2] must be a string, got number');
+    expect(r.effect?.error).toBe(r.error);
+  });
+
+  it('a sub-agent that uses the AI gets the scripted answers, in order; a missing answer fails the stage', () => {
+    const r = runStage({ ...at('ai-refiner.aip'), prompt: 'fix it', ai: ['Fix it properly.', 'unused'] });
+    expect(r.ok).toBe(true);
+    expect(r.prompts).toEqual(['Fix it properly.']);
+    expect(r.warnings).toEqual(['1 scripted AI answer was not used (ai has 2)']);
+    expect(r.trace.of('ai')).toHaveLength(1);
+    const none = runStage({ ...at('ai-refiner.aip'), prompt: 'fix it' });
+    expect(none.ok).toBe(false);
+    expect(none.error).toMatch(/^Sub-agent \[ai-refiner\.aip\] failed: .*no scripted AI response for ai-refiner\.aip/);
+  });
+
+  it('warns about dropped params, unknown keys, sub_agents in params and ignored fields', () => {
+    const r = runStage({ ...at('param-dropper.aip'), params: { write_mode: true } });
+    expect(r.ok).toBe(true);
+    expect(r.params).toEqual({ model: 'flash' });
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/^coder_params drops write_mode: /),
+      "unknown response key 'coder_promt' (did you mean 'coder_prompt'?): it is ignored",
+      expect.stringMatching(/^coder_params contains sub_agents: /),
+      'pre ignores coder_response',
+    ]);
+  });
+
+  it('the sandbox holds only the case files plus the agent and its lua/ dir', () => {
+    const r = runStage({ ...at('lister.aip'), prompt: 'List', files: { 'src/a.ts': 'a', 'README.md': 'r' } });
+    expect(r.ok).toBe(true);
+    expect([...r.prompts].sort()).toEqual(['List', 'README.md', 'lister.aip', 'lua/refine.lua', 'src/a.ts'].sort());
+    const ws = `${SANDBOX_ROOT}/ws`;
+    expect(r.rawResponse).toEqual({ coder_prompts: r.prompts, agent_result: `${ws}/.aipack/.prompt/pro@coder` });
+  });
+
+  it('places an agent above the base dir so that its name resolves as written', () => {
+    const dir = tmpDir(true);
+    const r = runStage({ agent: '../agents/prompt-refiner.aip', baseDir: nodePath.join(dir, 'cases'), prompt: 'Fix' });
+    expect(r.ok).toBe(true);
+    expect(r.prompts).toEqual(['Fix', 'Focus: app']);
+    expect((r.input as { agent_config: { name: string } }).agent_config.name).toBe('../agents/prompt-refiner.aip');
+  });
+
+  it('runs a pack agent (ns@pack/name) of a custom pack found above the base dir, with its lua/ modules', () => {
+    // built at test time: the repo's .gitignore (*.aipack) would keep a .aipack/ fixture dir out of git
+    const ws = tmpDir();
+    const pack = '.aipack/pack/custom/acme/tools';
+    write(ws, `${pack}/shout.aip`, '# Output\n\n```lua\nlocal S = require("shout_util")\nreturn { coder_prompt = S.shout(input.coder_prompt) }\n```\n');
+    write(ws, `${pack}/lua/shout_util.lua`, 'return { shout = function(s) return string.upper(s) .. "!" end }\n');
+    write(ws, 'cases/shout.contract.toml', 'agent = "acme@tools/shout"\n[[case]]\nname = "shouts"\nprompt = "fix it"\n[case.expect]\nprompt = "FIX IT!"\n');
+    const r = runStage({ agent: 'acme@tools/shout', baseDir: nodePath.join(ws, 'cases'), prompt: 'fix it' });
+    expect(r.ok).toBe(true);
+    expect(r.prompt).toBe('FIX IT!');
+    expect((r.input as { agent_config: { name: string } }).agent_config.name).toBe('acme@tools/shout');
+    const file = runContractFile(nodePath.join(ws, 'cases/shout.contract.toml'));
+    expect(file.cases.map((c) => c.status)).toEqual(['passed']);
+    expect(file.watch).toContain(nodePath.join(ws, pack, 'lua'));
+  });
+
+  it('each run is a fresh sandbox', () => {
+    const agent = prepareAgent('summary-writer.aip', AGENTS);
+    const one = runPreparedStage(agent, { stage: 'post', files: { 'x.md': 'x' } });
+    const two = runPreparedStage(agent, { stage: 'post' });
+    expect(one.readFile('x.md')).toBe('x');
+    expect(two.readFile('x.md')).toBeUndefined();
+  });
+
+  it('rejects a bad request with a CaseFileError naming the key', () => {
+    expect(() => runStage({ ...at('nope.aip') })).toThrow(/^runStage: agent: 'nope\.aip' not found/);
+    expect(() => runStage({ ...at('prompt-refiner.aip'), task: { num: 1 } })).toThrow(/^runStage: task: only used in stage pre_task/);
+    expect(() => runStage({ ...at('prompt-refiner.aip'), config: { name: 'x' } })).toThrow(CaseFileError);
+    expect(() => runStage({ ...at('prompt-refiner.aip'), stage: 'later' as never })).toThrow(/^runStage: stage: /);
+    expect(() => runStage({ ...at('prompt-refiner.aip'), promt: 'x' } as never)).toThrow(/^runStage: unknown key 'promt' \(did you mean 'prompt'\?\)/);
+    expect(() => runStage({ ...at('acme@tools/shout') })).toThrow(/^runStage: agent: 'acme@tools\/shout' not found: No aipack matches for acme@tools/);
+  });
+
+  it('a bad config entry fails the stage before the sub-agent runs', () => {
+    const r = runStage({ ...at('prompt-refiner.aip'), config: { options: 3 } });
+    expect(r.ok).toBe(false);
+    expect(r.error).toBe('sub_agents[1]: options must be a table, got number');
+    expect(r.effect).toBeUndefined();
+    expect(r.input).toBeUndefined();
+  });
+
+  it('an agent that returns nil changes nothing', () => {
+    const dir = tmpDir();
+    write(dir, 'gone.aip', '# Output\n\n```lua\nreturn nil\n```\n');
+    const agent = prepareAgent('gone.aip', dir);
+    const r = runPreparedStage(agent, { prompt: 'x' });
+    expect(r.ok).toBe(true);
+    expect(r.effect?.response).toBe('nil');
+    expect(r.effect?.changed).toBe(false);
+    expect(r.prompts).toEqual(['x']);
+  });
+});
