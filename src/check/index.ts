@@ -3,6 +3,7 @@
 import picomatch from 'picomatch';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { renderPack as renderPackFromSources } from '../pack/build.ts';
 import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 
@@ -94,27 +95,20 @@ function readIgnore(root: string): (file: string) => boolean {
   return picomatch(globs, { dot: true });
 }
 
-/** Compares what `build` would write under pack/ with what is on disk. */
+/** Compares what `build` would write under pack/ with what is on disk (only in a pack source tree). */
 async function checkPackFresh(
   root: string,
   findings: Finding[],
   notes: string[],
   injected: RenderPack | null | undefined,
 ): Promise<void> {
-  let renderPack: RenderPack | null | undefined = injected;
-  const builder = new URL('../pack/build.ts', import.meta.url);
-  if (renderPack === undefined) {
-    // lazy: the builder is another module of the toolchain and may be absent in a partial tree
-    if (existsSync(builder)) {
-      const mod = (await import(builder.href)) as { renderPack?: RenderPack };
-      renderPack = mod.renderPack;
-    }
-  }
-  if (renderPack === null) return;
-  if (typeof renderPack !== 'function') {
-    notes.push('pack freshness not checked: src/pack/build.ts (renderPack) is not available');
+  if (injected === null) return;
+  // An unpacked or installed pack has no sources to compare with: only its Lua is checked.
+  if (injected === undefined && !existsSync(join(root, 'lua', 'main.aip'))) {
+    notes.push(`pack freshness not checked: ${root} holds no pack sources (lua/main.aip)`);
     return;
   }
+  const renderPack = injected ?? renderPackFromSources;
   let expected: Map<string, string>;
   try {
     expected = renderPack(root);
