@@ -105,10 +105,10 @@ function M.sync(run)
   aip.file.save(run.prompt_path, text)
 end
 
---- Saves one task's answer block ("====" line, ">" info lines, answer) and rebuilds the prompt file.
+--- Saves one task's answer block ("====" line, ">" info lines, answer). The prompt file itself is rewritten once,
+-- by After All (`sync`), so a run with a failing task leaves it as it was.
 function M.save_answer(run, num, block)
   aip.file.save(answer_path(run.prompt_dir, num), block)
-  M.sync(run)
 end
 
 return M

@@ -113,6 +113,8 @@ describe('failures in the later stages', () => {
     expect(callsIn(run, 'pre_task').map((c) => (c.input.coder_task as { num: number }).num)).toEqual([1, 2]);
     expect(run.file('src/math.ts')).toBe(run.original('src/math.ts'));
     expect(run.file('src/greet.ts')).toContain('/** Greets someone by name. */');
+    // task 1 answered, but the prompt file is only rewritten once every task has succeeded
+    expect(run.file(run.promptFile)).toBe(run.original(run.promptFile));
   });
 
   it('post_task: the run fails with the message and details; no file is written and the prompt file is left as it was', () => {
