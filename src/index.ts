@@ -25,7 +25,7 @@ export { diffValues, textDiff } from './harness/compare.ts';
 export { starterFiles } from './harness/templates.ts';
 
 // What a sub-agent response does
-export { analyzeEffect, effectWarnings, luaEqual, suggest } from './coder/effects.ts';
+export { analyzeEffect, effectWarnings, suggest } from './coder/effects.ts';
 export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownKey, AnalyzeOptions } from './coder/effects.ts';
 
 // The sub_agents contract (zod schemas, normalisation, response checks, messages)

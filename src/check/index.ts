@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { renderPack as renderPackFromSources } from '../pack/build.ts';
+import { walkFiles } from '../support/walk.ts';
 import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 
@@ -140,18 +141,10 @@ async function checkPackFresh(
 }
 
 /** Files under a dir (or the file itself), skipping node_modules and dot-dirs. */
+/** A file, or the files below a directory (skipping node_modules and dot-dirs). */
 function walk(path: string): string[] {
   if (!existsSync(path)) return [];
-  if (!statSync(path).isDirectory()) return [path];
-  const out: string[] = [];
-  for (const e of readdirSync(path, { withFileTypes: true })) {
-    const full = join(path, e.name);
-    if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
-      out.push(...walk(full));
-    } else if (e.isFile()) out.push(full);
-  }
-  return out;
+  return statSync(path).isDirectory() ? walkFiles(path) : [path];
 }
 
 function rel(root: string, f: string): string {

@@ -5,6 +5,7 @@ import { isValidVersion } from '../aip/catalog.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { Simulator } from '../runtime/simulator.ts';
+import { findWorkspace } from '../runtime/workspace.ts';
 import { UsageError } from './errors.ts';
 
 /** Options shared by the commands that run agents on the simulated runtime. */
@@ -27,17 +28,6 @@ export function addSimOptions(cmd: Command): Command {
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
     .option('--budget <instructions>', 'instruction budget of each Lua stage');
-}
-
-/** The workspace AIPack would pick: the nearest ancestor holding `.aipack/`, else the directory itself. */
-export function findWorkspace(start: string): string {
-  let dir = nodePath.resolve(start);
-  for (;;) {
-    if (existsSync(nodePath.join(dir, '.aipack'))) return dir;
-    const parent = nodePath.dirname(dir);
-    if (parent === dir) return nodePath.resolve(start);
-    dir = parent;
-  }
 }
 
 export function makeSimulator(o: SimCliOptions): Simulator {

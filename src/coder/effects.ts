@@ -9,9 +9,11 @@ import {
   RESPONSE_FIELDS,
   checkResponse,
   ignoredFields,
+  luaEqual,
   luaList,
   luaType,
   messages,
+  tableEntries,
   type Stage,
 } from '../contract/index.ts';
 
@@ -99,22 +101,8 @@ function get(t: unknown, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(t, key) ? (t as Record<string, unknown>)[key] : undefined;
 }
 
-/** A table's entries as a plain record (a Lua list arrives as an array: keys become "1".."n"). */
-function entriesOf(t: unknown): Record<string, unknown> {
-  if (typeof t !== 'object' || t === null) return {};
-  const out: Record<string, unknown> = {};
-  if (Array.isArray(t)) {
-    t.forEach((v, i) => {
-      if (v !== undefined) out[String(i + 1)] = v;
-    });
-  } else {
-    for (const [k, v] of Object.entries(t)) if (v !== undefined) out[k] = v;
-  }
-  return out;
-}
-
 function withoutSubAgents(t: unknown): Record<string, unknown> {
-  const copy = entriesOf(t);
+  const copy = tableEntries(t);
   delete copy.sub_agents;
   return copy;
 }
@@ -125,22 +113,6 @@ function stringList(v: unknown): string[] {
 }
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Equality of two values as Lua tables: an empty list and an empty table are the same value, `undefined`
- * entries do not exist, and a JS array equals the table with keys 1..n.
- */
-export function luaEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  const ta = typeof a === 'object' && a !== null;
-  const tb = typeof b === 'object' && b !== null;
-  if (!ta || !tb) return false;
-  const ea = entriesOf(a);
-  const eb = entriesOf(b);
-  const ka = Object.keys(ea);
-  if (ka.length !== Object.keys(eb).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(eb, k) && luaEqual(ea[k], eb[k]));
-}
 
 /** Edit distance (insertions, deletions, substitutions, adjacent transpositions). */
 function distance(a: string, b: string): number {

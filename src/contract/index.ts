@@ -4,6 +4,6 @@ export { normalizeEntry, normalizeList, checkResponse, ignoredFields, checkValue
 export type { NormalizeEntryResult, NormalizeListResult } from './check.ts';
 export { messages } from './messages.ts';
 export { ENTRY_FIELDS, RESPONSE_FIELDS, kindOf, fieldsOf, expectedOf, stageIgnores, type Kind, type Field } from './spec.ts';
-export { luaType, luaList, type LuaTypeName } from './lua-values.ts';
+export { luaType, luaList, luaEqual, tableEntries, type LuaTypeName } from './lua-values.ts';
 export { contractJsonSchemas, jsonSchemaOf, SCHEMAS, SCHEMA_NAMES } from './json-schema.ts';
 export { generateContractLua, CONTRACT_LUA_FILE } from './lua-gen.ts';

@@ -3,7 +3,7 @@
  * a key-level diff for tables, a line diff (jsdiff) for multi-line text. Only what differs is shown.
  */
 import { structuredPatch } from 'diff';
-import { luaEqual } from '../coder/effects.ts';
+import { luaEqual } from '../contract/index.ts';
 import { luaList } from '../contract/index.ts';
 
 export { luaEqual };

@@ -1,31 +1,13 @@
 /** Finding case files, and which of them a changed file affects (for `test --watch`). */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
+import { walkFiles } from '../support/walk.ts';
 import { CASE_FILE_SUFFIX } from './case-file.ts';
 
 export class DiscoveryError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DiscoveryError';
-  }
-}
-
-const skipDir = (name: string) => name === 'node_modules' || name.startsWith('.');
-
-function walk(dir: string, out: string[]): void {
-  for (const name of readdirSync(dir).sort()) {
-    const p = nodePath.join(dir, name);
-    let st;
-    try {
-      st = statSync(p);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) {
-      if (!skipDir(name)) walk(p, out);
-    } else if (st.isFile() && name.endsWith(CASE_FILE_SUFFIX)) {
-      out.push(p);
-    }
   }
 }
 
@@ -39,7 +21,7 @@ export function findContractFiles(paths: string[], cwd = process.cwd()): string[
   for (const p of paths.length > 0 ? paths : ['.']) {
     const abs = nodePath.resolve(cwd, p);
     if (!existsSync(abs)) throw new DiscoveryError(`${p}: no such file or directory`);
-    if (statSync(abs).isDirectory()) walk(abs, out);
+    if (statSync(abs).isDirectory()) out.push(...walkFiles(abs).filter((f) => f.endsWith(CASE_FILE_SUFFIX)));
     else out.push(abs);
   }
   return [...new Set(out)].sort();

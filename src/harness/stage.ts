@@ -28,6 +28,7 @@ import {
   type ResponsesItem,
 } from './case-file.ts';
 import { DRIVER_AIP, DRIVER_FILE } from './driver.ts';
+import { walkFiles } from '../support/walk.ts';
 
 /** Where sandboxes live: a path that exists nowhere on disk, so the workspace holds only virtual files. */
 export const SANDBOX_ROOT = '/__coder_subagents_sandbox__';
@@ -128,30 +129,8 @@ export interface AgentUnderTest {
   watch: string[];
 }
 
-const SKIP_DIRS = new Set(['node_modules', '.git']);
-
-/** Every file below `dir` (absolute), recursively, skipping node_modules and .git. */
-function walk(dir: string, out: string[] = []): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir).sort();
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    const p = nodePath.join(dir, name);
-    let st;
-    try {
-      st = statSync(p);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) {
-      if (!SKIP_DIRS.has(name)) walk(p, out);
-    } else if (st.isFile()) out.push(p);
-  }
-  return out;
-}
+/** Every file below `dir` (absolute), skipping node_modules and .git (an agent's own dot-dirs are copied). */
+const walk = (dir: string): string[] => walkFiles(dir, (name) => name === 'node_modules' || name === '.git');
 
 const toPosix = (p: string) => p.split(nodePath.sep).join('/');
 

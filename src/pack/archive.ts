@@ -127,17 +127,6 @@ export class InstallRefused extends Error {
   }
 }
 
-/** AIPack's workspace: the nearest ancestor of `from` holding `.aipack/`, else `from` itself. */
-export function findWorkspace(from: string): string {
-  let dir = resolve(from);
-  for (;;) {
-    if (existsSync(join(dir, '.aipack')) && statSync(join(dir, '.aipack')).isDirectory()) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return resolve(from);
-    dir = parent;
-  }
-}
-
 /** The version in an installed pack's pack.toml; undefined when there is none, null when unreadable. */
 function installedVersion(dir: string): string | null | undefined {
   const file = join(dir, 'pack.toml');

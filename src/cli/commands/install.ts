@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { SetExit } from '../errors.ts';
 import { PROJECT_ROOT } from '../../pack/build.ts';
-import { findWorkspace, installPack } from '../../pack/archive.ts';
+import { installPack } from '../../pack/archive.ts';
+import { findWorkspace } from '../../runtime/workspace.ts';
 
 /** `coder-subagents install [--workspace DIR] [--force]`: copies the pack into `.aipack/pack/custom/pro/coder/`. */
 export function register(program: Command, _setExit: SetExit): void {

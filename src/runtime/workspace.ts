@@ -1,0 +1,14 @@
+import { existsSync, statSync } from 'node:fs';
+import nodePath from 'node:path';
+
+/** AIPack's workspace: the nearest ancestor of `from` holding a `.aipack/` dir, else `from` itself. */
+export function findWorkspace(from: string): string {
+  let dir = nodePath.resolve(from);
+  for (;;) {
+    const marker = nodePath.join(dir, '.aipack');
+    if (existsSync(marker) && statSync(marker).isDirectory()) return dir;
+    const parent = nodePath.dirname(dir);
+    if (parent === dir) return nodePath.resolve(from);
+    dir = parent;
+  }
+}
