@@ -183,8 +183,16 @@ export const AIP_FUNCTIONS: readonly AipFunction[] = Object.freeze(
 const BY_PATH = new Map(AIP_FUNCTIONS.map((f) => [f.path, f]));
 
 /** Catalog entries available at that AIPack version. */
+// Asked once per Lua stage by the simulator: remember the answer per version.
+const functionsAtCache = new Map<string, readonly AipFunction[]>();
+
 export function aipFunctionsAt(version: string): AipFunction[] {
-  return AIP_FUNCTIONS.filter((f) => isAvailableAt(f, version));
+  let fns = functionsAtCache.get(version);
+  if (!fns) {
+    fns = Object.freeze(AIP_FUNCTIONS.filter((f) => isAvailableAt(f, version)));
+    functionsAtCache.set(version, fns);
+  }
+  return [...fns];
 }
 
 /** Lookup by full path ("aip.file.load"); the `utils.` alias is accepted too. */

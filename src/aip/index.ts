@@ -44,14 +44,28 @@ export function buildAipTable(env: StageEnv): Record<string, Record<string, unkn
     return impl;
   };
   const table: Record<string, Record<string, unknown>> = {};
-  for (const fn of aipFunctionsAt(env.aipackVersion)) {
-    const [, ns, name] = fn.path.split('.');
+  for (const { ns, name, path } of layoutAt(env.aipackVersion)) {
     table[ns] ??= {};
-    if (LUA_IMPLEMENTED.has(fn.path)) continue;
+    if (LUA_IMPLEMENTED.has(path)) continue;
     const impl = namespace(ns)[name];
-    table[ns][name] = impl !== undefined ? impl : notSimulated(fn.path);
+    table[ns][name] = impl !== undefined ? impl : notSimulated(path);
   }
   return table;
+}
+
+const layouts = new Map<string, { ns: string; name: string; path: string }[]>();
+
+/** The catalog's functions at a version, split into namespace and name (computed once per version). */
+function layoutAt(version: string) {
+  let layout = layouts.get(version);
+  if (!layout) {
+    layout = aipFunctionsAt(version).map((fn) => {
+      const [, ns, name] = fn.path.split('.');
+      return { ns, name, path: fn.path };
+    });
+    layouts.set(version, layout);
+  }
+  return layout;
 }
 
 function notSimulated(path: string) {

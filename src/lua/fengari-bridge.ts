@@ -10,6 +10,17 @@ export const MAX_DEPTH = 128;
 const str = (s: string) => to_luastring(s);
 const ARRAY_MT_KEY = str('coder_subagents.array_mt');
 
+// Table keys repeat across states (every stage pushes the same `aip` table): encode each once.
+const keyCache = new Map<string, Uint8Array>();
+function keyStr(key: string): Uint8Array {
+  let bytes = keyCache.get(key);
+  if (!bytes) {
+    bytes = to_luastring(key);
+    if (keyCache.size < 10_000) keyCache.set(key, bytes);
+  }
+  return bytes;
+}
+
 export class ConversionError extends Error {}
 
 /** mlua marks tables made from JSON arrays with an array metatable, so `[]` survives a round trip as `[]`. */
@@ -74,7 +85,7 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
     for (const [key, item] of entries) {
       if (item === undefined) continue;
       pushJs(L, item, false, seen);
-      lua.lua_setfield(L, -2, str(key));
+      lua.lua_setfield(L, -2, keyStr(key));
     }
   }
   seen.delete(obj);
