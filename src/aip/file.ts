@@ -264,7 +264,8 @@ export const file: AipNamespaceFactory = (env) => {
   };
 
   const recordOf = (displayPath: string, abs: string, fn: string): Record<string, unknown> => {
-    const bytes = vfs.isFile(abs) ? vfs.readBytes(abs) : undefined;
+    // read first: outside the allowed roots the read itself raises the protection error
+    const bytes = vfs.readBytes(abs);
     if (bytes === undefined) {
       const why = vfs.isDir(abs) ? 'it is a directory' : 'file not found';
       throw new LuaError(`${fn} - Fail to read file '${displayPath}' (resolved to '${abs}'): ${why}`);
@@ -277,7 +278,7 @@ export const file: AipNamespaceFactory = (env) => {
 
   /** Text of a file that must exist. */
   const readText = (p: string, abs: string, fn: string): string => {
-    const s = vfs.isFile(abs) ? vfs.readFile(abs) : undefined;
+    const s = vfs.readFile(abs);
     if (s === undefined) throw new LuaError(`${fn} - Fail to read file '${p}' (resolved to '${abs}'): file not found`);
     return s;
   };

@@ -10,6 +10,8 @@ import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type Ag
 import { ScriptedAi } from './ai.ts';
 import { renderPromptParts } from './handlebars.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
+import { REPO_PACK } from './packs.ts';
+import { guardReads } from './read-guard.ts';
 import { Trace, type StageName } from './trace.ts';
 import { createOverlayVfs } from './vfs.ts';
 import type { Vfs } from './vfs-types.ts';
@@ -24,7 +26,7 @@ export interface SimulatorOptions {
   workspaceDir: string;
   /** defaults to an overlay over `workspaceDir` (the disk is never written unless `vfs.commit()` is called) */
   vfs?: Vfs;
-  /** packs besides `<workspace>/.aipack/pack/custom` (searched after it) */
+  /** packs besides `<workspace>/.aipack/pack/custom` (searched after it); this repo's `pack/` comes last */
   packs?: PackLocation[];
   ai?: ScriptedAi;
   aipackVersion?: string;
@@ -101,7 +103,8 @@ export class Simulator {
     this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir);
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
     this.engine = opts.engine ?? fengariEngine;
-    this.packs = opts.packs ?? [];
+    // this repo's pack is always there as pro@coder, after any pack the caller puts first
+    this.packs = [...(opts.packs ?? []), REPO_PACK];
     this.ai = opts.ai ?? ScriptedAi.fromList([]);
     this.budget = opts.budget ?? DEFAULT_BUDGET;
     this.sessionUid = this.nextUid();
@@ -356,8 +359,9 @@ export class Simulator {
 
   private stageEnv(frame: Frame, stage: StageName, taskNum: number | undefined): StageEnv {
     const file = frame.resolved.file;
+    const readRoots = [this.workspaceDir, this.dirs.home, nodePath.dirname(file), ...this.packs.map((p) => p.dir)];
     return {
-      vfs: this.vfs,
+      vfs: guardReads(this.vfs, readRoots),
       dirs: this.dirs,
       findPackDir: (ns, name) => findPackDir(this.vfs, this.packs, ns, name),
       stage,

@@ -122,7 +122,7 @@ describe('aip.agent.run (RUNTIME.md section 4)', () => {
 });
 
 describe('sandbox and errors', () => {
-  it('opens no escape hatch: no os.execute/getenv, io.open, package.loadlib, debug, binary chunks or files outside', () => {
+  it('opens no escape hatch: no os.execute/getenv, io.open, package.loadlib, debug, binary chunks, no reads or loads outside', () => {
     expect(runFixture('sandbox').outcome.afterAll).toEqual({
       os_execute: 'nil',
       os_getenv: 'nil',
@@ -130,6 +130,8 @@ describe('sandbox and errors', () => {
       loadlib: 'nil',
       debug: 'nil',
       dofile_outside: 'cannot open /etc/hostname: outside the workspace',
+      read_outside: `Read protection (simulator) - The path \`/etc/hostname\` is outside the workspace \`${WS}\` and the packs; a simulated run does not read it`,
+      exists_outside: false,
       os_time: 'function',
       binary_chunk_refused: true,
     });
