@@ -54,8 +54,8 @@ end
 function M.run(inputs, outputs)
   local run = find_run(inputs)
   if not run then return { message = "Coder: nothing was run.", tasks = {} } end
-  PF.sync(run)
   local responses = task_responses(outputs)
+  PF.sync(run, responses[1] == nil)
   local result, err = SA.run_stage("post", {
     configs = run.configs,
     params = run.params,

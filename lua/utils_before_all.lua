@@ -54,9 +54,15 @@ end
 
 local function task_display(paths, inst)
   if paths[1] == nil then return inst end
-  local display = "working files (" .. #paths .. "): " .. paths[1]
-  if #paths > 1 then display = display .. ", plus " .. (#paths - 1) .. " more" end
-  return display .. "\n\n" .. inst
+  return "working files (" .. #paths .. "): " .. U.short_list(paths, 1) .. "\n\n" .. inst
+end
+
+-- The files of the run: { files = {knowledge, context, structure}, groups = working groups }.
+-- Raises what aip.file.list raises for a glob it rejects (a "../" glob, an unknown pack).
+local function list_files(settings)
+  local groups = {}
+  if settings.base_dir ~= nil then groups = F.working_groups(settings.working_globs, settings.base_dir) end
+  return { files = F.resolve(settings), groups = groups }
 end
 
 -- One input per working group, or a single input when there is none. Every input carries the run
@@ -105,8 +111,8 @@ function M.run(inputs)
   if settings then options, err = P.agent_options(pre.params, P.RUN_OPTION_KEYS) end
   if err then return nil, nil, "Invalid prompt parameter: " .. err end
 
-  local groups = {}
-  if settings.base_dir ~= nil then groups = F.working_groups(settings.working_globs, settings.base_dir) end
+  local ok, listed = pcall(list_files, settings)
+  if not ok then return nil, nil, "Cannot list the files of the prompt: " .. tostring(listed) end
 
   local run = {
     prompt_path = prompt.path,
@@ -118,10 +124,10 @@ function M.run(inputs)
     params = pre.params,
     prompts = pre.prompts,
     settings = settings,
-    files = F.resolve(settings),
-    task_count = math.max(#groups, 1),
+    files = listed.files,
+    task_count = math.max(#listed.groups, 1),
   }
-  local new_inputs = build_inputs(run, groups, inst)
+  local new_inputs = build_inputs(run, listed.groups, inst)
   PF.reset_answers(run.prompt_dir, run.task_count)
   print_summary(run, new_inputs)
   return new_inputs, options

@@ -10,6 +10,12 @@ function M.is_nil(value)
   return value == nil or value == null
 end
 
+-- The type of a value for messages: "null" for the `null` sentinel, else Lua's type name.
+function M.value_type(value)
+  if value ~= nil and value == null then return "null" end
+  return type(value)
+end
+
 -- The value, or nil when it is the `null` sentinel.
 function M.nil_if_null(value)
   if M.is_nil(value) then return nil end
@@ -67,6 +73,30 @@ function M.lines(text)
     lines[#lines + 1] = line
   end
   return lines
+end
+
+-- Markdown fenced code blocks, followed line by line: the fence still open after `line` (nil outside a block,
+-- else the backtick run that opened it). A block closes on a bare run of at least as many backticks, so a
+-- ```` block can show ``` blocks. Inside a block, "====" and ">" lines are content, not prompt-file syntax.
+function M.fence_after(fence, line)
+  local ticks = line:match("^(```+)")
+  if ticks == nil then return fence end
+  if fence == nil then return ticks end
+  if #ticks >= #fence and line:match("^`+%s*$") then return nil end
+  return fence
+end
+
+-- The first `max` items joined by ", ", then how many more there are.
+function M.short_list(items, max)
+  if #items <= max then return table.concat(items, ", ") end
+  local shown = {}
+  for i = 1, max do shown[i] = items[i] end
+  return table.concat(shown, ", ") .. ", plus " .. (#items - max) .. " more"
+end
+
+-- "Task <num>/<count>", the name of a task in messages and in the prompt file.
+function M.task_label(task)
+  return "Task " .. M.int_text(task.num) .. "/" .. M.int_text(task.count)
 end
 
 -- The instruction is the prompt segments joined by a blank line (SUB_AGENTS.md section 5).

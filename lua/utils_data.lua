@@ -3,6 +3,7 @@
 local SA = require("utils_sub_agent")
 local P = require("utils_params")
 local F = require("utils_files")
+local PF = require("utils_prompt_file")
 local U = require("utils_common")
 
 local M = {}
@@ -12,10 +13,6 @@ local FORMAT_TEMPLATES = {
   search_replace_auto = "file-content-search-replace-auto.md",
 }
 
-local function task_label(task)
-  return "Task " .. U.int_text(task.num) .. "/" .. U.int_text(task.count)
-end
-
 -- The task prepared again from params a pre_task sub-agent returned, as Before All does for the run.
 -- Run-level keys (working_globs, input_concurrency, sub_agents) have no effect here: the task keeps its
 -- working files, only re-expressed relative to its own base_dir.
@@ -23,7 +20,7 @@ local function from_task_params(task, input, params)
   local settings, err = P.settings(params)
   local options
   if settings then options, err = P.agent_options(params, P.TASK_OPTION_KEYS) end
-  if err then return nil, task_label(task.info) .. ": invalid parameter after pre_task: " .. err end
+  if err then return nil, U.task_label(task.info) .. ": invalid parameter after pre_task: " .. err end
   task.params = params
   task.settings = settings
   task.options = options
@@ -59,12 +56,23 @@ function M.prepare_task(input)
   return from_task_params(task, input, U.copy_without(result.params, "sub_agents"))
 end
 
-local function size_message(total, max)
-  return "Max files size reached.\n Actual size: " .. aip.text.format_size(total)
-    .. "\n    Max size: " .. aip.text.format_size(max)
+local function size_message_lines(total, max)
+  return {
+    "Max files size reached.",
+    " Actual size: " .. U.trim(aip.text.format_size(total)),
+    "    Max size: " .. U.trim(aip.text.format_size(max)),
+    "Raise max_files_size_kb in the meta block, or narrow the globs.",
+  }
 end
 
---- The data of a prepared task: data | nil, skip message (files too large).
+-- A skipped task has no answer, so its block in the prompt file says why it was skipped.
+local function save_skip_note(task, lines)
+  local notes = { "> " .. U.task_label(task.info) .. " skipped: " .. lines[1] }
+  for i = 2, #lines do notes[i] = "> " .. lines[i] end
+  PF.save_answer(task.run, task.info.num, "====\n" .. table.concat(notes, "\n") .. "\n")
+end
+
+--- The data of a prepared task: data | nil, skip message (files too large; the prompt file will say so).
 -- The first group of fields is rendered by the prompt, the second is read by Output.
 function M.load_task(task)
   local settings = task.settings
@@ -72,7 +80,11 @@ function M.load_task(task)
   local context = F.without(task.files.context, working)
   local total = F.total_size(task.files.knowledge, context, working)
   local max = settings.max_files_size_kb * 1000
-  if total > max then return nil, task_label(task.info) .. ": " .. size_message(total, max) end
+  if total > max then
+    local lines = size_message_lines(total, max)
+    save_skip_note(task, lines)
+    return nil, U.task_label(task.info) .. " skipped: " .. table.concat(lines, "\n")
+  end
 
   local format_instructions
   if settings.write_mode then format_instructions = F.template(FORMAT_TEMPLATES[settings.file_content_mode]) end

@@ -20,6 +20,47 @@ function M.in_base(base_dir, path)
   return aip.path.join(base_dir, path)
 end
 
+-- A base_dir AIPack reads as a plain relative folder (not absolute, home, tmp or a pack reference).
+local function is_plain_dir(base_dir)
+  return base_dir == nil or (not base_dir:match("^[/~$]") and base_dir:find("@", 1, true) == nil)
+end
+
+-- The segments of a relative path with "." dropped and "x/.." collapsed; nil when ".." climbs above its start.
+-- "\\" counts as a separator too, as a model may write Windows paths.
+local function relative_segments(path)
+  local segments = {}
+  for segment in path:gmatch("[^/\\]+") do
+    if segment == ".." then
+      if segments[1] == nil then return nil end
+      segments[#segments] = nil
+    elseif segment ~= "." then
+      segments[#segments + 1] = segment
+    end
+  end
+  return segments
+end
+
+--- Where a file named by the model (relative to base_dir) is written: { path = workspace path to report,
+-- target = path for aip.file }, or { path = the name as given (under base_dir), reason } when the name is
+-- absolute or leaves base_dir. Checked here rather than left to AIPack's save protection, which accepts any
+-- path inside the workspace and any path under ".aipack-base".
+function M.answer_target(base_dir, file_path)
+  if file_path:match("^[/\\~$]") or file_path:match("^%a:") then
+    return { path = file_path, reason = "the path is absolute; file paths must be relative to base_dir" }
+  end
+  local segments = relative_segments(file_path)
+  if segments == nil then
+    local given = file_path
+    if base_dir ~= nil and base_dir ~= "" then given = base_dir .. "/" .. file_path end
+    return { path = given, reason = "the path leaves base_dir" }
+  end
+  if segments[1] == nil then return { path = file_path, reason = "the path names no file" } end
+  local path = M.in_base(base_dir, table.concat(segments, "/"))
+  -- AIPack reads a relative path containing "@" as a pack reference (ns@pack/...) unless it starts with ".".
+  if is_plain_dir(base_dir) and path:find("@", 1, true) then return { path = path, target = "./" .. path } end
+  return { path = path, target = path }
+end
+
 function M.list(globs, base_dir)
   if globs[1] == nil then return {} end
   local refs = {}

@@ -1,9 +1,9 @@
 -- The coder prompt file: where it is, how it is split and read, and how answers are written back.
 --
 -- Layout: meta block + instruction, a line "====", then this run's answers, one block per task.
--- Each task first saves its answer block in <prompt_dir>/.cache/answers/task-<n>.md; the prompt file is then
--- rebuilt from the part above "====" plus all answer blocks in task order, and saved in a single write.
--- Tasks may finish in any order (input_concurrency), so After All rebuilds it once more at the end.
+-- Each task saves its block (answer, or why it was skipped) in <prompt_dir>/.cache/answers/task-<n>.md.
+-- Tasks may finish in any order (input_concurrency), so only After All writes the prompt file: the part
+-- above "====" plus the blocks in task order, in a single write.
 
 local U = require("utils_common")
 local F = require("utils_files")
@@ -12,21 +12,22 @@ local M = {}
 
 M.FILE_NAME = "coder-prompt.md"
 
-function M.default_path()
+local function default_path()
   return CTX.WORKSPACE_AIPACK_DIR .. "/.prompt/" .. (CTX.PACK_IDENTITY or "local") .. "/" .. M.FILE_NAME
 end
 
---- The absolute prompt file path for the run's first input:
--- nothing -> the default, a string -> a directory holding coder-prompt.md, a file record (`-f`) -> that file.
+--- The absolute prompt file path for the run's first input: nothing -> the default; a string -> the folder
+-- holding coder-prompt.md, or the prompt file itself when it names a ".md" file; a file record (`-f`) -> that file.
 function M.path_for_input(input)
   if type(input) == "string" and U.trim(input) ~= "" then
-    local dir = U.trim(input):gsub("/+$", "")
-    return aip.path.resolve(dir .. "/" .. M.FILE_NAME)
+    local path = U.trim(input):gsub("/+$", "")
+    if not path:match("%.md$") then path = path .. "/" .. M.FILE_NAME end
+    return aip.path.resolve(path)
   end
   if type(input) == "table" and type(input.path) == "string" then
     return aip.path.resolve(input.path)
   end
-  return M.default_path()
+  return default_path()
 end
 
 function M.ensure_exists(path)
@@ -35,19 +36,33 @@ function M.ensure_exists(path)
   end
 end
 
---- Splits at the first line that is exactly "====": (above, below | nil).
+--- Splits at the first line that is exactly "====" outside fenced code blocks: (above, below | nil).
+-- A "====" line inside a fence is part of the instruction (a Markdown heading underline, an example).
+-- When every "====" line is inside a fence (one left open), the first of them counts, so a forgotten
+-- closing fence does not turn the answers into instruction.
 function M.split(text)
-  local padded = "\n" .. text .. "\n"
-  local from, to = padded:find("\n====\r?\n")
-  if not from then return text, nil end
-  return padded:sub(2, from - 1), padded:sub(to + 1, -2)
+  local fence, first_any
+  local pos = 1
+  while pos <= #text do
+    local eol = text:find("\n", pos, true) or (#text + 1)
+    local line = text:sub(pos, eol - 1):gsub("\r$", "")
+    if line == "====" then
+      if fence == nil then return text:sub(1, pos - 1), text:sub(eol + 1) end
+      first_any = first_any or { pos, eol }
+    end
+    fence = U.fence_after(fence, line)
+    pos = eol + 1
+  end
+  if first_any == nil then return text, nil end
+  return text:sub(1, first_any[1] - 1), text:sub(first_any[2] + 1)
 end
 
--- Lines starting with ">" are notes for the user, never part of the instruction.
+-- Lines starting with ">" are notes for the user, never part of the instruction (except inside code blocks).
 local function without_note_lines(text)
-  local kept = {}
+  local kept, fence = {}, nil
   for _, line in ipairs(U.lines(text)) do
-    if line:sub(1, 1) ~= ">" then kept[#kept + 1] = line end
+    if fence ~= nil or line:sub(1, 1) ~= ">" then kept[#kept + 1] = line end
+    fence = U.fence_after(fence, line)
   end
   return table.concat(kept, "\n")
 end
@@ -64,16 +79,17 @@ end
 -- separator (the template's help lines, the info lines of answers); nil when nothing is left.
 function M.clean_second_part(text)
   if text == nil then return nil end
-  local kept = {}
+  local kept, fence = {}, nil
   local in_header = true
   for _, line in ipairs(U.lines(text)) do
     local header_line = in_header and line:sub(1, 1) == ">"
-    if line == "====" then
+    if fence == nil and line == "====" then
       in_header = true
     elseif not header_line then
       in_header = false
       kept[#kept + 1] = line
     end
+    fence = U.fence_after(fence, line)
   end
   local cleaned = U.trim(table.concat(kept, "\n"))
   if cleaned == "" then return nil end
@@ -89,9 +105,19 @@ function M.reset_answers(prompt_dir, count)
   for num = 1, count do aip.file.save(answer_path(prompt_dir, num), "") end
 end
 
---- Rebuilds the prompt file from the part above "====" and the answers saved so far.
--- run = { prompt_path, prompt_dir, first_part, task_count }. Leaves the file alone when there is no answer.
-function M.sync(run)
+-- A prompt file written with CRLF line endings keeps them: the text added below "====" follows the file.
+local function with_line_endings_of(sample, text)
+  local lf = text:gsub("\r\n", "\n")
+  if sample:find("\r\n", 1, true) == nil then return lf end
+  local crlf = lf:gsub("\n", "\r\n")
+  return crlf
+end
+
+--- Rebuilds the prompt file from the part above "====" and the blocks saved so far (answers, notes of skipped tasks).
+-- run = { prompt_path, prompt_dir, first_part, task_count }. Leaves the file alone when there is no block.
+-- keep_previous: no task answered, so the text below "====" is still the user's latest answer and is kept
+-- under the notes instead of being replaced by them.
+function M.sync(run, keep_previous)
   local blocks = {}
   for num = 1, run.task_count do
     local path = answer_path(run.prompt_dir, num)
@@ -102,10 +128,15 @@ function M.sync(run)
   end
   if blocks[1] == nil then return end
   local text = U.trim_end(run.first_part) .. "\n\n" .. table.concat(blocks, "\n\n") .. "\n"
-  aip.file.save(run.prompt_path, text)
+  if keep_previous then
+    -- The prompt file is only written here, so its part below "====" is still the one the run started with.
+    local _, below = M.split(aip.file.load(run.prompt_path).content)
+    if below ~= nil and U.trim(below) ~= "" then text = text .. "\n====\n" .. U.trim(below) .. "\n" end
+  end
+  aip.file.save(run.prompt_path, with_line_endings_of(run.first_part, text))
 end
 
---- Saves one task's answer block ("====" line, ">" info lines, answer). The prompt file itself is rewritten once,
+--- Saves one task's block ("====" line, ">" info lines, answer). The prompt file itself is rewritten once,
 -- by After All (`sync`), so a run with a failing task leaves it as it was.
 function M.save_answer(run, num, block)
   aip.file.save(answer_path(run.prompt_dir, num), block)

@@ -149,7 +149,7 @@ end
 --- Runs the pipeline of one stage.
 -- state = { configs, params, prompts, prompt_dir, task (pre_task/post_task),
 --           response = {content, model_name, usage} (post_task), responses (post) }
--- Returns { params, prompts, response = {content} | nil, history } | nil, message.
+-- Returns { params, prompts, response = {content} | nil } | nil, message.
 -- `params` is the very table given in `state` when no sub-agent replaced it.
 function M.run_stage(stage, state)
   local progress = {
@@ -193,7 +193,6 @@ function M.run_stage(stage, state)
     params = progress.params,
     prompts = progress.prompts,
     response = progress.response_replaced and { content = progress.response.content } or nil,
-    history = progress.history,
   }
 end
 

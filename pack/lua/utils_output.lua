@@ -98,6 +98,16 @@ local function write_change(path, content, mode)
   return changed, U.nil_if_null(failed[1].reason) or "some changes could not be applied"
 end
 
+-- Applies one file change: (path to report, changed, failure reason | nil). Never raises: a path the coder
+-- refuses, or an error of aip.file (AIPack's save protection, a bad file), is a failed change of this file.
+local function apply_change(change, settings)
+  local dest = F.answer_target(settings.base_dir, change.file_path)
+  if dest.reason then return dest.path, false, dest.reason end
+  local ok, changed, reason = pcall(write_change, dest.target, fenced_content(change.body), settings.file_content_mode)
+  if not ok then return dest.path, false, tostring(changed) end
+  return dest.path, changed, reason
+end
+
 --- Applies the file changes of an answer when write_mode is on:
 -- { answer = text without the change blocks, files_changed, files_failed, failures = { {path, reason} } }.
 -- Paths are relative to the workspace (base_dir joined).
@@ -109,9 +119,7 @@ function M.apply_changes(content, settings)
     if change.file_path == nil or change.file_path == "" then
       pieces[#pieces + 1] = change.body -- no target: the text goes back to the user
     else
-      local path = F.in_base(settings.base_dir, change.file_path)
-      local ok, changed, reason = pcall(write_change, path, fenced_content(change.body), settings.file_content_mode)
-      if not ok then changed, reason = false, tostring(changed) end
+      local path, changed, reason = apply_change(change, settings)
       if changed then applied.files_changed[#applied.files_changed + 1] = path end
       if reason then
         applied.files_failed[#applied.files_failed + 1] = path
@@ -123,17 +131,10 @@ function M.apply_changes(content, settings)
   return applied
 end
 
-local function short_list(items, max)
-  if #items <= max then return table.concat(items, ", ") end
-  local shown = {}
-  for i = 1, max do shown[i] = items[i] end
-  return table.concat(shown, ", ") .. ", plus " .. (#items - max) .. " more"
-end
-
 -- The ">" lines above an answer in the prompt file.
 local function info_lines(data, ai_response, applied)
   local task = data.task
-  local first = "> Task " .. U.int_text(task.num) .. "/" .. U.int_text(task.count)
+  local first = "> " .. U.task_label(task)
   if ai_response and ai_response.model_name then first = first .. " | Model: " .. ai_response.model_name end
   local usage = ai_response and ai_response.usage
   if usage and usage.prompt_tokens and usage.completion_tokens then
@@ -142,11 +143,11 @@ local function info_lines(data, ai_response, applied)
   end
   local lines = { first }
   if task.working_files[1] ~= nil then
-    lines[#lines + 1] = "> Working files: " .. short_list(task.working_files, 3)
+    lines[#lines + 1] = "> Working files: " .. U.short_list(task.working_files, 3)
   end
   if data.settings.write_mode then
     local changed = "> Files changed: " .. #applied.files_changed
-    if applied.files_changed[1] ~= nil then changed = changed .. " (" .. short_list(applied.files_changed, 5) .. ")" end
+    if applied.files_changed[1] ~= nil then changed = changed .. " (" .. U.short_list(applied.files_changed, 5) .. ")" end
     lines[#lines + 1] = changed
     for _, failure in ipairs(applied.failures) do
       lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. U.lines(failure.reason)[1]

@@ -30,9 +30,9 @@ local FILE_CONTENT_MODES = { whole = true, search_replace_auto = true }
 local function glob_list(value, key)
   if value == nil then return {} end
   if type(value) == "string" then return { value } end
-  if type(value) ~= "table" then return nil, key .. " must be a list of glob strings, got " .. type(value) end
+  if type(value) ~= "table" then return nil, key .. " must be a list of glob strings, got " .. U.value_type(value) end
   for i, glob in ipairs(value) do
-    if type(glob) ~= "string" then return nil, key .. "[" .. i .. "] must be a string, got " .. type(glob) end
+    if type(glob) ~= "string" then return nil, key .. "[" .. i .. "] must be a string, got " .. U.value_type(glob) end
   end
   return value
 end
@@ -45,7 +45,7 @@ local function working_globs(value, key)
       local _, err = glob_list(item, key .. "[" .. i .. "]")
       if err then return nil, err end
     elseif type(item) ~= "string" then
-      return nil, key .. "[" .. i .. "] must be a glob string or a list of them, got " .. type(item)
+      return nil, key .. "[" .. i .. "] must be a glob string or a list of them, got " .. U.value_type(item)
     end
   end
   return value
@@ -53,17 +53,20 @@ end
 
 local function write_mode(value, key)
   if value == nil then return false end
-  if type(value) ~= "boolean" then return nil, key .. " must be true or false, got " .. type(value) end
+  if type(value) ~= "boolean" then return nil, key .. " must be true or false, got " .. U.value_type(value) end
   return value
 end
 
 local function file_content_mode(value, key)
-  value = value or M.DEFAULT_FILE_CONTENT_MODE
+  if value == nil then return M.DEFAULT_FILE_CONTENT_MODE end
   if value == "udiffx" then
     return nil, key .. " 'udiffx' is not supported by this pack; use 'whole' or 'search_replace_auto'"
   end
+  if type(value) ~= "string" then
+    return nil, key .. " must be 'whole' or 'search_replace_auto', got " .. U.value_type(value)
+  end
   if not FILE_CONTENT_MODES[value] then
-    return nil, key .. " must be 'whole' or 'search_replace_auto', got '" .. tostring(value) .. "'"
+    return nil, key .. " must be 'whole' or 'search_replace_auto', got '" .. value .. "'"
   end
   return value
 end
@@ -75,11 +78,16 @@ local function max_files_size_kb(value, key)
 end
 
 -- nil means "no base_dir" (only knowledge files, only the prompt file is updated); "" is the workspace root.
+-- "src", "src/" and "./src/" name one folder and are all read as "src", so the paths joined to it (files
+-- listed, files written, paths reported) come out the same, without "./" or "//".
 local function base_dir(value, key)
   if value == nil then return nil end
-  if type(value) ~= "string" then return nil, key .. " must be a string, got " .. type(value) end
-  if value:match("^/+$") then return value end
-  return (value:gsub("/+$", ""))
+  if type(value) ~= "string" then return nil, key .. " must be a string, got " .. U.value_type(value) end
+  if value:match("^/+$") then return "/" end
+  local dir = value:gsub("/+$", "")
+  while dir:sub(1, 2) == "./" do dir = dir:sub(3):gsub("^/+", "") end
+  if dir == "." then return "" end
+  return dir
 end
 
 local SETTING_READERS = {
@@ -114,7 +122,7 @@ function M.agent_options(params, keys)
     local value = U.nil_if_null(params[key])
     if value ~= nil then
       if type(value) ~= OPTION_TYPES[key] then
-        return nil, key .. " must be a " .. OPTION_TYPES[key] .. ", got " .. type(value)
+        return nil, key .. " must be a " .. OPTION_TYPES[key] .. ", got " .. U.value_type(value)
       end
       options[key] = value
     end

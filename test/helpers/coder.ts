@@ -61,6 +61,8 @@ export interface CoderRun {
 
 export interface RunCoderOptions {
   aipackVersion?: string;
+  /** the coder's input instead of `promptDir` (e.g. the prompt file's own path); `promptDir` still names its folder */
+  input?: string;
 }
 
 const asTable = (v: unknown): Table => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Table) : {});
@@ -81,7 +83,8 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
   let outcome: RunOutcome | undefined;
   let error: AgentRunError | undefined;
   try {
-    outcome = sim.run({ name: 'pro@coder', inputs: promptDir === undefined ? [] : [promptDir], baseDir: WS });
+    const input = options.input ?? promptDir;
+    outcome = sim.run({ name: 'pro@coder', inputs: input === undefined ? [] : [input], baseDir: WS });
   } catch (err) {
     if (!(err instanceof AgentRunError)) throw err;
     error = err;
