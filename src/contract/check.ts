@@ -140,6 +140,9 @@ export function normalizeList(value: unknown, label = 'sub_agents'): NormalizeLi
 
 const usedIn = (stage: Stage) => RESPONSE_FIELDS.filter((f) => !f.stages || f.stages.includes(stage));
 
+/** nil and AIPack's null sentinel (JS null) both mean "not given" for a response field. */
+const given = (v: unknown) => v !== undefined && v !== null;
+
 /**
  * What is wrong with a sub-agent's response in `stage`, or undefined when it is valid. A nil response is
  * valid. Fields the stage ignores are not checked (an ignored field is not an error).
@@ -151,13 +154,13 @@ export function checkResponse(stage: Stage, value: unknown): string | undefined 
   const fields = usedIn(stage);
   for (const f of fields) {
     const v = field(value, f.name);
-    if (v === undefined && f.optional) continue;
+    if (!given(v) && f.optional) continue;
     const err = checkValue(f.kind, v, f.name);
     if (err !== undefined) return err;
   }
   for (const f of fields) {
     if (f.exclusiveWith === undefined || !fields.some((o) => o.name === f.exclusiveWith)) continue;
-    if (field(value, f.name) !== undefined && field(value, f.exclusiveWith) !== undefined) {
+    if (given(field(value, f.name)) && given(field(value, f.exclusiveWith))) {
       return fill(T.exclusive, { other: f.exclusiveWith, path: f.name });
     }
   }
@@ -167,23 +170,23 @@ export function checkResponse(stage: Stage, value: unknown): string | undefined 
 /**
  * Fields present in a response that `stage` ignores (section 3), sorted: whole fields (`coder_params` in
  * `post`), and keys of a used table field that the stage ignores (`coder_params.working_globs` in `pre_task`).
- * With `given` (the sub-agent's input table), such a key counts only when its value differs from the one the
+ * With `input` (the sub-agent's input table), such a key counts only when its value differs from the one the
  * sub-agent received: handing back the params it was given, unchanged, ignores nothing.
  */
-export function ignoredFields(stage: Stage, response: unknown, given?: unknown): string[] {
+export function ignoredFields(stage: Stage, response: unknown, input?: unknown): string[] {
   if (luaType(response) !== 'table') return [];
   const out: string[] = [];
   for (const f of RESPONSE_FIELDS) {
     const v = field(response, f.name);
-    if (v === undefined) continue;
+    if (!given(v)) continue;
     if (f.stages && !f.stages.includes(stage)) {
       out.push(f.name);
     } else if (luaType(v) === 'table') {
-      const before = given === undefined ? undefined : field(given, f.name);
+      const before = input === undefined ? undefined : field(input, f.name);
       for (const key of f.ignoredKeys?.[stage] ?? []) {
         const value = field(v, key);
         if (value === undefined) continue;
-        if (given !== undefined && luaEqual(value, field(before, key))) continue;
+        if (input !== undefined && luaEqual(value, field(before, key))) continue;
         out.push(`${f.name}.${key}`);
       }
     }

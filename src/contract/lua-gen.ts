@@ -124,6 +124,17 @@ local function is_null(v)
   return type(v) == "userdata"
 end
 
+-- the type named in messages: Lua's, except "null" for the sentinel (type() says "userdata")
+local function type_of(v)
+  if is_null(v) then return "null" end
+  return type(v)
+end
+
+-- nil and the null sentinel both mean "not given"
+local function given(v)
+  return v ~= nil and not is_null(v)
+end
+
 -- the number of items when the keys of t are exactly 1..n (an empty table is an empty list), else nil
 local function list_len(t)
   local n = 0
@@ -147,7 +158,7 @@ end
 local check_value
 
 local function check_list(k, v, path)
-  local t = type(v)
+  local t = type_of(v)
   if t ~= "table" then return type_error(path, k.expected, t) end
   local n = list_len(v)
   if n == nil then return type_error(path, k.expected, T.gotNonList) end
@@ -161,7 +172,7 @@ end
 
 -- what is wrong with value v for kind k at path, or nil when it fits
 check_value = function(k, v, path)
-  local t = type(v)
+  local t = type_of(v)
   local kind = k.kind
   if kind == "any" then
     return nil
@@ -215,7 +226,7 @@ end
 --- Normalises one sub_agents entry. Returns a new config table, or nil and "<label>: <what is wrong>".
 function C.normalize_entry(entry, label)
   label = label or "sub_agents"
-  local t = type(entry)
+  local t = type_of(entry)
   local copy = {}
   if t == "string" then
     copy.name = entry
@@ -272,12 +283,12 @@ for _, f in ipairs(RESPONSE_FIELDS) do RESPONSE_BY_NAME[f.name] = f end
 --- What is wrong with a (non-nil) response in stage, or nil when it is valid. Ignored fields are not checked.
 function C.check_response(stage, value)
   if value == nil then return nil end
-  local t = type(value)
+  local t = type_of(value)
   if t ~= "table" then return fill(T.notTable, { got = t }) end
   for _, f in ipairs(RESPONSE_FIELDS) do
     if used_in(f, stage) then
       local v = rawget(value, f.name)
-      if not (v == nil and f.optional) then
+      if given(v) or not f.optional then
         local err = check_value(f.kind, v, f.name)
         if err ~= nil then return err end
       end
@@ -285,7 +296,7 @@ function C.check_response(stage, value)
   end
   for _, f in ipairs(RESPONSE_FIELDS) do
     if f.exclusive_with ~= nil and used_in(f, stage) and used_in(RESPONSE_BY_NAME[f.exclusive_with], stage) then
-      if rawget(value, f.name) ~= nil and rawget(value, f.exclusive_with) ~= nil then
+      if given(rawget(value, f.name)) and given(rawget(value, f.exclusive_with)) then
         return fill(T.exclusive, { other = f.exclusive_with, path = f.name })
       end
     end
@@ -307,21 +318,21 @@ local function deep_equal(a, b)
   return true
 end
 
--- given: the sub-agent's input table; a key it handed back unchanged is not reported
-function C.ignored_fields(stage, value, given)
+-- input: the sub-agent's input table; a key it handed back unchanged is not reported
+function C.ignored_fields(stage, value, input)
   local out = {}
   if type(value) ~= "table" then return out end
   for _, f in ipairs(RESPONSE_FIELDS) do
     local v = rawget(value, f.name)
-    if v ~= nil then
+    if given(v) then
       if not used_in(f, stage) then
         out[#out + 1] = f.name
       elseif type(v) == "table" and f.ignored_keys ~= nil and f.ignored_keys[stage] ~= nil then
         local before = nil
-        if type(given) == "table" and type(rawget(given, f.name)) == "table" then before = rawget(given, f.name) end
+        if type(input) == "table" and type(rawget(input, f.name)) == "table" then before = rawget(input, f.name) end
         for _, key in ipairs(f.ignored_keys[stage]) do
           local item = rawget(v, key)
-          local unchanged = given ~= nil and deep_equal(item, before and rawget(before, key))
+          local unchanged = input ~= nil and deep_equal(item, before and rawget(before, key))
           if item ~= nil and not unchanged then out[#out + 1] = f.name .. "." .. key end
         end
       end
@@ -329,11 +340,6 @@ function C.ignored_fields(stage, value, given)
   end
   table.sort(out)
   return out
-end
-
--- nil and the null sentinel both mean "not given"
-local function given(v)
-  return v ~= nil and not is_null(v)
 end
 
 local function error_text(err)
@@ -387,7 +393,7 @@ export function generateContractLua(): string {
     '--',
     '-- local C = require("sub_agent_contract")',
     '-- C.normalize_entry(entry, label) -> config | nil, message     C.normalize_list(value, label) -> configs | nil, message',
-    '-- C.check_response(stage, value) -> nil | message              C.ignored_fields(stage, value, given?) -> names',
+    '-- C.check_response(stage, value) -> nil | message              C.ignored_fields(stage, value, input?) -> names',
     '-- C.msg.failed / invalid / raised / step_cap / version',
     '',
     'local C = {}',

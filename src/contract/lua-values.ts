@@ -7,12 +7,15 @@
  */
 
 /** A Lua type name, in Lua's own vocabulary (the words used in every contract message). */
-export type LuaTypeName = 'nil' | 'boolean' | 'number' | 'string' | 'table' | 'function' | 'userdata';
+export type LuaTypeName = 'nil' | 'null' | 'boolean' | 'number' | 'string' | 'table' | 'function';
 
-/** The Lua type of a JS value that crossed (or will cross) the bridge. `null` is the userdata sentinel. */
+/**
+ * The Lua type of a JS value that crossed (or will cross) the bridge, as messages name it: AIPack's `null`
+ * sentinel (JS null) is "null", though Lua's type() says "userdata".
+ */
 export function luaType(v: unknown): LuaTypeName {
   if (v === undefined) return 'nil';
-  if (v === null) return 'userdata';
+  if (v === null) return 'null';
   switch (typeof v) {
     case 'boolean':
       return 'boolean';

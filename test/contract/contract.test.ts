@@ -34,10 +34,10 @@ describe('constants', () => {
 });
 
 describe('Lua value vocabulary', () => {
-  it('names types as Lua does', () => {
+  it('names types as Lua does, and the null sentinel "null"', () => {
     expect([undefined, null, true, 1, 'x', [], {}, () => 1].map(luaType)).toEqual([
       'nil',
-      'userdata',
+      'null',
       'boolean',
       'number',
       'string',
@@ -101,7 +101,7 @@ describe('normalizeEntry (section 1)', () => {
   it.each([
     [42, 'sub_agents[3]: must be an agent name or a table, got number'],
     [true, 'sub_agents[3]: must be an agent name or a table, got boolean'],
-    [null, 'sub_agents[3]: must be an agent name or a table, got userdata'],
+    [null, 'sub_agents[3]: must be an agent name or a table, got null'],
     [undefined, 'sub_agents[3]: must be an agent name or a table, got nil'],
     ['', 'sub_agents[3]: name must be a non-empty string, got empty string'],
     [{}, 'sub_agents[3]: name must be a non-empty string, got nil'],
@@ -109,9 +109,9 @@ describe('normalizeEntry (section 1)', () => {
     [['a.aip'], 'sub_agents[3]: name must be a non-empty string, got nil'],
     [{ name: '' }, 'sub_agents[3]: name must be a non-empty string, got empty string'],
     [{ name: 7 }, 'sub_agents[3]: name must be a non-empty string, got number'],
-    [{ name: null }, 'sub_agents[3]: name must be a non-empty string, got userdata'],
+    [{ name: null }, 'sub_agents[3]: name must be a non-empty string, got null'],
     [{ name: 'a', enabled: 'yes' }, 'sub_agents[3]: enabled must be a boolean, got string'],
-    [{ name: 'a', enabled: null }, 'sub_agents[3]: enabled must be a boolean, got userdata'],
+    [{ name: 'a', enabled: null }, 'sub_agents[3]: enabled must be a boolean, got null'],
     [{ name: 'a', stages: [] }, 'sub_agents[3]: stages must not be empty'],
     [{ name: 'a', stages: {} }, 'sub_agents[3]: stages must not be empty'],
     [{ name: 'a', stages: 'later' }, 'sub_agents[3]: stages must be one of pre, pre_task, post_task, post, got "later"'],
@@ -121,7 +121,7 @@ describe('normalizeEntry (section 1)', () => {
     [{ name: 'a', stages: { pre: true } }, 'sub_agents[3]: stages must be a stage or a list of stages, got table (not a list)'],
     [{ name: 'a', stages: ['pre', undefined, 'post'] }, 'sub_agents[3]: stages must be a stage or a list of stages, got table (not a list)'],
     [{ name: 'a', options: 'cheap' }, 'sub_agents[3]: options must be a table, got string'],
-    [{ name: 'a', options: null }, 'sub_agents[3]: options must be a table, got userdata'],
+    [{ name: 'a', options: null }, 'sub_agents[3]: options must be a table, got null'],
   ])('rejects %j', (entry, message) => {
     expect(msgOf(normalizeEntry(entry, 'sub_agents[3]'))).toBe(message);
   });
@@ -200,16 +200,15 @@ describe('checkResponse (section 3)', () => {
   it.each<[Stage, unknown, string]>([
     ['pre', 'text', 'response must be a table, got string'],
     ['pre', 3, 'response must be a table, got number'],
-    ['pre', null, 'response must be a table, got userdata'],
+    ['pre', null, 'response must be a table, got null'],
     ['pre', true, 'response must be a table, got boolean'],
     ['pre', { success: 'no' }, 'success must be a boolean, got string'],
     ['pre', { error_msg: 12 }, 'error_msg must be a string, got number'],
     ['pre', { error_details: {} }, 'error_details must be a string, got table'],
     ['pre', { coder_params: 'x' }, 'coder_params must be a table, got string'],
-    ['pre', { coder_params: null }, 'coder_params must be a table, got userdata'],
     ['pre', { coder_prompts: 'x' }, 'coder_prompts must be a list of strings, got string'],
     ['pre', { coder_prompts: ['a', 2] }, 'coder_prompts[2] must be a string, got number'],
-    ['pre', { coder_prompts: ['a', null] }, 'coder_prompts[2] must be a string, got userdata'],
+    ['pre', { coder_prompts: ['a', null] }, 'coder_prompts[2] must be a string, got null'],
     ['pre', { coder_prompts: ['a', undefined, 'c'] }, 'coder_prompts must be a list of strings, got table (not a list)'],
     ['pre', { coder_prompts: { a: 'x' } }, 'coder_prompts must be a list of strings, got table (not a list)'],
     ['pre_task', { coder_prompt: ['x'] }, 'coder_prompt must be a string, got table'],
@@ -361,5 +360,13 @@ describe('coder-subagents schema', () => {
     const bad = await runCli(['schema', 'nope'], process.cwd());
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown schema "nope"');
+  });
+});
+
+describe('null fields (AIPack null sentinel)', () => {
+  it('a response field set to null counts as not given, as nil does', () => {
+    expect(checkResponse('pre', { error_msg: null, agent_result: 'x' })).toBeUndefined();
+    expect(checkResponse('pre', { coder_prompts: null, coder_prompt: 'x' })).toBeUndefined();
+    expect(ignoredFields('post', { coder_params: null })).toEqual([]);
   });
 });
