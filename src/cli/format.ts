@@ -39,7 +39,11 @@ function describe(e: TraceEvent): string | undefined {
   }
 }
 
-const firstLine = (s: string) => s.split('\n')[0];
+/** The first line of a message; a line ending in `:` (`Lua error:`) is said with the next one. */
+const firstLine = (s: string) => {
+  const [first, second] = s.split('\n');
+  return first.trimEnd().endsWith(':') && second?.trim() ? `${first.trimEnd()} ${second.trim()}` : first;
+};
 const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s).replace(/\n/g, '⏎');
 
 /** One line per trace event, indented by agent nesting depth. */
@@ -60,4 +64,10 @@ export function formatFiles(files: FileChanges, written: boolean): string {
   for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);
   if (lines.length === 0) return 'files: none changed';
   return `files${verb}:\n${lines.join('\n')}`;
+}
+
+/** A hint for a run that failed on a model call while no --ai file was given; undefined otherwise. */
+export function noAiHint(error: Error | undefined, aiGiven: boolean): string | undefined {
+  if (!error || aiGiven || !error.message.includes('no scripted AI response')) return undefined;
+  return "no --ai file was given: the simulated model only answers from scripted responses (see 'Scripted answers' in the README)";
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { isValidVersion } from '../aip/catalog.ts';
@@ -6,7 +6,7 @@ import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { Simulator } from '../runtime/simulator.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
-import { UsageError } from './errors.ts';
+import { requireDir, UsageError } from './errors.ts';
 
 /** Options shared by the commands that run agents on the simulated runtime. */
 export interface SimCliOptions {
@@ -32,9 +32,7 @@ export function addSimOptions(cmd: Command): Command {
 
 export function makeSimulator(o: SimCliOptions): Simulator {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
-  if (o.workspace && !(existsSync(workspaceDir) && statSync(workspaceDir).isDirectory())) {
-    throw new UsageError(`--workspace ${o.workspace}: not a directory`);
-  }
+  if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
   if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
   let ai: ScriptedAi | undefined;
   if (o.ai) {

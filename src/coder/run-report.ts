@@ -84,7 +84,7 @@ export function coderRunReport(args: {
 
 /** The short effect line of one sub-agent call: `params +a ~b -c; prompts changed; response replaced`. */
 export function describeEffect(e: StageEffect): string {
-  if (e.error) return `failed: ${e.error.split('\n')[0]}`;
+  if (e.error) return `failed: ${failureReason(e.error, e.agent)}`;
   const parts: string[] = [];
   const p = e.params;
   if (p.added.length || p.changed.length || p.removed.length) {
@@ -101,4 +101,19 @@ export function describeEffect(e: StageEffect): string {
   if (e.subAgentsInParams) parts.push('sub_agents in returned params (removed)');
   if (parts.length === 0) return e.response === 'nil' ? 'no change (nil response)' : 'no change';
   return parts.join('; ');
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The reason of a sub-agent failure on one line, without what the report line already says (the agent's name):
+ * `Sub-agent [a.aip] failed: Failed to run agent 'a.aip': Lua error:\na.aip:3: boom` -> `Lua error: a.aip:3: boom`.
+ */
+export function failureReason(message: string, agent: string): string {
+  const a = escape(agent);
+  const text = message
+    .replace(new RegExp(`^Sub-agent \\[${a}\\] (failed: )?`), '')
+    .replace(new RegExp(`^Failed to run agent '${a}': `), '');
+  const [first, second] = text.split('\n');
+  return first.trimEnd().endsWith(':') && second?.trim() ? `${first.trimEnd()} ${second.trim()}` : first;
 }

@@ -265,6 +265,9 @@ function issueError(file: string, raw: unknown, issue: Issue): CaseFileError {
   }
   const loc = locate(raw, issue.path);
   const prefix = [file, loc.caseLabel, loc.key || undefined].filter(Boolean).join(': ');
+  if (loc.key === 'case' && issue.input === undefined) {
+    return new CaseFileError(`${file}: no [[case]] table: a case file needs at least one case`, file, undefined, 'case');
+  }
   return new CaseFileError(`${prefix}: ${describeIssue(issue)}`, file, loc.caseName, loc.key);
 }
 

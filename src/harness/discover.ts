@@ -14,7 +14,8 @@ export class DiscoveryError extends Error {
 /**
  * The case files (`*.contract.toml`) under `paths` (files or directories, resolved from `cwd`), absolute,
  * sorted, without duplicates. Directories are searched recursively, skipping node_modules and dot-dirs; a file
- * named explicitly is taken whatever its name. A path that does not exist is a DiscoveryError.
+ * named explicitly is taken whatever its name, except an agent (`x.aip`), which stands for its case file
+ * `x.contract.toml`. A path that does not exist is a DiscoveryError.
  */
 export function findContractFiles(paths: string[], cwd = process.cwd()): string[] {
   const out: string[] = [];
@@ -22,7 +23,15 @@ export function findContractFiles(paths: string[], cwd = process.cwd()): string[
     const abs = nodePath.resolve(cwd, p);
     if (!existsSync(abs)) throw new DiscoveryError(`${p}: no such file or directory`);
     if (statSync(abs).isDirectory()) out.push(...walkFiles(abs).filter((f) => f.endsWith(CASE_FILE_SUFFIX)));
-    else out.push(abs);
+    else if (abs.endsWith('.aip')) {
+      // an agent named instead of its case file: take the case file next to it
+      const cases = abs.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
+      if (!existsSync(cases)) {
+        const shown = p.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
+        throw new DiscoveryError(`${p} is an agent, not a case file, and ${shown} does not exist (npx coder-subagents init writes both)`);
+      }
+      out.push(cases);
+    } else out.push(abs);
   }
   return [...new Set(out)].sort();
 }

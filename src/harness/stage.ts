@@ -80,7 +80,7 @@ export interface StageResult {
   stage: Stage;
   /** the stage succeeded (the pipeline reported no failure) */
   ok: boolean;
-  /** the pipeline's failure message */
+  /** the pipeline's failure message (sandbox paths written relative to the base dir, as the agent is named) */
   error?: string;
   /** the params after the stage, without sub_agents (the params before it when it failed) */
   params: Record<string, unknown>;
@@ -328,12 +328,21 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   delete paramsBefore.sub_agents;
   const finalPrompts = ok ? stringsOf(result.prompts) : effect?.prompts.before ?? prompts;
   const trace = new Trace();
-  for (const e of sim.trace.events) if (!isDriverEvent(e, driverName)) trace.record(e);
+  // the sub-agent's events, with the paths the user knows
+  for (const e of sim.trace.events) {
+    if (isDriverEvent(e, driverName)) continue;
+    const copy: Record<string, unknown> = { ...e };
+    for (const key of ['file', 'error', 'reason'] as const) {
+      const v = copy[key];
+      if (typeof v === 'string') copy[key] = unsandbox(v, ws);
+    }
+    trace.record(copy as TraceEvent);
+  }
 
   return {
     stage,
     ok,
-    ...(ok ? {} : { error: String(result.error) }),
+    ...(ok ? {} : { error: unsandbox(String(result.error), ws) }),
     params: ok ? plain(result.params) : paramsBefore,
     prompts: finalPrompts,
     prompt: finalPrompts.join('\n\n'),
@@ -347,6 +356,16 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     trace,
     ms,
   };
+}
+
+const SANDBOX_PATH = new RegExp(`${SANDBOX_ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/ws(?:/[^\\s:'"()\\]]*)?`, 'g');
+
+/**
+ * A message with the sandbox's paths written as the case file names them (relative to its directory), so that a
+ * Lua error reads `refiner.aip:19: ...` and not `/__coder_subagents_sandbox__/ws/refiner.aip:19: ...`.
+ */
+export function unsandbox(text: string, ws: string): string {
+  return text.replace(SANDBOX_PATH, (p) => nodePath.posix.relative(ws, p) || '.');
 }
 
 /** The driver's own lifecycle events (its agent_call and prints stay: they are the sub-agent's story). */

@@ -38,9 +38,13 @@ export function runSuite(paths: string[], options: RunOptions = {}, cwd = proces
   return runContractFiles(findContractFiles(paths, cwd), options);
 }
 
-/** `N passed, M failed` (and `, K skipped` when any). */
-export function summaryLine(r: Pick<SuiteResult, 'passed' | 'failed' | 'skipped'>): string {
-  return `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ''}`;
+/** `N passed, M failed` (and `, K skipped` when any, and the case files that could not run). */
+export function summaryLine(r: Pick<SuiteResult, 'passed' | 'failed' | 'skipped'> & { errors?: readonly string[] }): string {
+  const errors = r.errors?.length ?? 0;
+  return (
+    `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ''}` +
+    (errors > 0 ? `, ${errors} case file${errors === 1 ? '' : 's'} not run (see the error${errors === 1 ? '' : 's'} above)` : '')
+  );
 }
 
 const display = (file: string, cwd: string) => {

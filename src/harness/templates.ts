@@ -42,7 +42,7 @@ table.insert(params.context_globs, "src/" .. focus .. "/**")  -- the glob lists 
 
 -- coder_prompts are the instruction's segments; the coder joins them with a blank line.
 local prompts = input.coder_prompts
-table.insert(prompts, "Focus on the " .. focus .. " code.")
+table.insert(prompts, "Focus: " .. focus)
 
 return { coder_params = params, coder_prompts = prompts }
 \`\`\`
@@ -51,12 +51,12 @@ return { coder_params = params, coder_prompts = prompts }
 agent = "${name}.aip"
 
 [[case]]
-name = "adds the focus to the instruction and the context globs"
+name = "adds a focus line and a context glob"
 stage = "pre"
 prompt = "Fix the login form"
 config = { focus = "auth" }
 [case.expect]
-prompts = ["Fix the login form", "Focus on the auth code."]
+prompts = ["Fix the login form", "Focus: auth"]
 params_contains = { context_globs = ["src/auth/**"] }
 
 [[case]]
@@ -67,7 +67,7 @@ params = { model = "flash", context_globs = ["lib/**"] }
 config = { focus = "auth" }
 [case.expect]
 params = { model = "flash", context_globs = ["lib/**", "src/auth/**"], structure_globs = [], knowledge_globs = [] }
-prompt = "Fix the login form\\n\\nFocus on the auth code."
+prompt = "Fix the login form\\n\\nFocus: auth"
 
 [[case]]
 name = "changes nothing without a focus"

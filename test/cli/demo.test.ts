@@ -16,4 +16,19 @@ describe('coder-subagents demo (npm run demo)', () => {
     expect(r.stdout).not.toContain('── .env'); // the guard stripped it from the answer
     expect(r.stdout.trimEnd()).toMatch(/completed: Coder done: 2 of 2 task\(s\) answered/);
   });
+
+  it('exits 2 for a workspace that does not exist or has no ai.toml', async () => {
+    const missing = await runCli(['demo', '--workspace', 'no/such/dir'], REPO_ROOT);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('error: --workspace no/such/dir: no such directory\n');
+    const noAi = await runCli(['demo', '--workspace', 'fixtures/sub-agents'], REPO_ROOT);
+    expect(noAi.code).toBe(2);
+    expect(noAi.stderr).toMatch(/^error: .*fixtures\/sub-agents\/ai\.toml not found/);
+  });
+
+  it('marks a prompt segment shown by its first line only', async () => {
+    const r = await runCli(['demo'], REPO_ROOT);
+    expect(r.stdout).toMatch(/│ Validate the login form .* …\n/);
+    expect(r.stdout).toContain('│ Focus: input validation and display formatting\n');
+  });
 });

@@ -46,6 +46,16 @@ describe('coder-subagents init', () => {
     );
   });
 
+  it('names the agent in the entry by its path from the workspace root, also from a subdirectory', async () => {
+    const ws = tmpDir();
+    write(ws, '.aipack/config.toml', '');
+    write(ws, 'app/README.md', '');
+    const r = await runCli(['init', 'refiner', '--dir', 'agents'], nodePath.join(ws, 'app'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('created agents/refiner.aip\n');
+    expect(r.stdout).toContain('sub_agents = [{ name = "app/agents/refiner.aip", stages = ["pre"], focus = "auth" }]');
+  });
+
   it('defaults to the current directory and the pre stage', async () => {
     const dir = tmpDir();
     const r = await runCli(['init', 'x'], dir);

@@ -47,4 +47,17 @@ describe('coder-subagents run-agent', () => {
     expect((await runCli(['run-agent', 'agents/echo', '--ai', 'missing.toml'], WS)).code).toBe(2);
     expect((await runCli(['run-agent'], WS)).code).toBe(2);
   });
+
+  it('reports an agent that is not found on stderr only, with exit 1', async () => {
+    const r = await runCli(['run-agent', 'agents/nope.aip'], WS);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^run failed: No agent found for local path: 'agents\/nope\.aip'/);
+  });
+
+  it('hints at --ai when a model call found no scripted answer and no --ai file was given', async () => {
+    const r = await runCli(['run-agent', 'agents/lifecycle.aip'], WS);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('\nhint: no --ai file was given');
+  });
 });

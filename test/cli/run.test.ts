@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
+import { tmpDir, write } from '../harness/helpers.ts';
 
 const WS = fileURLToPath(new URL('../../fixtures/coder-run', import.meta.url));
 const PROMPT = `${WS}/.aipack/.prompt/pro@coder/coder-prompt.md`;
@@ -41,5 +42,45 @@ describe('coder-subagents run', () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'failed' });
     expect(r.stderr).toContain('no scripted AI response for pro@coder');
+  });
+
+  it('prints a failure once, and says when no --ai file was given', async () => {
+    const r = await runCli(['run'], WS);
+    expect(r.code).toBe(1);
+    const all = r.stdout + r.stderr;
+    expect(all.split('no scripted AI response for pro@coder').length - 1).toBe(1);
+    expect(r.stdout).toContain('failed: no scripted AI response for pro@coder\n--- rendered prompt');
+    expect(r.stderr).toBe(
+      "hint: no --ai file was given: the simulated model only answers from scripted responses (see 'Scripted answers' in the README)\n",
+    );
+  });
+
+  it('names the prompt file once', async () => {
+    const r = await runCli(['run', '--ai', 'ai.toml'], WS);
+    expect(r.stdout.match(/prompt file/gi)).toHaveLength(1);
+  });
+
+  it('exits 1 when a sub-agent fails, even where AIPack only skips the run, with the reason on its line', async () => {
+    const ws = tmpDir();
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nsub_agents = ["my/bad.aip"]\n```\n\nFix it.\n\n====\n');
+    write(ws, 'my/bad.aip', '# Output\n\n```lua\nif input then\n  return nil\nedn\n```\n');
+    const r = await runCli(['run'], ws);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}✗ my\/bad\.aip: failed: Lua error: my\/bad\.aip:\d+: .*expected/m);
+    expect(r.stdout).toMatch(/^skipped: Sub-agent \[my\/bad\.aip\] failed: /m);
+  });
+
+  it('notes when there is no .aipack/ directory, and runs there', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['run'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^note: no \.aipack\/ directory in .* or above: it is used as the workspace/);
+    expect(r.stdout).toMatch(/^skipped: Empty instruction/m);
+  });
+
+  it('exits 2 for a --workspace that does not exist', async () => {
+    const r = await runCli(['run', '--workspace', 'no/such/dir'], WS);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('error: --workspace no/such/dir: no such directory\n');
   });
 });

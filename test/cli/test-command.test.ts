@@ -118,7 +118,7 @@ describe('coder-subagents test', () => {
       "error: agents/bad.contract.toml: case #1 \"typo\": unknown key 'promt' (did you mean 'prompt'?) " +
         '(allowed: name, skip, stage, prompt, prompts, params, config, files, ai, task, response, responses, expect)\n',
     );
-    expect(lines(r.stdout).at(-1)).toBe('13 passed, 0 failed, 1 skipped');
+    expect(lines(r.stdout).at(-1)).toBe('13 passed, 0 failed, 1 skipped, 1 case file not run (see the error above)');
   });
 
   it('exits 2 for a missing agent, with the key', async () => {
@@ -137,5 +137,30 @@ describe('coder-subagents test', () => {
     const missing = await runCli(['test', 'nope'], dir);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('error: nope: no such file or directory\n');
+  });
+
+  it('takes an agent for its case file', async () => {
+    const r = await runCli(['test', 'agents/task-tuner.aip'], FIXTURES);
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout).at(-1)).toBe('2 passed, 0 failed');
+    const dir = tmpDir();
+    write(dir, 'lonely.aip', '# Output\n');
+    const none = await runCli(['test', 'lonely.aip'], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(
+      'error: lonely.aip is an agent, not a case file, and lonely.contract.toml does not exist (npx coder-subagents init writes both)\n',
+    );
+  });
+
+  it('names a Lua error by the agent path of the case file, not the sandbox', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/broken.aip', '# Output\n\n```lua\nif input then\n  return nil\nedn\n```\n');
+    write(dir, 'agents/broken.contract.toml', 'agent = "broken.aip"\n[[case]]\nname = "runs"\n');
+    const r = await runCli(['test', 'agents', '--trace'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).not.toContain('__coder_subagents_sandbox__');
+    expect(r.stdout).toContain("\n    broken.aip:6: 'end' expected (to close 'if' at line 4) near 'edn'\n");
+    expect(r.stdout).toContain('agent broken.aip (broken.aip, 1 input)');
+    expect(lines(r.stdout).at(-1)).toBe('0 passed, 1 failed');
   });
 });

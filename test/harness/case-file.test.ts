@@ -89,7 +89,7 @@ files = { "src/a.ts" = "x" }
   });
 
   it('reports missing keys and cases', () => {
-    expect(problem(head).message).toBe(`${FILE}: case: missing (expected an array)`);
+    expect(problem(head).message).toBe(`${FILE}: no [[case]] table: a case file needs at least one case`);
     expect(problem(`${head}[[case]]\nprompt = "x"\n`).message).toBe(`${FILE}: case #1: name: missing (expected a string)`);
     expect(problem(`[[case]]\nname = "a"\n`).message).toBe(`${FILE}: agent: missing (expected a string)`);
   });

@@ -21,6 +21,17 @@ describe('findContractFiles', () => {
     expect(findContractFiles(['a.contract.toml', '.'], dir)).toEqual([a]);
   });
 
+  it('takes the case file of an agent named explicitly', () => {
+    const dir = tmpDir();
+    write(dir, 'agents/a.aip', '');
+    const cases = write(dir, 'agents/a.contract.toml', '');
+    expect(findContractFiles(['agents/a.aip'], dir)).toEqual([cases]);
+    write(dir, 'agents/b.aip', '');
+    expect(() => findContractFiles(['agents/b.aip'], dir)).toThrow(
+      'agents/b.aip is an agent, not a case file, and agents/b.contract.toml does not exist',
+    );
+  });
+
   it('rejects a path that does not exist', () => {
     expect(() => findContractFiles(['nope'], tmpDir())).toThrow(DiscoveryError);
     expect(() => findContractFiles(['nope'], tmpDir())).toThrow('nope: no such file or directory');

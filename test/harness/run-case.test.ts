@@ -27,6 +27,8 @@ describe('the fixture case files', () => {
     expect(r.passed).toBe(13);
     expect(r.skipped).toBe(1);
     expect(summaryLine(r)).toBe('13 passed, 0 failed, 1 skipped');
+    expect(summaryLine({ ...r, errors: ['x: bad'] })).toBe('13 passed, 0 failed, 1 skipped, 1 case file not run (see the error above)');
+    expect(summaryLine({ passed: 0, failed: 0, skipped: 0, errors: ['a', 'b'] })).toBe('0 passed, 0 failed, 2 case files not run (see the errors above)');
     const stages = new Set(r.cases.map((c) => c.stage));
     expect([...stages].sort()).toEqual(['post', 'post_task', 'pre', 'pre_task']);
   });

@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaseFileError } from '../../src/harness/case-file.ts';
-import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT } from '../../src/harness/stage.ts';
+import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT, unsandbox } from '../../src/harness/stage.ts';
 import { runContractFile } from '../../src/harness/run-case.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
 
@@ -174,5 +174,23 @@ describe('runStage: one stage through the pack pipeline', () => {
     expect(r.effect?.response).toBe('nil');
     expect(r.effect?.changed).toBe(false);
     expect(r.prompts).toEqual(['x']);
+  });
+});
+
+describe('unsandbox: messages name files as the case file does', () => {
+  it('writes sandbox paths relative to the sandbox workspace, also above it', () => {
+    const ws = `${SANDBOX_ROOT}/ws/w`;
+    expect(unsandbox(`Lua error:\n${ws}/agent.aip:19: 'then' expected`, ws)).toBe("Lua error:\nagent.aip:19: 'then' expected");
+    expect(unsandbox(`failed '${SANDBOX_ROOT}/ws/agents/a.aip': (${ws}/x.lua:2)`, ws)).toBe("failed '../agents/a.aip': (x.lua:2)");
+    expect(unsandbox(`in ${ws}`, ws)).toBe('in .');
+  });
+
+  it('leaves the path of a Lua syntax error as the agent is named', () => {
+    const dir = tmpDir();
+    write(dir, 'agents/broken.aip', '# Output\n\n```lua\nreturn (\n```\n');
+    const r = runStage({ agent: '../agents/broken.aip', baseDir: nodePath.join(dir, 'cases'), prompt: 'Fix' });
+    expect(r.ok).toBe(false);
+    expect(r.error).toContain('\n../agents/broken.aip:');
+    expect(r.error).not.toContain(SANDBOX_ROOT);
   });
 });

@@ -1,15 +1,19 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { isValidVersion } from '../../aip/catalog.ts';
 import { runCheckDetailed } from '../../check/index.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 
 export const DEFAULT_MIN_AIPACK_VERSION = '0.8.15';
 
+/** src/check's ignore file (not imported from there: its tests replace that module) */
+const IGNORE_FILE = '.checkignore';
+
 export function register(program: Command, setExit: SetExit): void {
   program
     .command('check')
     .description(
-      'Check that pack/ is what `build` writes, and lint the Lua of lua/, pack/lua/ and every .aip under the paths (default: pack fixtures)',
+      'check that pack/ is what `build` writes, and lint the Lua of lua/, pack/lua/ and every .aip under the paths (default: pack/ and fixtures/)',
     )
     .argument('[paths...]', 'directories or files whose .aip agents are checked')
     .option('--min-aipack-version <version>', 'oldest AIPack version the code must run on', DEFAULT_MIN_AIPACK_VERSION)
@@ -27,6 +31,14 @@ export function register(program: Command, setExit: SetExit): void {
         throw err;
       }
       const { findings, files, notes } = result;
+      if (files.length === 0 && findings.length === 0) {
+        // passing on nothing would hide a wrong directory or path
+        const where = paths.length > 0 ? paths.join(', ') : 'pack/ and fixtures/ (the defaults)';
+        const unlisted = existsSync(IGNORE_FILE) ? ` that ${IGNORE_FILE} does not list` : '';
+        throw new UsageError(
+          `nothing to check: no .aip or .lua file${unlisted} under ${where}; name your agents' directory, e.g. npx coder-subagents check my-agents`,
+        );
+      }
       if (findings.length > 0) setExit(1);
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ ok: findings.length === 0, files: files.length, findings, notes }, null, 2)}\n`);

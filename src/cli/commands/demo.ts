@@ -8,7 +8,7 @@ import { ScriptedAi } from '../../runtime/ai.ts';
 import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
 import type { Vfs } from '../../runtime/vfs-types.ts';
-import type { SetExit } from '../errors.ts';
+import { requireDir, UsageError, type SetExit } from '../errors.ts';
 
 export const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
 
@@ -19,8 +19,9 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--workspace <dir>', 'another demo workspace (needs ai.toml and a coder prompt)', DEMO_WORKSPACE)
     .action((o: { workspace: string }) => {
       const ws = nodePath.resolve(o.workspace);
+      requireDir('--workspace', o.workspace, ws);
       const aiFile = nodePath.join(ws, 'ai.toml');
-      if (!existsSync(aiFile)) throw new Error(`${aiFile} not found: the demo needs the scripted answers of its workspace`);
+      if (!existsSync(aiFile)) throw new UsageError(`${aiFile} not found: the demo needs the scripted answers of its workspace`);
       const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai: ScriptedAi.fromToml(readFileSync(aiFile, 'utf8'), aiFile) });
       let outcome: RunOutcome | undefined;
       let error: Error | undefined;
@@ -54,7 +55,7 @@ export function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
     const task = call.task !== undefined ? pc.dim(` [task ${call.task}]`) : '';
     out.push(`  ${call.effect.error ? pc.red('✗') : pc.green('✓')} ${call.agent}${task}: ${describeEffect(call.effect)}`);
     const e = call.effect;
-    if (e.prompts.changed) for (const seg of e.prompts.after) out.push(pc.dim(`      │ ${seg.split('\n')[0]}`));
+    if (e.prompts.changed) for (const seg of e.prompts.after) out.push(pc.dim(`      │ ${firstLine(seg)}`));
     if (e.params.added.length || e.params.changed.length) {
       for (const k of [...e.params.added, ...e.params.changed]) out.push(pc.dim(`      │ ${k} = ${JSON.stringify(e.params.after[k])}`));
     }
@@ -76,6 +77,12 @@ export function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
   const status = r.status === 'completed' ? pc.green('completed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.red('failed');
   out.push(`${status}${r.message ? `: ${r.message}` : ''}`);
   return out.join('\n');
+}
+
+/** The first line of a text, with `…` when there is more. */
+function firstLine(text: string): string {
+  const [first, ...rest] = text.split('\n');
+  return rest.some((l) => l.trim() !== '') ? `${first} …` : first;
 }
 
 function readDisk(abs: string): string | undefined {

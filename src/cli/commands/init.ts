@@ -3,6 +3,7 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type Stage } from '../../contract/index.ts';
 import { starterFiles } from '../../harness/templates.ts';
+import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -16,6 +17,17 @@ const shown = (abs: string) => {
   const rel = nodePath.relative(process.cwd(), abs);
   return rel === '' ? '.' : rel.startsWith('..') ? abs : rel.split(nodePath.sep).join('/');
 };
+
+/**
+ * The agent's name in a `sub_agents` entry: its path from the workspace root (the nearest directory above it with
+ * `.aipack/`, else the current directory); just its file name when it lies outside.
+ */
+function entryName(aipFile: string, base: string): string {
+  const ws = findWorkspace(nodePath.dirname(aipFile));
+  const root = existsSync(nodePath.join(ws, '.aipack')) ? ws : process.cwd();
+  const rel = nodePath.relative(root, aipFile);
+  return rel.startsWith('..') || nodePath.isAbsolute(rel) ? `${base}.aip` : rel.split(nodePath.sep).join('/');
+}
 
 /** `coder-subagents init <name>`: a working sub-agent and its passing contract cases. */
 export function register(program: Command, _setExit: SetExit): void {
@@ -40,7 +52,7 @@ export function register(program: Command, _setExit: SetExit): void {
       if (existing.length > 0) {
         throw new UsageError(`${existing.map(shown).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
       }
-      const agentPath = shown(aipFile).startsWith('/') ? `${base}.aip` : shown(aipFile);
+      const agentPath = entryName(aipFile, base);
       const files = starterFiles(base, o.stage as Stage, agentPath);
       mkdirSync(dir, { recursive: true });
       writeFileSync(aipFile, files.aip, { flag: 'wx' });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
-import type { SetExit } from '../errors.ts';
+import { requireDir, type SetExit } from '../errors.ts';
 import { PROJECT_ROOT } from '../../pack/build.ts';
 import { installPack } from '../../pack/archive.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
@@ -15,6 +15,8 @@ export function register(program: Command, _setExit: SetExit): void {
     .option('--root <dir>', 'project root holding package.json and lua/', PROJECT_ROOT)
     .action((opts: { workspace?: string; force?: boolean; root: string }) => {
       const workspace = opts.workspace !== undefined ? resolve(opts.workspace) : findWorkspace(process.cwd());
+      // a typo in --workspace must not create a new directory tree
+      if (opts.workspace !== undefined) requireDir('--workspace', opts.workspace, workspace);
       const r = installPack(resolve(opts.root), workspace, { force: opts.force === true });
       const { namespace, name, version } = r.identity;
       const was = r.previousVersion !== undefined && r.previousVersion !== version ? ` (replaced ${r.previousVersion})` : '';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
-import { formatFiles, formatTrace, toJsonValue } from '../format.ts';
+import { formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
 import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
 
 interface RunAgentOptions extends SimCliOptions {
@@ -61,12 +61,17 @@ export function register(program: Command, setExit: SetExit): void {
           if (outcome.redoRequested) process.stdout.write('redo_requested: true\n');
         }
       }
-      process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
+      // a run that never started (agent not found, ...) has no files to speak of
+      if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
+        process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
+      }
     }
     if (error) {
       const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
       process.stderr.write(`run failed${where}: ${error.message}\n`);
       if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+      const hint = noAiHint(error, Boolean(o.ai));
+      if (hint) process.stderr.write(`hint: ${hint}\n`);
       setExit(1);
     }
   });

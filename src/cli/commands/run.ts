@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, type CoderRunReport } from '../../coder/run-report.ts';
 import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
-import { formatFiles, formatTrace, toJsonValue } from '../format.ts';
+import { formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
 import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
 
 const CODER = 'pro@coder';
@@ -14,6 +16,12 @@ export function register(program: Command, setExit: SetExit): void {
     .description('run pro@coder as `aip run pro@coder [-i PROMPT_DIR]` would, on the simulated runtime, and show what each sub-agent did');
   addSimOptions(cmd).action((promptDir: string | undefined, o: SimCliOptions) => {
     const sim = makeSimulator(o);
+    if (!o.workspace && !existsSync(nodePath.join(sim.workspaceDir, '.aipack'))) {
+      // the run goes on (it creates the prompt file), but the user is probably in the wrong directory
+      process.stderr.write(
+        `note: no .aipack/ directory in ${sim.workspaceDir} or above: it is used as the workspace (cd into your project, or pass --workspace DIR)\n`,
+      );
+    }
     let outcome: RunOutcome | undefined;
     let error: Error | undefined;
     try {
@@ -25,18 +33,24 @@ export function register(program: Command, setExit: SetExit): void {
     const written = !error && Boolean(o.write);
     if (written) sim.vfs.commit();
     const report = coderRunReport({ coderName: CODER, trace: sim.trace, files, outcome, error });
+    const hint = noAiHint(error, Boolean(o.ai));
     if (o.json) {
       const json = toJsonValue({ ...report, ...(o.trace ? { trace: sim.trace.events } : {}) });
       process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+      // stdout is for the machine: the reason goes to stderr as well
+      if (error) process.stderr.write(`run failed: ${error.message}\n`);
     } else {
       if (o.trace) process.stdout.write(formatTrace(sim.trace) + '\n\n');
+      // the report ends with the failure message: not repeated on stderr
       process.stdout.write(formatReport(report, written) + '\n');
     }
     if (error) {
-      process.stderr.write(`run failed: ${error.message}\n`);
       if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+      if (hint) process.stderr.write(`hint: ${hint}\n`);
       setExit(1);
     }
+    // a failing `pre` sub-agent only skips the run in AIPack (exit 0 there); here it is the failure being looked for
+    if (report.sub_agents.some((c) => c.effect.error !== undefined)) setExit(1);
   });
 }
 
@@ -59,7 +73,8 @@ export function formatReport(r: CoderRunReport, written: boolean): string {
     lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${first.length > 70 ? first.slice(0, 69) + '…' : first}`);
   }
   lines.push(formatFiles(r.files, written));
-  if (r.prompt_file) lines.push(`prompt file: ${r.prompt_file}`);
+  // the coder's own message usually names the prompt file already
+  if (r.prompt_file && !r.message?.includes(r.prompt_file)) lines.push(`prompt file: ${r.prompt_file}`);
   const status = r.status === 'failed' ? pc.red('failed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.green('completed');
   lines.push(`${status}${r.message ? `: ${r.message}` : ''}`);
   return lines.join('\n');

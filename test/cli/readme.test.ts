@@ -1,0 +1,140 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import nodePath from 'node:path';
+import { Command } from 'commander';
+import { parse as parseToml } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import * as commands from '../../src/cli/commands/index.ts';
+import { CaseFileSchema, CaseSchema, ExpectSchema, parseContractFile } from '../../src/harness/case-file.ts';
+import { runStage } from '../../src/harness/stage.ts';
+import { ScriptedAi } from '../../src/runtime/ai.ts';
+import { REPO_ROOT } from '../../src/runtime/packs.ts';
+import { runCli } from '../helpers/cli.ts';
+import { tmpDir } from '../harness/helpers.ts';
+
+// The README is what a new user follows literally: its commands, flags, keys and examples must be true.
+const README = readFileSync(nodePath.join(REPO_ROOT, 'README.md'), 'utf8');
+
+/** The fenced blocks of one language, in order. */
+function blocks(lang: string): string[] {
+  return [...README.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].filter((m) => m[1] === lang).map((m) => m[2]);
+}
+
+/** The README text of one `## ` section. */
+function section(title: string): string {
+  const start = README.indexOf(`\n## ${title}\n`);
+  expect(start, `section ## ${title}`).toBeGreaterThan(-1);
+  const end = README.indexOf('\n## ', start + 1);
+  return README.slice(start, end === -1 ? undefined : end);
+}
+
+function program(): Command {
+  const p = new Command('coder-subagents');
+  for (const register of Object.values(commands)) register(p, () => {});
+  return p;
+}
+
+const flagsOf = (cmd: Command) => new Set(cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
+
+const FLAG = /(?:^|[\s[])(--?[a-z][a-z-]*)/g;
+
+/** [command, flags] of every `npx coder-subagents ...` in the README and of every row of the command table. */
+function documentedUses(): [string, string[]][] {
+  const uses: [string, string[]][] = [];
+  for (const m of README.matchAll(/npx coder-subagents ([a-z-]+)([^\n`#&]*)/g)) {
+    uses.push([m[1], [...m[2].matchAll(FLAG)].map((f) => f[1])]);
+  }
+  for (const m of section('Commands').matchAll(/^\| `([a-z-]+)([^`]*)` \|/gm)) {
+    uses.push([m[1], [...m[2].matchAll(FLAG)].map((f) => f[1])]);
+  }
+  return uses;
+}
+
+describe('README', () => {
+  it('names only commands and flags that exist', () => {
+    const p = program();
+    const uses = documentedUses();
+    expect(uses.length).toBeGreaterThan(15);
+    for (const [name, flags] of uses) {
+      const cmd = p.commands.find((c) => c.name() === name);
+      expect(cmd, `command ${name}`).toBeDefined();
+      const known = flagsOf(cmd!);
+      for (const f of flags) expect(known.has(f), `${name} ${f}`).toBe(true);
+    }
+    // every command is in the table
+    const table = new Set(uses.map(([n]) => n));
+    for (const c of p.commands) expect(table.has(c.name()), `${c.name()} documented`).toBe(true);
+  });
+
+  it('lists the options run-agent and run share, and they have them', () => {
+    const p = program();
+    const para = section('Commands').match(/`run-agent` and `run` also take ([\s\S]*?)\n\n/)?.[1] ?? '';
+    const flags = [...para.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]);
+    expect(flags).toEqual(['--workspace', '--ai', '--aipack-version', '--write', '--json', '--trace', '--budget']);
+    for (const name of ['run-agent', 'run']) {
+      const known = flagsOf(p.commands.find((c) => c.name() === name)!);
+      for (const f of flags) expect(known.has(f), `${name} ${f}`).toBe(true);
+    }
+  });
+
+  it('documents every key of a case file, and nothing else', () => {
+    const reference = blocks('toml').find((b) => b.includes('[case.expect]') && b.includes('support ='))!;
+    const raw = parseToml(reference) as { case: Record<string, unknown>[] };
+    const parsed = CaseFileSchema.safeParse(raw);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    // `prompts` is in a comment: a case gives prompt or prompts
+    const caseKeys = new Set([...Object.keys(raw.case[0]), 'prompts']);
+    expect([...caseKeys].sort()).toEqual(Object.keys(CaseSchema.shape).sort());
+    expect(Object.keys(raw.case[0].expect as object).sort()).toEqual(Object.keys(ExpectSchema.shape).sort());
+  });
+
+  it('shows a scripted-answers file the runtime reads', () => {
+    const ai = blocks('toml').find((b) => b.includes('[[response]]'))!;
+    expect(() => ScriptedAi.fromToml(ai, 'README.md')).not.toThrow();
+  });
+
+  it('runs its example commands as written', async () => {
+    const examples = section('Commands').match(/```sh\n([\s\S]*?)```/)![1].trim().split('\n');
+    const runnable = examples.filter((l) => !/ (check|build)\b/.test(l)); // they depend on the state of pack/
+    expect(runnable.length).toBe(4);
+    for (const line of runnable) {
+      const args = line.replace(/^npx coder-subagents /, '').split(/\s+/);
+      const r = await runCli(args, REPO_ROOT);
+      expect(r.code, `${line}\n${r.stderr}`).toBe(0);
+    }
+  });
+
+  it('walks through init, the contract file, a broken agent and the library snippet as it says', async () => {
+    const dir = tmpDir();
+    const init = await runCli(['init', 'prompt-refiner', '--dir', 'my-agents'], dir);
+    expect(init.code).toBe(0);
+    const written = readFileSync(nodePath.join(dir, 'my-agents/prompt-refiner.contract.toml'), 'utf8');
+    const generated = parseContractFile(written, 'my-agents/prompt-refiner.contract.toml');
+
+    // "this is the first case `init` writes"
+    const shown = blocks('toml').find((b) => b.startsWith('agent = "prompt-refiner.aip"\n\n[[case]]'))!;
+    const doc = parseContractFile(shown, 'my-agents/prompt-refiner.contract.toml');
+    expect(doc.agent).toBe(generated.agent);
+    expect(doc.cases[0]).toEqual(generated.cases[0]);
+
+    const passing = await runCli(['test', 'my-agents'], dir);
+    expect(passing.code).toBe(0);
+    expect(passing.stdout.trimEnd().split('\n').at(-1)).toBe('3 passed, 0 failed');
+
+    // the library snippet, with the agent init wrote
+    const r = runStage({ agent: 'my-agents/prompt-refiner.aip', baseDir: dir, stage: 'pre', prompt: 'Fix the login form', config: { focus: 'auth' } });
+    expect(r.ok).toBe(true);
+    expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);
+    expect(r.effect?.params.removed).toEqual([]);
+
+    // "Change the agent's "Focus: " to "Focus on " and `test` shows what differs"
+    const agentFile = nodePath.join(dir, 'my-agents/prompt-refiner.aip');
+    const agent = readFileSync(agentFile, 'utf8');
+    expect(agent).toContain('"Focus: "');
+    writeFileSync(agentFile, agent.replace('"Focus: "', '"Focus on "'));
+    const broken = await runCli(['test', 'my-agents'], dir);
+    expect(broken.code).toBe(1);
+    const expected = blocks('text').find((b) => b.includes('1 passed, 2 failed'))!;
+    const trimmed = (s: string) => s.trimEnd().split('\n').map((l) => l.trimEnd());
+    expect(trimmed(broken.stdout)).toEqual(trimmed(expected));
+  });
+});
