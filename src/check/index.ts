@@ -106,7 +106,8 @@ async function checkPackFresh(
   if (injected === null) return;
   // An unpacked or installed pack has no sources to compare with: only its Lua is checked.
   if (injected === undefined && !existsSync(join(root, 'lua', 'main.aip'))) {
-    notes.push(`pack freshness not checked: ${root} holds no pack sources (lua/main.aip)`);
+    // worth a word only where a pack/ sits without its sources; a user's project simply has no pack
+    if (existsSync(join(root, 'pack'))) notes.push(`pack freshness not checked: ${root} holds no pack sources (lua/main.aip)`);
     return;
   }
   const renderPack = injected ?? renderPackFromSources;
