@@ -3,6 +3,24 @@
 -- `__features` (set by the loader) says which of them exist at the simulated AIPack version.
 local features = __features
 __features = nil
+-- host helpers (index.ts PRELUDE_HELPERS)
+local helpers = __helpers
+__helpers = nil
+
+-- Library functions are captured now: AIPack's versions of these helpers are Rust, so nothing a script redefines
+-- later (`_G.tostring = ...`, the string metatable, `__pairs`) may change how they behave.
+local type, tostring, next, select, rawget, error = type, tostring, next, select, rawget, error
+local format, gsub, sort, concat, math_type, huge = string.format, string.gsub, table.sort, table.concat, math.type, math.huge
+local null = null
+
+-- AIPack formats numbers in Rust: integers as usual, floats without ".0" or exponent (3.0 -> "3")
+local function number_str(v)
+  if math_type(v) ~= "float" then return tostring(v) end
+  if v ~= v then return "NaN" end
+  if v == huge then return "inf" end
+  if v == -huge then return "-inf" end
+  return helpers.format_float(v)
+end
 
 local function is_null_value(v)
   return v == nil or v == null
@@ -49,14 +67,14 @@ if features.merge then
       local obj = select(i, ...)
       if not is_null_value(obj) then
         check_mergeable(obj)
-        for k, v in pairs(obj) do target[k] = v end
+        for k, v in next, obj do target[k] = v end
       end
     end
     return target
   end
 
   local function merge_deep_into(target, obj)
-    for k, v in pairs(obj) do
+    for k, v in next, obj do
       if type(v) == "table" and type(target[k]) == "table" then
         merge_deep_into(target[k], v)
       else
@@ -85,18 +103,19 @@ end
 
 local function dump_value(v, indent, seen)
   local t = type(v)
-  if t == "string" then return string.format("%q", v):gsub("\\\n", "\\n") end
-  if v == null then return "NULL" end
+  if t == "string" then return (gsub(format("%q", v), "\\\n", "\\n")) end
+  if null ~= nil and v == null then return "NULL" end
   if t == "function" then return "<function>" end
   if t == "userdata" or t == "thread" then return "<UserData>" end
+  if t == "number" then return number_str(v) end
   if t ~= "table" then return tostring(v) end
   if seen[v] then return "<cycle>" end
   if next(v) == nil then return "{}" end
   seen[v] = true
   local keys = {}
-  for k in pairs(v) do keys[#keys + 1] = k end
+  for k in next, v do keys[#keys + 1] = k end
   -- stable output: numbers first in order, then strings sorted
-  table.sort(keys, function(a, b)
+  sort(keys, function(a, b)
     local ta, tb = type(a), type(b)
     if ta ~= tb then return ta == "number" end
     if ta == "number" or ta == "string" then return a < b end
@@ -104,11 +123,12 @@ local function dump_value(v, indent, seen)
   end)
   local inner = indent .. "  "
   local lines = {}
-  for _, k in ipairs(keys) do
-    lines[#lines + 1] = inner .. dump_key(k) .. " = " .. dump_value(v[k], inner, seen) .. ","
+  for i = 1, #keys do
+    local k = keys[i]
+    lines[#lines + 1] = inner .. dump_key(k) .. " = " .. dump_value(rawget(v, k), inner, seen) .. ","
   end
   seen[v] = nil
-  return "{\n" .. table.concat(lines, "\n") .. "\n" .. indent .. "}"
+  return "{\n" .. concat(lines, "\n") .. "\n" .. indent .. "}"
 end
 
 function lua_ns.dump(v)
@@ -124,9 +144,11 @@ function print(...)
     local v = select(i, ...)
     if type(v) == "table" or v == nil or v == null then
       parts[i] = lua_ns.dump(v)
+    elseif type(v) == "number" then
+      parts[i] = number_str(v)
     else
       parts[i] = tostring(v)
     end
   end
-  host_print(table.concat(parts, "\n"))
+  host_print(concat(parts, "\n"))
 end

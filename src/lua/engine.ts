@@ -16,13 +16,16 @@ export interface StateOptions {
   budget: number;
   /** the text raised when the budget is exhausted */
   budgetMessage: string;
-  /** directories searched by `require`, in order (`?.lua` then `?/init.lua` in each) */
+  /**
+   * directories searched by `require`, in order (`?.lua` then `?/init.lua` in each): the start of `package.path`,
+   * which then ends with Lua's "./?.lua;./?/init.lua"; `require` follows `package.path` as scripts leave it
+   */
   moduleDirs: string[];
   /** reads a file for `require`, `dofile` and `loadfile`; undefined when missing */
   readFile(abs: string): string | undefined;
-  /** `dofile`/`loadfile` may only read below these directories */
+  /** `dofile`/`loadfile` may only read below these directories; `require` below these and `moduleDirs` */
   loadRoots: string[];
-  /** resolves a relative `dofile`/`loadfile` path */
+  /** the process cwd: resolves relative `dofile`/`loadfile` paths and `package.path` templates */
   baseDir: string;
   /** Lua `print` (arguments already joined with "\n" as AIPack does) */
   print(text: string): void;

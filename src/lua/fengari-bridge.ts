@@ -7,6 +7,12 @@ export const NULL_TOKEN = Object.freeze({ aipackNull: true });
 /** Deepest table nesting converted before giving up (AIPack's serde stops far earlier than Lua's own limits). */
 export const MAX_DEPTH = 128;
 
+/**
+ * Most values one Lua -> JS conversion visits. A table shared at every level (`for i = 1, 40 do t = {t, t} end`)
+ * is tiny in Lua but expands exponentially when copied, which no instruction budget sees; this stops it.
+ */
+export const MAX_NODES = 2_000_000;
+
 const str = (s: string) => to_luastring(s);
 const ARRAY_MT_KEY = str('coder_subagents.array_mt');
 
@@ -123,11 +129,17 @@ function internalMessage(err: unknown): string {
 }
 
 /** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
-export function toJs(L: L, idx: number, mode: ConvertMode, where = 'value'): unknown {
-  return convert(L, lua.lua_absindex(L, idx), mode, where, new Set(), 0);
+export function toJs(L: L, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
+  return convert(L, lua.lua_absindex(L, idx), mode, where, new Set(), 0, { left: maxNodes, limit: maxNodes });
 }
 
-function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number): unknown {
+interface NodeBudget {
+  left: number;
+  limit: number;
+}
+
+function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
+  if (--budget.left < 0) throw new ConversionError(`cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
   switch (lua.lua_type(L, idx)) {
     case lua.LUA_TNIL:
     case lua.LUA_TNONE:
@@ -137,6 +149,8 @@ function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<u
     case lua.LUA_TNUMBER: {
       const n = lua.lua_tonumber(L, idx) as number;
       if (mode === 'aip' && !Number.isFinite(n)) throw new ConversionError(`cannot convert ${n} to JSON at ${path}`);
+      // serde_json turns a non-finite f64 into null (Value::from(f64))
+      if (!Number.isFinite(n)) return null;
       return n;
     }
     case lua.LUA_TSTRING:
@@ -144,7 +158,7 @@ function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<u
     case lua.LUA_TLIGHTUSERDATA:
       return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
     case lua.LUA_TTABLE:
-      return convertTable(L, idx, mode, path, seen, depth);
+      return convertTable(L, idx, mode, path, seen, depth, budget);
     case lua.LUA_TFUNCTION:
       throw new ConversionError(`cannot convert a Lua function at ${path}`);
     default:
@@ -157,7 +171,7 @@ function luaTypeAt(L: L, idx: number): string {
   return typeof name === 'string' ? name : new TextDecoder().decode(name);
 }
 
-function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number): unknown {
+function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
   const ptr = lua.lua_topointer(L, idx);
   if (seen.has(ptr)) throw new ConversionError(`cannot convert a table that contains itself (cycle at ${path})`);
   if (depth >= MAX_DEPTH) throw new ConversionError(`cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
@@ -170,7 +184,7 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
         const out: unknown[] = [];
         for (let i = 1; i <= len; i++) {
           lua.lua_rawgeti(L, idx, i);
-          const v = convert(L, lua.lua_gettop(L), mode, `${path}[${i}]`, seen, depth + 1);
+          const v = convert(L, lua.lua_gettop(L), mode, `${path}[${i}]`, seen, depth + 1, budget);
           lua.lua_pop(L, 1);
           out.push(v === undefined ? null : v);
         }
@@ -182,7 +196,7 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
     lua.lua_pushnil(L);
     while (lua.lua_next(L, idx) !== 0) {
       const key = keyOf(L, lua.lua_gettop(L) - 1, path);
-      const v = convert(L, lua.lua_gettop(L), mode, `${path}.${String(key)}`, seen, depth + 1);
+      const v = convert(L, lua.lua_gettop(L), mode, `${path}.${String(key)}`, seen, depth + 1, budget);
       lua.lua_pop(L, 1);
       if (v === undefined) continue;
       keys.push(key);

@@ -5,7 +5,18 @@ import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable } from './
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 
 const HOOK_INTERVAL = 1000;
+/**
+ * Largest string `string.rep` builds. Real Lua would try any size, but here a huge repeat runs in one library
+ * call that no instruction budget sees (fengari's own rep took ~70 s for 1 GiB), so it is refused like an overflow.
+ */
+export const MAX_REP_BYTES = 16 * 1024 * 1024;
 const str = (s: string) => to_luastring(s);
+const PACKAGE_KEY = str('coder_subagents.package');
+
+/** luaL_error with a message built in JS: passed as an argument, so a '%' in it is not a format directive. */
+function raise(L: L, message: string): never {
+  return lauxlib.luaL_error(L, str('%s'), str(message)) as never;
+}
 
 /** Lua 5.3 on fengari, opened with only what AIPack gives and nothing that escapes the simulation. */
 export const fengariEngine: LuaEngine = {
@@ -25,16 +36,55 @@ class FengariState implements LuaState {
     lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, HOOK_INTERVAL);
   }
 
-  // Counted in hook steps; once over budget the hook fires on every instruction, so a pcall that swallowed the
-  // error cannot run on: the next instruction outside it raises again.
-  private readonly hook = (L: L) => {
+  private readonly hook = (L: L) => this.charge(L, HOOK_INTERVAL);
+
+  /**
+   * Counts `n` instructions: the hook's steps, and work a library function does in one call (unseen by the hook).
+   * Once over budget the hook fires on every instruction, so a pcall that swallowed the error cannot run on: the
+   * next instruction outside it raises again. Hooks are per thread and `L` may be a coroutine, so the main thread
+   * and each thread whose hook fires afterwards are re-armed; else a loop on one thread could keep swallowing it.
+   */
+  private charge(L: L, n: number): void {
     if (!this.exceeded) {
-      this.used += HOOK_INTERVAL;
+      this.used += n;
       if (this.used <= this.options.budget) return;
       this.exceeded = true;
-      lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
+      lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
     }
-    lauxlib.luaL_error(L, str(this.options.budgetMessage));
+    lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
+    raise(L, this.options.budgetMessage);
+  }
+
+  /**
+   * table.move, ported from Lua 5.3's ltablib.c so that each moved element is charged to the budget: fengari's
+   * own loops in JS for any range it is given (`table.move({1}, 1, 2^30, 2)` ran for minutes).
+   */
+  private readonly tableMove = (L: L) => {
+    const f: number = lauxlib.luaL_checkinteger(L, 2);
+    const e: number = lauxlib.luaL_checkinteger(L, 3);
+    const t: number = lauxlib.luaL_checkinteger(L, 4);
+    const tt = lua.lua_isnoneornil(L, 5) ? 1 : 5;
+    checkTab(L, 1, '__index');
+    checkTab(L, tt, '__newindex');
+    if (e >= f) {
+      lauxlib.luaL_argcheck(L, f > 0 || e < MAX_INTEGER + f, 3, str('too many elements to move'));
+      const n = e - f + 1;
+      lauxlib.luaL_argcheck(L, t <= MAX_INTEGER - n + 1, 4, str('destination wrap around'));
+      this.charge(L, n);
+      if (t > e || t <= f || (tt !== 1 && !lua.lua_compare(L, 1, tt, lua.LUA_OPEQ))) {
+        for (let i = 0; i < n; i++) {
+          lua.lua_geti(L, 1, f + i);
+          lua.lua_seti(L, tt, t + i);
+        }
+      } else {
+        for (let i = n - 1; i >= 0; i--) {
+          lua.lua_geti(L, 1, f + i);
+          lua.lua_seti(L, tt, t + i);
+        }
+      }
+    }
+    lua.lua_pushvalue(L, tt);
+    return 1;
   };
 
   instructionsUsed(): number {
@@ -64,14 +114,21 @@ class FengariState implements LuaState {
       lua.lua_setfield(L, -2, str(name));
     }
     lua.lua_pop(L, 1);
-    // package: no C loader, no file searchers of fengari's own (they read any file through Node's fs).
+    // package: no C loader, no file searchers of fengari's own (they read any file through Node's fs), and a
+    // searchpath that does not probe the host either. package.path is AIPack's: the module dirs, then Lua's
+    // default, of which only "./?.lua;./?/init.lua" (relative to the process cwd = `baseDir`) is simulated.
     lua.lua_getglobal(L, str('package'));
+    lua.lua_pushvalue(L, -1);
+    lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, PACKAGE_KEY);
     lua.lua_pushnil(L);
     lua.lua_setfield(L, -2, str('loadlib'));
     lua.lua_pushstring(L, str(''));
     lua.lua_setfield(L, -2, str('cpath'));
-    lua.lua_pushstring(L, str(this.options.moduleDirs.flatMap((d) => [`${d}/?.lua`, `${d}/?/init.lua`]).join(';')));
+    const templates = [...this.options.moduleDirs.flatMap((d) => [`${d}/?.lua`, `${d}/?/init.lua`]), './?.lua', './?/init.lua'];
+    lua.lua_pushstring(L, str(templates.join(';')));
     lua.lua_setfield(L, -2, str('path'));
+    lua.lua_pushjsfunction(L, this.searchpathFn);
+    lua.lua_setfield(L, -2, str('searchpath'));
     lua.lua_createtable(L, 2, 0);
     lua.lua_getfield(L, -2, str('searchers'));
     lua.lua_rawgeti(L, -1, 1); // the preload searcher
@@ -93,15 +150,42 @@ class FengariState implements LuaState {
     lua.lua_setglobal(L, str('loadfile'));
     lua.lua_pushjsfunction(L, this.dofile);
     lua.lua_setglobal(L, str('dofile'));
-    // load(): text chunks only; binary chunks can corrupt the VM.
+    // load(): text chunks only; binary chunks can corrupt the VM. A mode without "t" loads nothing (as Lua says
+    // for a text chunk in mode "b"), and an env passed explicitly, even nil, is kept.
     this.execTrusted(
-      'local raw_load = load\n' +
-        'load = function(chunk, name, mode, env)\n' +
-        '  if env == nil then return raw_load(chunk, name, "t") end\n' +
-        '  return raw_load(chunk, name, "t", env)\n' +
+      'local raw_load, find, select = load, string.find, select\n' +
+        'load = function(chunk, name, mode, ...)\n' +
+        '  local m = "t"\n' +
+        '  if mode ~= nil and type(mode) == "string" and not find(mode, "t", 1, true) then m = "" end\n' +
+        '  if select("#", ...) == 0 then return raw_load(chunk, name, m) end\n' +
+        '  return raw_load(chunk, name, m, (...))\n' +
         'end\n',
       '=sandbox',
     );
+    // pcall/xpcall: fengari 0.1.5's yieldable pcall (used inside coroutines) never saves 'allowhook' (lapi.js
+    // lua_pcallk: `callstatus &= ~CIST_OAH | allowhook` cannot set the bit), so after it catches an error the
+    // coroutine runs with hooks off for good: `coroutine.wrap(function() pcall(error) while true do end end)()`
+    // would never be stopped by the budget. Hooks are always allowed in Lua code here, so turn them back on.
+    lua.lua_pushjsfunction(L, allowHooks);
+    lua.lua_setglobal(L, str('__allow_hooks'));
+    this.execTrusted(
+      'local raw_pcall, raw_xpcall, allow_hooks = pcall, xpcall, __allow_hooks\n' +
+        '__allow_hooks = nil\n' +
+        'local function done(...) allow_hooks() return ... end\n' +
+        'pcall = function(...) return done(raw_pcall(...)) end\n' +
+        'xpcall = function(...) return done(raw_xpcall(...)) end\n',
+      '=sandbox-pcall',
+    );
+    lua.lua_getglobal(L, str('string'));
+    lua.lua_pushjsfunction(L, strRep);
+    lua.lua_setfield(L, -2, str('rep'));
+    lua.lua_pushjsfunction(L, strChar);
+    lua.lua_setfield(L, -2, str('char'));
+    lua.lua_pop(L, 1);
+    lua.lua_getglobal(L, str('table'));
+    lua.lua_pushjsfunction(L, this.tableMove);
+    lua.lua_setfield(L, -2, str('move'));
+    lua.lua_pop(L, 1);
     lua.lua_pushnil(L);
     lua.lua_setglobal(L, str('collectgarbage')); // fengari throws on every call; absent is clearer
     setArrayMetatable(L);
@@ -120,31 +204,71 @@ class FengariState implements LuaState {
     return 0;
   };
 
-  private readonly searcher = (L: L) => {
-    const name = lua.lua_tojsstring(L, 1) as string;
-    const rel = name.replace(/\./g, '/');
-    const tried: string[] = [];
-    for (const dir of this.options.moduleDirs) {
-      for (const candidate of [`${dir}/${rel}.lua`, `${dir}/${rel}/init.lua`]) {
-        const code = this.options.readFile(candidate);
-        if (code === undefined) {
-          tried.push(`\n\tno file '${this.options.displayPath(candidate)}'`);
-          continue;
-        }
-        const status = lauxlib.luaL_loadbufferx(L, str(code), null, str('@' + this.options.displayPath(candidate)), str('t'));
-        if (status !== lua.LUA_OK) return lua.lua_error(L);
-        lua.lua_pushstring(L, str(candidate));
-        return 2;
+  /**
+   * Lua's searchpath over the simulation: each `?` of each `;`-separated template is replaced by the name (with
+   * `sep` turned into `dirsep`); relative files are taken from `baseDir`. Files outside the load roots and the
+   * module dirs are never read, so they cannot be probed either.
+   */
+  private searchPath(name: string, path: string, sep: string, dirsep: string): { file: string; abs: string; code: string } | { tried: string } {
+    const roots = [...this.options.loadRoots, ...this.options.moduleDirs];
+    const readable = (abs: string) => roots.some((root) => abs === root || abs.startsWith(root + nodePath.sep));
+    const sub = sep === '' ? name : name.split(sep).join(dirsep);
+    let tried = '';
+    for (const template of path.split(';')) {
+      if (template === '') continue;
+      const file = template.split('?').join(sub);
+      const abs = nodePath.resolve(this.options.baseDir, file);
+      if (!readable(abs)) {
+        tried += `\n\tno file '${file}' (outside the workspace: not read)`;
+        continue;
       }
+      const code = this.options.readFile(abs);
+      if (code !== undefined) return { file, abs, code };
+      tried += `\n\tno file '${file}'`;
     }
-    lua.lua_pushstring(L, str(tried.join('')));
-    return 1;
+    return { tried };
+  }
+
+  private readonly searchpathFn = (L: L) => {
+    lauxlib.luaL_checkstring(L, 1);
+    lauxlib.luaL_checkstring(L, 2);
+    const opt = (i: number, def: string) => (lua.lua_isnoneornil(L, i) ? def : (lauxlib.luaL_checkstring(L, i), lua.lua_tojsstring(L, i) as string));
+    const found = this.searchPath(lua.lua_tojsstring(L, 1) as string, lua.lua_tojsstring(L, 2) as string, opt(3, '.'), opt(4, '/'));
+    if ('file' in found) {
+      lua.lua_pushstring(L, str(found.file));
+      return 1;
+    }
+    lua.lua_pushnil(L);
+    lua.lua_pushstring(L, str(found.tried));
+    return 2;
+  };
+
+  // The Lua searcher (package.searchers[2]): follows package.path as it is when `require` runs.
+  private readonly searcher = (L: L) => {
+    lauxlib.luaL_checkstring(L, 1);
+    const name = lua.lua_tojsstring(L, 1) as string;
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, PACKAGE_KEY);
+    lua.lua_getfield(L, -1, str('path'));
+    if (lua.lua_type(L, -1) !== lua.LUA_TSTRING) raise(L, "'package.path' must be a string");
+    const path = lua.lua_tojsstring(L, -1) as string;
+    lua.lua_pop(L, 2);
+    const found = this.searchPath(name, path, '.', '/');
+    if (!('file' in found)) {
+      lua.lua_pushstring(L, str(found.tried));
+      return 1;
+    }
+    const status = lauxlib.luaL_loadbufferx(L, str(found.code), null, str('@' + this.options.displayPath(found.abs)), str('t'));
+    if (status !== lua.LUA_OK) {
+      raise(L, `error loading module '${name}' from file '${found.file}':\n\t${lua.lua_tojsstring(L, -1)}`);
+    }
+    lua.lua_pushstring(L, str(found.file));
+    return 2;
   };
 
   private resolveLoadable(L: L, fname: string): string {
     const abs = nodePath.resolve(this.options.baseDir, fname);
     const allowed = this.options.loadRoots.some((root) => abs === root || abs.startsWith(root + nodePath.sep));
-    if (!allowed) lauxlib.luaL_error(L, str(`cannot open ${fname}: outside the workspace`));
+    if (!allowed) raise(L, `cannot open ${fname}: outside the workspace`);
     return abs;
   }
 
@@ -251,6 +375,65 @@ class FengariState implements LuaState {
     // fengari states are garbage-collected JS objects; drop the hook so a retained state cannot run on.
     lua.lua_sethook(this.L, null, 0, 0);
   }
+}
+
+/** string.rep built with block copies (fengari's copies per repeat), refusing results over MAX_REP_BYTES. */
+function strRep(L: L): number {
+  const s: Uint8Array = lauxlib.luaL_checkstring(L, 1);
+  const n: number = lauxlib.luaL_checkinteger(L, 2);
+  const sep: Uint8Array = lua.lua_isnoneornil(L, 3) ? new Uint8Array(0) : lauxlib.luaL_checkstring(L, 3);
+  if (n <= 0) {
+    lua.lua_pushstring(L, str(''));
+    return 1;
+  }
+  const total = n * s.length + (n - 1) * sep.length;
+  if (total > MAX_REP_BYTES) raise(L, `resulting string too large (string.rep is limited to ${MAX_REP_BYTES} bytes in the simulator)`);
+  const out = new Uint8Array(total);
+  // one unit ("s" + sep), then double the filled prefix until done
+  out.set(s, 0);
+  if (n > 1) out.set(sep, s.length);
+  let filled = Math.min(total, s.length + sep.length);
+  while (filled < total) {
+    const len = Math.min(filled, total - filled);
+    out.copyWithin(filled, 0, len);
+    filled += len;
+  }
+  lua.lua_pushlstring(L, out, total);
+  return 1;
+}
+
+/** Re-enables hooks on the calling thread (see the pcall note in openSandboxedLibs); `allowhook` is fengari's field. */
+function allowHooks(L: L): number {
+  (L as unknown as { allowhook: number }).allowhook = 1;
+  return 0;
+}
+
+/** fengari's integers are 32-bit */
+const MAX_INTEGER = 2147483647;
+
+/** ltablib.c checktab: a table, or a value whose metatable has the needed metamethod. */
+function checkTab(L: L, arg: number, metamethod: string): void {
+  if (lua.lua_type(L, arg) === lua.LUA_TTABLE) return;
+  if (lua.lua_getmetatable(L, arg)) {
+    lua.lua_pushstring(L, str(metamethod));
+    const has = lua.lua_rawget(L, -2) !== lua.LUA_TNIL;
+    lua.lua_pop(L, 2);
+    if (has) return;
+  }
+  lauxlib.luaL_checktype(L, arg, lua.LUA_TTABLE);
+}
+
+/** string.char with Lua's messages (fengari's "value out of range" check loses the argument number). */
+function strChar(L: L): number {
+  const n = lua.lua_gettop(L);
+  const out = new Uint8Array(n);
+  for (let i = 1; i <= n; i++) {
+    const c: number = lauxlib.luaL_checkinteger(L, i);
+    lauxlib.luaL_argcheck(L, c >= 0 && c <= 255, i, str('value out of range'));
+    out[i - 1] = c;
+  }
+  lua.lua_pushlstring(L, out, n);
+  return 1;
 }
 
 // Our own preludes are compiled once per process: fengari's parser costs milliseconds per state otherwise.

@@ -10,7 +10,8 @@ const inside = (p: string, root: string) => p === root || p.startsWith(root.ends
  * read the host's files. Existence checks answer false outside; reads raise a Lua error saying why.
  */
 export function guardReads(vfs: Vfs, roots: string[]): Vfs {
-  const allowed = (abs: string) => roots.some((r) => inside(abs, r));
+  // judge the normalised path: "<root>/../x" is outside even though it starts with the root
+  const allowed = (abs: string) => nodePath.isAbsolute(abs) && roots.some((r) => inside(nodePath.resolve(abs), r));
   const refuse = (abs: string): never => {
     throw new LuaError(`Read protection (simulator) - The path \`${abs}\` is outside the workspace \`${vfs.workspaceDir}\` and the packs; a simulated run does not read it`);
   };

@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { compareVersions as compareVersion } from '../aip/catalog.ts';
-import { buildAipTable, nullGlobalsAt, PRELUDE, preludeFeatures } from '../aip/index.ts';
+import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
+import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { LuaEngine } from '../lua/engine.ts';
 import { fengariEngine } from '../lua/fengari-engine.ts';
@@ -120,6 +120,11 @@ export class Simulator {
     };
   }
 
+  /** true when the simulated AIPack version is `version` or later */
+  private since(version: string): boolean {
+    return compareVersion(this.aipackVersion, version) >= 0;
+  }
+
   /** Deterministic UUID-shaped ids, so traces and outputs are reproducible. */
   private nextUid(): string {
     this.uidCounter += 1;
@@ -198,15 +203,16 @@ export class Simulator {
 
     let outputs: unknown[] | undefined;
     if ((inputs && inputs.length > 0) || hasTaskStages(doc)) {
-      const taskInputs = inputs && inputs.length > 0 ? inputs : [null];
-      outputs = taskInputs.map((input, i) => this.runTask(frame, input, i + 1, beforeAll, options));
+      // AIPack replaces nil or empty inputs by [null] before the tasks, so After All sees that list too
+      if (!inputs || inputs.length === 0) inputs = [null];
+      outputs = inputs.map((input, i) => this.runTask(frame, input, i + 1, beforeAll, options));
     }
 
     let afterAll: unknown;
     let redoRequested = false;
     if (doc.afterAll) {
       afterAll = this.runStage(frame, 'AfterAll', doc.afterAll, {
-        inputs: inputs ?? (outputs ? [null] : undefined),
+        inputs,
         outputs,
         before_all: beforeAll,
         options: optionsTable(options),
@@ -222,7 +228,10 @@ export class Simulator {
     try {
       return this.runTaskStages(frame, input, num, beforeAll, runOptions);
     } catch (err) {
-      if (runOptions.allow_run_on_task_fail && err instanceof AgentRunError) return { error: err.message };
+      // the option exists since 0.8.17, which dropped the failed task's output; {error} outputs since 0.8.18
+      if (runOptions.allow_run_on_task_fail && err instanceof AgentRunError && this.since('0.8.17')) {
+        return this.since('0.8.18') ? { error: err.message } : null;
+      }
       throw err;
     }
   }
@@ -284,7 +293,7 @@ export class Simulator {
     const t0 = this.trace.now();
     let answer;
     try {
-      answer = this.ai.answer({ agentName: frame.name, agentFile: frame.resolved.file, messages: all, model });
+      answer = this.ai.answer({ agentName: frame.name, agentFile: frame.resolved.file, messages: all, model, temperature: options.temperature, top_p: options.top_p });
     } catch (err) {
       throw this.fail(frame, (err as Error).message);
     }
@@ -321,7 +330,8 @@ export class Simulator {
     const state = this.engine.createState({
       budget: this.budget,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
-      moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir ? [nodePath.join(packDir, 'lua')] : [])],
+      // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
+      moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       readFile: (abs) => this.vfs.readFile(abs),
       loadRoots: [this.workspaceDir, ...(packDir ? [packDir] : [])],
       baseDir: this.workspaceDir,
@@ -333,10 +343,12 @@ export class Simulator {
     try {
       const aip = buildAipTable(env);
       state.setGlobal('aip', aip);
-      state.execTrusted('utils = aip', '=setup');
+      // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
+      state.execTrusted(aipackGlobalsAt(this.aipackVersion).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip', '=setup');
       state.setGlobal('CTX', this.ctx(frame, stage, taskNum));
       for (const g of nullGlobalsAt(this.aipackVersion)) state.setGlobal(g, null);
       state.setGlobal('__features', preludeFeatures(this.aipackVersion));
+      state.setGlobal('__helpers', PRELUDE_HELPERS);
       state.execTrusted(PRELUDE, '=prelude');
       return state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
     } catch (err) {
@@ -381,7 +393,8 @@ export class Simulator {
   /** `aip.agent.run(name, options)` from Lua (RUNTIME.md section 4); errors are raised as Lua errors. */
   private subAgentCall(frame: Frame, name: unknown, rawOptions: unknown): unknown {
     if (typeof name !== 'string') throw new LuaError(`aip.agent.run: agent name must be a string, got ${luaTypeName(name)}`);
-    if (rawOptions !== undefined && rawOptions !== null && !isPlainObject(rawOptions) && !(Array.isArray(rawOptions) && rawOptions.length === 0)) {
+    // any Lua table is accepted (a list just has none of the keys); it arrives as an array or an object
+    if (rawOptions !== undefined && rawOptions !== null && typeof rawOptions !== 'object') {
       throw new LuaError('RunAgentOptions argument must be nil or a table { inputs?, options? }');
     }
     const o = isPlainObject(rawOptions) ? rawOptions : {};
@@ -432,11 +445,11 @@ export class Simulator {
       throw new LuaError(message);
     }
     record(outcome);
-    // top-level nulls become nil holes for the caller (RUNTIME.md section 4)
+    // top-level nulls become nil holes for the caller (RUNTIME.md section 4); redo_requested exists since 0.8.17
     return {
       outputs: outcome.outputs?.map((v) => (v === null ? undefined : v)),
       after_all: outcome.afterAll === null ? undefined : outcome.afterAll,
-      redo_requested: outcome.redoRequested,
+      redo_requested: this.since('0.8.17') ? outcome.redoRequested : undefined,
     };
   }
 
@@ -547,6 +560,10 @@ function parseDataResponse(data: unknown, frame: Frame, sim: Simulator): { input
 }
 
 function parseStageOptions(value: unknown, frame: Frame, sim: Simulator, stage: StageName, fn: string): AgentOptions {
+  // AIPack deserialises AgentOptions from it: a non-table cannot be read (a list just has no option keys)
+  if (typeof value !== 'object' || value === null) {
+    throw sim.fail(frame, `aip.flow.${fn}(arg) - 'arg.options' must be a table, got ${luaTypeName(value)}`, stage);
+  }
   try {
     return parseAgentOptions(isPlainObject(value) ? value : {}, `aip.flow.${fn}(arg) options`);
   } catch (err) {
@@ -582,11 +599,12 @@ const REASONING_SUFFIXES = ['-none', '-zero', '-minimal', '-low', '-medium', '-h
 
 /** AIPack's resolve_model: alias hit; else alias of the name without a reasoning suffix, suffix re-appended. */
 export function resolveModel(model: string, aliases: Record<string, string>): string {
-  if (aliases[model] !== undefined) return aliases[model];
+  // own keys only: a model named like an Object.prototype member ("constructor") is not an alias
+  if (Object.hasOwn(aliases, model)) return aliases[model];
   for (const suffix of REASONING_SUFFIXES) {
     if (model.endsWith(suffix)) {
       const base = model.slice(0, -suffix.length);
-      if (aliases[base] !== undefined) return aliases[base] + suffix;
+      if (Object.hasOwn(aliases, base)) return aliases[base] + suffix;
     }
   }
   return model;

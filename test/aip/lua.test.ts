@@ -61,3 +61,36 @@ describe('null helpers', () => {
     expect(runLua('return { is_list = is_list({1}), is_object = is_object({}) }', { aipackVersion: '0.8.27' }).value).toEqual({ is_list: true, is_object: true });
   });
 });
+
+describe('number formatting', () => {
+  it('print and aip.lua.dump write floats as Rust does (3.0 -> 3, no exponent)', () => {
+    const { value, sim } = runLua('print(3.0, 0.1, 1e20, 2^53, 1/3, -0.0, 1/0, 7, 1.5e-7) return aip.lua.dump({ f = 3.0, g = 0.5, i = 2 })');
+    expect(sim.trace.of('print').map((e) => e.text)).toEqual(['3\n0.1\n100000000000000000000\n9007199254740992\n0.3333333333333333\n-0\ninf\n7\n0.00000015']);
+    expect(value).toBe('{\n  f = 3,\n  g = 0.5,\n  i = 2,\n}');
+  });
+});
+
+describe('legacy globals', () => {
+  it('has the aipack alias of aip.flow up to 0.8.0 only', () => {
+    expect(runLua('return { t = type(aipack), same = aipack == aip.flow }', { aipackVersion: '0.8.0' }).value).toEqual({ t: 'table', same: true });
+    expect(runLua('return { t = type(aipack) }', { aipackVersion: '0.8.1' }).value).toEqual({ t: 'nil' });
+  });
+});
+
+describe('print and aip.lua.dump resist script tampering (they are Rust in AIPack)', () => {
+  it('keep working after globals, the string metatable and __pairs are tampered with', () => {
+    const { value, sim } = runLua(`
+      local hidden = setmetatable({ k = 1 }, { __pairs = function() error("__pairs must not be used") end })
+      getmetatable("").__index = nil
+      _G.tostring, _G.pairs, _G.string, _G.table, _G.null = nil, nil, nil, nil, 1
+      print(true, "s", hidden)
+      return { dump = aip.lua.dump(null), merged = aip.lua.merge({}, hidden) }
+    `);
+    expect(sim.trace.of('print').map((e) => e.text)).toEqual(['true\ns\n{\n  k = 1,\n}']);
+    expect(value).toEqual({ dump: 'NULL', merged: { k: 1 } });
+  });
+
+  it('dump shows nil as nil before null existed (0.8.0)', () => {
+    expect(runLua('return aip.lua.dump(nil)', { aipackVersion: '0.8.0' }).value).toBe('nil');
+  });
+});

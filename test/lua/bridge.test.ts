@@ -1,13 +1,15 @@
+import { lauxlib, lualib, to_luastring } from 'fengari';
 import { describe, expect, it } from 'vitest';
-import { fengariEngine } from '../../src/lua/fengari-engine.ts';
+import { toJs } from '../../src/lua/fengari-bridge.ts';
+import { fengariEngine, MAX_REP_BYTES } from '../../src/lua/fengari-engine.ts';
 import { LuaError, LuaRuntimeError, hostFn, multi, type ConvertMode } from '../../src/lua/values.ts';
 import { AgentRunError } from '../../src/runtime/simulator.ts';
 import { runLua } from '../helpers/lua.ts';
 
-function state() {
+function state(budget = 1e7) {
   const printed: string[] = [];
   const s = fengariEngine.createState({
-    budget: 1e7,
+    budget,
     budgetMessage: 'budget',
     moduleDirs: [],
     readFile: () => undefined,
@@ -32,6 +34,10 @@ describe('Lua -> JS (RUNTIME.md 7.0)', () => {
       b: true,
       s: 'x',
     });
+  });
+
+  it('serde mode: NaN and infinities become null, as serde_json makes them', () => {
+    expect(run('return { a = 0/0, b = 1/0, c = -1/0, d = 1.5 }')).toEqual({ a: null, b: null, c: null, d: 1.5 });
   });
 
   it('aip mode: only keys 1..n make a list, and an empty table is []', () => {
@@ -111,5 +117,73 @@ describe('errors', () => {
     expect(caught).toBeInstanceOf(AgentRunError);
     expect((caught as AgentRunError).message).toMatch(/snippet\.aip:\d+: deep/);
     expect((caught as AgentRunError).traceback).toMatch(/in (local|function) 'f'/);
+  });
+});
+
+describe('sandbox: budget, library amplifiers, loaders', () => {
+  it('stops a budget-swallowing loop that runs its payload in a coroutine (hooks are per thread)', () => {
+    // the main thread's loop period divides the hook interval, so before the fix its hook always fired inside the pcall
+    const code = 'local body = function() while true do end end\nwhile true do\n  pcall(function()\n    local a = 1\n    local co = coroutine.wrap(body)\n    co()\n  end)\nend';
+    expect(() => state(100_000).runChunk(code, 't.lua', 1, {}, 'serde')).toThrow(/budget$/);
+  });
+
+  it('stops a coroutine that caught an error with pcall (fengari turned its hooks off for good)', () => {
+    const stop = (code: string) => expect(() => state(100_000).runChunk(code, 't.lua', 1, {}, 'serde')).toThrow(/budget$/);
+    stop('coroutine.wrap(function() pcall(error) while true do end end)()');
+    stop('coroutine.wrap(function() xpcall(error, print) while true do end end)()');
+    stop('coroutine.wrap(function() while true do pcall(function() while true do end end) end end)()');
+  });
+
+  it('keeps pcall and xpcall results, and yields across them inside coroutines', () => {
+    expect(run('return { pcall(function(a, b) return a + b, "x" end, 1, 2) }')).toEqual([true, 3, 'x']);
+    expect(run('local ok, e = pcall(error, { code = 7 }) return { ok, e.code }')).toEqual([false, 7]);
+    expect(run('return { xpcall(function() error("boom", 0) end, function(m) return "handled " .. m end) }')).toEqual([false, 'handled boom']);
+    expect(run('local co = coroutine.wrap(function() local ok, v = pcall(function() return coroutine.yield(1) + 1 end) return v end) co() return co(41)')).toBe(42);
+  });
+
+  it('string.rep builds big strings fast, keeps Lua semantics, and refuses results over the limit', () => {
+    expect(run('return { string.rep("ab", 3, ","), ("x"):rep(0), ("x"):rep(-1), string.rep("", 5), string.rep("a", 1), string.rep(12, 2) }')).toEqual([
+      'ab,ab,ab',
+      '',
+      '',
+      '',
+      'a',
+      '1212',
+    ]);
+    expect(run(`return #string.rep("x", ${MAX_REP_BYTES})`)).toBe(MAX_REP_BYTES);
+    expect(run(`local ok, e = pcall(string.rep, "x", ${MAX_REP_BYTES + 1}) return e`)).toMatch(/^resulting string too large/);
+    expect(run('local ok, e = pcall(string.rep, "xy", 2^30, ",") return e')).toMatch(/^resulting string too large/);
+  });
+
+  it('table.move charges each moved element to the budget (fengari loops over any range in one call)', () => {
+    expect(run('local t = table.move({ 1, 2, 3 }, 1, 3, 2) return { t, table.move({ 1, 2 }, 1, 2, 1, {}), table.move({}, 2, 1, 1) }')).toEqual([[1, 1, 2, 3], [1, 2], {}]);
+    expect(() => state(100_000).runChunk('return table.move({ 1 }, 1, 2^30, 2)', 't.lua', 1, {}, 'serde')).toThrow(/^t\.lua:1: budget$/);
+    expect(run('local ok, e = pcall(table.move, nil, 1, 2, 1) return e')).toBe("bad argument #1 to 'table.move' (table expected, got nil)");
+  });
+
+  it('string.char reports a code out of range with its argument number', () => {
+    expect(run('local ok, e = pcall(string.char, 65, 256) return { string.char(104, 105), e }')).toEqual(['hi', "bad argument #2 to 'string.char' (value out of range)"]);
+  });
+
+  it('load keeps text chunks only, honours a mode without "t" and an explicit nil env', () => {
+    expect(run('return { load("return 1", "c", "b") == nil, load(string.dump(function() end)) == nil, load("return 2", "c", "bt")() }')).toEqual([true, true, 2]);
+    expect(run('local f = load("return x", "c", "t", nil) return (pcall(f))')).toBe(false);
+    expect(run('_G.x = 5 return load("return x")()')).toBe(5);
+  });
+
+  it("does not read a '%' in a host error message as a format", () => {
+    expect(run('local ok, e = pcall(dofile, "/x/%d%s") return e')).toBe('cannot open /x/%d%s: outside the workspace');
+  });
+
+  it('package.searchpath never probes the host, and the searcher rejects non-string names cleanly', () => {
+    expect(run('return { package.searchpath("hostname", "/etc/?") }')).toEqual([null, "\n\tno file '/etc/hostname' (outside the workspace: not read)"]);
+    expect(run('local ok, e = pcall(package.searchers[2], {}) return e')).toMatch(/bad argument #1 .*string expected, got table/);
+  });
+
+  it('stops converting a value whose shared tables expand past the node limit', () => {
+    const L = lauxlib.luaL_newstate();
+    lualib.luaL_openlibs(L);
+    lauxlib.luaL_dostring(L, to_luastring('local t = {} for i = 1, 30 do t = { t, t } end return t'));
+    expect(() => toJs(L, -1, 'aip', 'value', 1000)).toThrow(/cannot convert a value of more than 1000 elements/);
   });
 });

@@ -4,7 +4,10 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
-import { AgentRunError, Simulator, type SimulatorOptions } from '../../src/runtime/simulator.ts';
+import { guardReads } from '../../src/runtime/read-guard.ts';
+import { AgentRunError, resolveModel, Simulator, type SimulatorOptions } from '../../src/runtime/simulator.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+import { runLua } from '../helpers/lua.ts';
 
 const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
 const AGENTS = nodePath.join(WS, 'agents');
@@ -101,7 +104,9 @@ describe('aip.agent.run (RUNTIME.md section 4)', () => {
 
   it('returns outputs with nil holes where the sub-agent produced nil', () => {
     const r = res();
-    expect([r.holes_1, r.holes_2_is_nil, r.holes_3, r.redo]).toEqual(['a', true, 'c', false]);
+    expect([r.holes_1, r.holes_2_is_nil, r.holes_3]).toEqual(['a', true, 'c']);
+    // redo_requested exists since 0.8.17; the default simulated version is 0.8.15
+    expect(r.redo).toBeUndefined();
   });
 
   it('raises not-found and run failures as Lua errors with AIPack wording', () => {
@@ -187,5 +192,99 @@ describe('workspace isolation', () => {
     s.vfs.commit();
     expect(readFileSync(nodePath.join(ws, 'out/new.txt'), 'utf8')).toBe('created by writes.aip\n');
     expect(s.trace.of('file').map((e) => `${e.op} ${e.path}`)).toEqual(['write out/new.txt']);
+  });
+});
+
+describe('lifecycle details (RUNTIME.md sections 2-3)', () => {
+  it('gives After All the implicit nil input as {null} when Before All set an empty list and a task ran', () => {
+    const { outcome } = runFixture('empty-inputs');
+    expect(outcome.outputs).toEqual([{ input_is_nil: true }]);
+    expect(outcome.afterAll).toEqual({ inputs_n: 1, first_input_is_null: true, outputs_n: 1 });
+  });
+
+  it('converts tables given to before_all_response / data_response as stage return values are converted', () => {
+    const { outcome } = runFixture('flow-tables');
+    expect(outcome.outputs).toEqual([{ before_all: { empty: {}, mixed: [1, 2] }, data: { empty: {}, mixed: [4, 5] } }]);
+  });
+
+  it('honours allow_run_on_task_fail only from 0.8.17, with {error} outputs from 0.8.18', () => {
+    expect(failure(() => runFixture('task-fail', { aipackVersion: '0.8.15' })).message).toContain('task two fails');
+    expect(runFixture('task-fail', { aipackVersion: '0.8.17' }).outcome.afterAll).toEqual({ second: null, third: 3 });
+    const later = runFixture('task-fail', { aipackVersion: '0.8.18' }).outcome.afterAll as { second: { error: string }; third: number };
+    expect(later.second.error).toMatch(/^Lua error:\n.*task-fail\.aip:\d+: task two fails$/);
+    expect(later.third).toBe(3);
+  });
+
+  it('rejects directive options that are not a table', () => {
+    const files = { 'y.aip': '# Before All\n\n```lua\nreturn aip.flow.before_all_response({ options = "fast" })\n```\n' };
+    expect(runLua('local ok, e = pcall(aip.agent.run, "y.aip") return e', { files }).value).toBe(
+      "Failed to run agent 'y.aip': aip.flow.before_all_response(arg) - 'arg.options' must be a table, got string",
+    );
+  });
+
+  it('echoes the temperature and top_p in ai_response.info', () => {
+    const ai = ScriptedAi.fromList([{ match: 'Say hi', content: 'hi' }]);
+    const { value } = runLua('return aip.agent.run("t.aip").outputs[1]', {
+      ai,
+      files: { 't.aip': '# Options\n\n```toml\ntemperature = 0.25\ntop_p = 0.5\n```\n\n# Instruction\n\nSay hi\n\n# Output\n\n```lua\nreturn ai_response.info\n```\n' },
+    });
+    expect(value).toMatch(/ \| Temperature: 0\.25 \| top_p: 0\.5$/);
+  });
+
+  it('resolves model aliases only from the alias table itself', () => {
+    expect(resolveModel('fast-high', { fast: 'gpt-x' })).toBe('gpt-x-high');
+    expect(resolveModel('constructor', {})).toBe('constructor');
+    expect(resolveModel('toString-high', {})).toBe('toString-high');
+  });
+});
+
+describe('aip.agent.run options and response (RUNTIME.md section 4)', () => {
+  const callee = { 'x.aip': '# Output\n\n```lua\nreturn input\n```\n' };
+
+  it('accepts any table as options (a list has no option keys), and still rejects non-tables', () => {
+    const { value } = runLua(
+      'local ok, e = pcall(aip.agent.run, "x.aip", "nope") return { list = aip.agent.run("x.aip", { "ignored" }).outputs[1] == nil, err = e }',
+      { files: callee },
+    );
+    expect(value).toEqual({ list: true, err: 'RunAgentOptions argument must be nil or a table { inputs?, options? }' });
+  });
+
+  it('reports redo_requested only from 0.8.17', () => {
+    const code = 'return { t = type(aip.agent.run("x.aip").redo_requested) }';
+    expect(runLua(code, { files: callee, aipackVersion: '0.8.15' }).value).toEqual({ t: 'nil' });
+    expect(runLua(code, { files: callee, aipackVersion: '0.8.17' }).value).toEqual({ t: 'boolean' });
+  });
+
+  it('extract_options returns a table for any table, empty ones included', () => {
+    const { value } = runLua(
+      'local e = aip.agent.extract_options({}) local l = aip.agent.extract_options({ "a" }) local o = aip.agent.extract_options({ model = "m", x = 1 }) ' +
+        'return { e = type(e), l = type(l), o = o, s = aip.agent.extract_options("s") == nil }',
+    );
+    expect(value).toEqual({ e: 'table', l: 'table', o: { model: 'm' }, s: true });
+  });
+});
+
+describe('require and package (RUNTIME.md section 6)', () => {
+  it('searches <PACK_DIR>/lua only from 0.8.18', () => {
+    expect(sim({ aipackVersion: '0.8.15' }).run({ name: 'demo@tools/sub/pack-lua' }).afterAll).toBe('not found');
+    expect(sim({ aipackVersion: '0.8.18' }).run({ name: 'demo@tools/sub/pack-lua' }).afterAll).toBe('demo@tools lua/shared_util.lua');
+  });
+
+  it('follows package.path (default ./?.lua included) without reading or probing outside the workspace', () => {
+    const r = runFixture('package-path').outcome.afterAll as Record<string, string>;
+    expect(r.root).toBe('root_mod.lua at the workspace root');
+    expect(r.mod).toBe('agents/mods/pp_mod.lua');
+    expect(r.outside).toContain("module 'hostname' not found");
+    expect(r.outside).toContain("no file '/etc/hostname' (outside the workspace: not read)");
+    expect(r.searchpath_found).toBe(nodePath.join(AGENTS, 'mods', 'pp_mod.lua'));
+    expect(r.searchpath_outside).toBe("\n\tno file '/etc/hostname' (outside the workspace: not read)");
+  });
+});
+
+describe('read guard', () => {
+  it('judges the normalised path, so /root/../etc is outside', () => {
+    const vfs = guardReads(createOverlayVfs(WS), [WS]);
+    expect(() => vfs.readFile(`${WS}/../../../../../../etc/hostname`)).toThrow(/Read protection/);
+    expect(vfs.isFile(`${WS}/../../../../../../etc/hostname`)).toBe(false);
   });
 });
