@@ -1,6 +1,8 @@
 // The AIPack Lua API surface, per version (RUNTIME.md sections 3-8).
 // Single source of truth for the runtime (which functions exist) and the checker (what code may call).
 
+import { compareSemVer, type SemVer } from './semver.ts';
+
 export interface AipFunction {
   /** full dotted path, e.g. "aip.file.load" */
   path: string;
@@ -11,18 +13,12 @@ export interface AipFunction {
   kind: 'function' | 'constant';
 }
 
-/** Tiny semver compare: numeric major.minor.patch, a prerelease sorts before its release. */
+/**
+ * Orders AIPack versions by SemVer precedence (a prerelease sorts before its release; build metadata is ignored).
+ * More lenient than aip.semver: a leading "v" and surrounding spaces are accepted, as users write versions.
+ */
 export function compareVersions(a: string, b: string): number {
-  const pa = parseVersion(a);
-  const pb = parseVersion(b);
-  for (let i = 0; i < 3; i++) {
-    const d = pa.nums[i] - pb.nums[i];
-    if (d !== 0) return d < 0 ? -1 : 1;
-  }
-  if (pa.pre === pb.pre) return 0;
-  if (pa.pre === undefined) return 1;
-  if (pb.pre === undefined) return -1;
-  return pa.pre < pb.pre ? -1 : 1;
+  return compareSemVer(parseVersion(a), parseVersion(b));
 }
 
 const VERSION_RE = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -31,10 +27,10 @@ export function isValidVersion(v: string): boolean {
   return VERSION_RE.test(v.trim());
 }
 
-function parseVersion(v: string): { nums: [number, number, number]; pre?: string } {
+function parseVersion(v: string): SemVer {
   const m = VERSION_RE.exec(v.trim());
   if (!m) throw new Error(`invalid AIPack version '${v}' (expected MAJOR.MINOR.PATCH, e.g. 0.8.15)`);
-  return { nums: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] };
+  return { major: BigInt(m[1]), minor: BigInt(m[2]), patch: BigInt(m[3]), pre: m[4]?.split('.') ?? [], build: [] };
 }
 
 /** true when `version` is within [since, until) */
@@ -182,10 +178,10 @@ export const AIP_FUNCTIONS: readonly AipFunction[] = Object.freeze(
 
 const BY_PATH = new Map(AIP_FUNCTIONS.map((f) => [f.path, f]));
 
-/** Catalog entries available at that AIPack version. */
 // Asked once per Lua stage by the simulator: remember the answer per version.
 const functionsAtCache = new Map<string, readonly AipFunction[]>();
 
+/** Catalog entries available at that AIPack version. */
 export function aipFunctionsAt(version: string): AipFunction[] {
   let fns = functionsAtCache.get(version);
   if (!fns) {
@@ -195,9 +191,12 @@ export function aipFunctionsAt(version: string): AipFunction[] {
   return [...fns];
 }
 
+/** `utils.x` is the old alias of `aip.x`. */
+const unaliased = (path: string): string => (path.startsWith('utils.') ? `aip.${path.slice('utils.'.length)}` : path);
+
 /** Lookup by full path ("aip.file.load"); the `utils.` alias is accepted too. */
 export function findAipFunction(path: string): AipFunction | undefined {
-  return BY_PATH.get(path.startsWith('utils.') ? `aip.${path.slice(6)}` : path);
+  return BY_PATH.get(unaliased(path));
 }
 
 export interface AipNamespace {
@@ -223,7 +222,7 @@ export const AIP_NAMESPACES: readonly AipNamespace[] = Object.freeze(
 );
 
 export function findAipNamespace(path: string): AipNamespace | undefined {
-  const p = path.startsWith('utils.') ? `aip.${path.slice(6)}` : path;
+  const p = unaliased(path);
   return AIP_NAMESPACES.find((n) => n.path === p);
 }
 

@@ -22,6 +22,12 @@ describe('compareVersions', () => {
     expect(compareVersions('0.8.34-WIP', '0.8.33')).toBe(1);
     expect(() => compareVersions('0.8', '0.8.1')).toThrow(/invalid AIPack version/);
   });
+
+  it('orders prereleases by SemVer precedence, accepts a leading v and ignores build metadata', () => {
+    expect(compareVersions('0.8.34-WIP.9', '0.8.34-WIP.10')).toBe(-1);
+    expect(compareVersions('v0.8.15', ' 0.8.15 ')).toBe(0);
+    expect(compareVersions('0.8.15+build.2', '0.8.15+build.1')).toBe(0);
+  });
 });
 
 describe('AIP_FUNCTIONS', () => {
