@@ -3,10 +3,7 @@
  * a key-level diff for tables, a line diff (jsdiff) for multi-line text. Only what differs is shown.
  */
 import { structuredPatch } from 'diff';
-import { luaEqual } from '../contract/index.ts';
-import { luaList } from '../contract/index.ts';
-
-export { luaEqual };
+import { luaEqual, luaList, tableEntries } from '../contract/index.ts';
 
 const MAX_VALUE = 200;
 
@@ -24,13 +21,10 @@ export function show(v: unknown): string {
 
 const isTable = (v: unknown): v is object => typeof v === 'object' && v !== null;
 
-/** The entries of a table for a key-level diff: a list by 1-based index, else by key. */
+/** The entries of a table for a key-level diff (lists keyed by 1-based index); `list` when paths use `[i]`. */
 function entries(v: object): { list: boolean; map: Map<string, unknown> } {
   const items = luaList(v);
-  if (items !== undefined && (Array.isArray(v) || items.length === 0)) {
-    return { list: true, map: new Map(items.map((x, i) => [String(i + 1), x])) };
-  }
-  return { list: false, map: new Map(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined)) };
+  return { list: items !== undefined && (Array.isArray(v) || items.length === 0), map: new Map(Object.entries(tableEntries(v))) };
 }
 
 const child = (path: string, key: string, list: boolean) =>

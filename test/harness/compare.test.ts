@@ -21,6 +21,8 @@ describe('diffValues', () => {
       'prompts[3]: not expected (got "d")',
     ]);
     expect(diffValues('prompts', ['a'], [])).toEqual(['prompts[1]: missing (expected "a")']);
+    // a nil hole makes the array a non-list table, still keyed from 1
+    expect(diffValues('t', ['a', undefined, 'c'], ['a', undefined, 'd'])).toEqual(['t["3"]: expected "c", got "d"']);
   });
 
   it('quotes keys that are not identifiers', () => {
