@@ -3,24 +3,13 @@
  */
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../lua/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
-import { isPlainObject, optStr, reqStr, rustLines, setKey, toLuaData } from './pure-args.ts';
+import { nextFence, rustLines, type Fence } from '../support/lines.ts';
+import { isPlainObject, optStr, reqStr, setKey, toLuaData } from './pure-args.ts';
 import { rustTrim } from './text.ts';
 import { parseTomlData } from './toml.ts';
 import { parseYamlDocs } from './yaml.ts';
 
-/** Fence state of the `.aip` parser (RUNTIME.md 1): ``` blocks close on ``` (not ````), ```` blocks on ````. */
-type Fence = 'out' | 'in3' | 'in4';
-
-function nextFence(state: Fence, line: string): Fence {
-  if (state === 'out') {
-    if (line.startsWith('````')) return 'in4';
-    if (line.startsWith('```')) return 'in3';
-    return 'out';
-  }
-  if (state === 'in3') return line.startsWith('```') && !line.startsWith('````') ? 'out' : 'in3';
-  return line.startsWith('````') ? 'out' : 'in4';
-}
-
+/** The info string of a fence line: its language, trimmed. */
 const fenceLang = (line: string): string => rustTrim(line.replace(/^`+/, ''));
 
 // ---------------------------------------------------------------------------------------- extract_meta

@@ -24,14 +24,6 @@ export function reqInt(v: unknown, fnName: string, argName: string, allowNegativ
   throw new LuaError(`${fnName}: expected '${argName}' to be ${want}, got ${luaTypeName(v)}${typeof v === 'number' ? ` ${v}` : ''}`);
 }
 
-/** Lines as Rust `str::lines` gives them: split on "\n", strip one trailing "\r", no final empty line. */
-export function rustLines(s: string): string[] {
-  if (s === '') return [];
-  const parts = s.split('\n');
-  if (parts[parts.length - 1] === '') parts.pop();
-  return parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-}
-
 /** Sets a key without tripping over `__proto__` (JSON/YAML/TOML keys are arbitrary text). */
 export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') {

@@ -3,6 +3,7 @@
 // the code the simulator runs; findings are mapped back to .aip lines.
 
 import type { StageName } from '../aip/catalog.ts';
+import { nextFence, type Fence } from '../support/lines.ts';
 import { AgentLoadError, mapScriptLine, parseAgentDoc, type AgentDoc, type LuaScript } from '../runtime/agent-doc.ts';
 import { lintLua, type Finding, type LintOptions } from './lint.ts';
 
@@ -54,17 +55,11 @@ function optionsFinding(file: string, content: string, err: AgentLoadError): Fin
 
 /** Renames `# Options` headings (outside fences, RUNTIME.md section 1) so the parser ignores the section. */
 function disableOptions(content: string): string {
-  let fence: 'out' | 'in3' | 'in4' = 'out';
+  let fence: Fence = 'out';
   return content
     .split('\n')
     .map((line) => {
-      if (line.startsWith('```')) {
-        const four = line.startsWith('````');
-        if (fence === 'out') fence = four ? 'in4' : 'in3';
-        else if (fence === 'in3' && !four) fence = 'out';
-        else if (fence === 'in4' && four) fence = 'out';
-        return line;
-      }
+      fence = nextFence(fence, line);
       const heading = fence === 'out' && line.startsWith('#') && !line.startsWith('##');
       return heading && line.slice(1).trim().toLowerCase() === 'options' ? '# Options (not checked)' : line;
     })

@@ -1,14 +1,15 @@
 // `coder-subagents check`: pack freshness + lint of the pack's Lua modules and of .aip agents.
 
 import picomatch from 'picomatch';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { renderPack as renderPackFromSources } from '../pack/build.ts';
 import { walkFiles } from '../support/walk.ts';
 import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 
-export type { Finding, Rule } from './lint.ts';
+/** A path given to check does not exist (the CLI reports it as bad usage). */
+export class CheckPathError extends Error {}
 
 export interface CheckOptions {
   root: string;
@@ -54,7 +55,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     const abs = isAbsolute(p) ? p : join(root, p);
     if (!existsSync(abs)) {
       // defaults are optional, an explicit path must exist
-      if (explicit) throw new Error(`no such file or directory: ${p}`);
+      if (explicit) throw new CheckPathError(`no such file or directory: ${p}`);
       continue;
     }
     for (const f of walk(abs)) {
@@ -125,7 +126,7 @@ async function checkPackFresh(
     return;
   }
   const packDir = join(root, 'pack');
-  const onDisk = new Set(walk(packDir).map((f) => relative(packDir, f).split(sep).join('/')));
+  const onDisk = new Set(walk(packDir).map((f) => rel(packDir, f)));
   const stale = (path: string, what: string) =>
     findings.push({
       file: `pack/${path}`,
@@ -141,13 +142,13 @@ async function checkPackFresh(
   for (const path of [...onDisk].sort()) if (!expected.has(path)) stale(path, 'unexpected');
 }
 
-/** Files under a dir (or the file itself), skipping node_modules and dot-dirs. */
 /** A file, or the files below a directory (skipping node_modules and dot-dirs). */
 function walk(path: string): string[] {
   if (!existsSync(path)) return [];
   return statSync(path).isDirectory() ? walkFiles(path) : [path];
 }
 
+/** `f` relative to `root`, `/`-separated. */
 function rel(root: string, f: string): string {
   return relative(root, f).split(sep).join('/');
 }

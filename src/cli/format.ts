@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { headline, type CoderRunReport } from '../coder/run-report.ts';
 import type { Trace, TraceEvent } from '../runtime/trace.ts';
 import type { FileChanges } from '../runtime/vfs-types.ts';
 
@@ -19,11 +20,11 @@ function describe(e: TraceEvent): string | undefined {
     case 'agent_start':
       return `${pc.bold('agent')} ${e.agent} ${pc.dim(`(${e.file}, ${e.inputs} input${e.inputs === 1 ? '' : 's'})`)}`;
     case 'agent_end':
-      return `${pc.bold('end')} ${e.agent}: ${e.status === 'failed' ? pc.red(e.status) : e.status}${e.reason ? ` (${firstLine(e.reason)})` : ''} ${pc.dim(ms(e.ms))}`;
+      return `${pc.bold('end')} ${e.agent}: ${e.status === 'failed' ? pc.red(e.status) : e.status}${e.reason ? ` (${headline(e.reason)})` : ''} ${pc.dim(ms(e.ms))}`;
     case 'stage':
-      return `  ${e.stage}${e.task ? ` #${e.task}` : ''} ${pc.dim(`${ms(e.ms)}, ~${e.instructions} instr`)}${e.error ? ' ' + pc.red(firstLine(e.error)) : ''}`;
+      return `  ${e.stage}${e.task ? ` #${e.task}` : ''} ${pc.dim(`${ms(e.ms)}, ~${e.instructions} instr`)}${e.error ? ' ' + pc.red(headline(e.error)) : ''}`;
     case 'agent_call':
-      return `  ${pc.cyan('aip.agent.run')} ${e.agent}${e.error ? ' ' + pc.red(firstLine(e.error)) : ''} ${pc.dim(ms(e.ms))}`;
+      return `  ${pc.cyan('aip.agent.run')} ${e.agent}${e.error ? ' ' + pc.red(headline(e.error)) : ''} ${pc.dim(ms(e.ms))}`;
     case 'ai':
       return `  ${pc.magenta('AI')} task #${e.task} model ${e.model}: ${JSON.stringify(truncate(e.response, 60))}`;
     case 'pin':
@@ -39,12 +40,8 @@ function describe(e: TraceEvent): string | undefined {
   }
 }
 
-/** The first line of a message; a line ending in `:` (`Lua error:`) is said with the next one. */
-const firstLine = (s: string) => {
-  const [first, second] = s.split('\n');
-  return first.trimEnd().endsWith(':') && second?.trim() ? `${first.trimEnd()} ${second.trim()}` : first;
-};
-const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s).replace(/\n/g, '⏎');
+/** At most `n` characters on one line (newlines shown as ⏎). */
+export const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s).replace(/\n/g, '⏎');
 
 /** One line per trace event, indented by agent nesting depth. */
 export function formatTrace(trace: Trace): string {
@@ -64,6 +61,12 @@ export function formatFiles(files: FileChanges, written: boolean): string {
   for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);
   if (lines.length === 0) return 'files: none changed';
   return `files${verb}:\n${lines.join('\n')}`;
+}
+
+/** The last line of a coder run report: its status, coloured, and its message. */
+export function formatStatus(r: CoderRunReport): string {
+  const status = r.status === 'failed' ? pc.red('failed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.green('completed');
+  return `${status}${r.message ? `: ${r.message}` : ''}`;
 }
 
 /** A hint for a run that failed on a model call while no --ai file was given; undefined otherwise. */

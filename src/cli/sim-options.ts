@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { isValidVersion } from '../aip/catalog.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
-import { Simulator } from '../runtime/simulator.ts';
+import { DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { requireDir, UsageError } from './errors.ts';
 
@@ -23,7 +23,7 @@ export function addSimOptions(cmd: Command): Command {
   return cmd
     .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
     .option('--ai <file>', 'TOML file of scripted AI responses')
-    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', '0.8.15')
+    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', DEFAULT_AIPACK_VERSION)
     .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')

@@ -16,6 +16,7 @@ import {
   tableEntries,
   type Stage,
 } from '../contract/index.ts';
+import { field, isEmptyTable } from '../contract/lua-values.ts';
 
 /** What a response does to `coder_params`. Key lists are top-level keys, sorted; `sub_agents` never counts. */
 export interface ParamsEffect {
@@ -96,18 +97,14 @@ const KNOWN_FIELDS = RESPONSE_FIELDS.map((f) => f.name);
 /** nil and AIPack's null sentinel both mean "not given". */
 const given = (v: unknown) => v !== undefined && v !== null;
 
-function get(t: unknown, key: string): unknown {
-  if (typeof t !== 'object' || t === null) return undefined;
-  return Object.prototype.hasOwnProperty.call(t, key) ? (t as Record<string, unknown>)[key] : undefined;
-}
-
 function withoutSubAgents(t: unknown): Record<string, unknown> {
   const copy = tableEntries(t);
   delete copy.sub_agents;
   return copy;
 }
 
-function stringList(v: unknown): string[] {
+/** The strings of a Lua list (other items skipped); [] for anything that is not a list. */
+export function stringList(v: unknown): string[] {
   const items = luaList(v);
   return items ? items.filter((x): x is string => typeof x === 'string') : [];
 }
@@ -154,9 +151,9 @@ function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeO
   const what = checkResponse(stage, response);
   if (what !== undefined) return messages.invalid(name, what);
   if (luaType(response) !== 'table') return undefined;
-  const errorMsg = get(response, 'error_msg');
-  if (get(response, 'success') === false || given(errorMsg)) {
-    const details = get(response, 'error_details');
+  const errorMsg = field(response, 'error_msg');
+  if (field(response, 'success') === false || given(errorMsg)) {
+    const details = field(response, 'error_details');
     return messages.failed(name, given(errorMsg) ? (errorMsg as string) : undefined, given(details) ? (details as string) : undefined);
   }
   return undefined;
@@ -167,18 +164,18 @@ function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeO
  * `response` what it returned (its After All value, else its first output; undefined for nil).
  */
 export function analyzeEffect(stage: Stage, input: unknown, response: unknown, opts: AnalyzeOptions = {}): StageEffect {
-  const config = get(input, 'agent_config');
-  const name = typeof get(config, 'name') === 'string' ? (get(config, 'name') as string) : '?';
-  const paramsBefore = withoutSubAgents(get(input, 'coder_params'));
-  const promptsBefore = stringList(get(input, 'coder_prompts'));
-  const responseBefore = get(get(input, 'coder_response'), 'content');
+  const config = field(input, 'agent_config');
+  const name = typeof field(config, 'name') === 'string' ? (field(config, 'name') as string) : '?';
+  const paramsBefore = withoutSubAgents(field(input, 'coder_params'));
+  const promptsBefore = stringList(field(input, 'coder_prompts'));
+  const responseBefore = field(field(input, 'coder_response'), 'content');
   const t = luaType(response);
   const error = failureOf(stage, name, response, opts);
   const usable = error === undefined && t === 'table';
   const adopts = ADOPTS[stage];
 
   const params: ParamsEffect = { replaced: false, added: [], changed: [], removed: [], before: paramsBefore, after: paramsBefore };
-  const returnedParams = get(response, 'coder_params');
+  const returnedParams = field(response, 'coder_params');
   if (usable && adopts.params && given(returnedParams)) {
     const after = withoutSubAgents(returnedParams);
     params.replaced = true;
@@ -192,8 +189,8 @@ export function analyzeEffect(stage: Stage, input: unknown, response: unknown, o
 
   const prompts: PromptsEffect = { replaced: false, changed: false, before: promptsBefore, after: promptsBefore };
   if (usable && adopts.prompts) {
-    const list = get(response, 'coder_prompts');
-    const one = get(response, 'coder_prompt');
+    const list = field(response, 'coder_prompts');
+    const one = field(response, 'coder_prompt');
     if (given(list)) prompts.after = stringList(list);
     else if (given(one)) prompts.after = [one as string];
     prompts.replaced = given(list) || given(one);
@@ -205,10 +202,10 @@ export function analyzeEffect(stage: Stage, input: unknown, response: unknown, o
     before: typeof responseBefore === 'string' ? responseBefore : undefined,
     after: typeof responseBefore === 'string' ? responseBefore : undefined,
   };
-  const returnedResponse = get(response, 'coder_response');
+  const returnedResponse = field(response, 'coder_response');
   if (usable && adopts.response && given(returnedResponse)) {
     coderResponse.replaced = true;
-    coderResponse.after = get(returnedResponse, 'content') as string;
+    coderResponse.after = field(returnedResponse, 'content') as string;
   }
 
   const unknownKeys: UnknownKey[] = [];
@@ -220,8 +217,8 @@ export function analyzeEffect(stage: Stage, input: unknown, response: unknown, o
     }
   }
 
-  const subAgentsInParams = t === 'table' && luaType(returnedParams) === 'table' && given(get(returnedParams, 'sub_agents'));
-  const agentResult = get(response, 'agent_result');
+  const subAgentsInParams = t === 'table' && luaType(returnedParams) === 'table' && given(field(returnedParams, 'sub_agents'));
+  const agentResult = field(response, 'agent_result');
   const changed =
     (params.replaced && (params.added.length + params.changed.length + params.removed.length > 0)) ||
     prompts.changed ||
@@ -238,15 +235,13 @@ export function analyzeEffect(stage: Stage, input: unknown, response: unknown, o
     ignored: t === 'table' ? ignoredFields(stage, response, input) : [],
     unknownKeys,
     subAgentsInParams,
-    subAgentsNext: given(get(response, 'sub_agents_next')),
+    subAgentsNext: given(field(response, 'sub_agents_next')),
     ...(given(agentResult) ? { agentResult } : {}),
     changed,
   };
 }
 
 const list = (keys: string[]) => keys.join(', ');
-
-const isEmptyTable = (v: unknown) => typeof v === 'object' && v !== null && luaList(v)?.length === 0;
 
 /**
  * The warnings an effect deserves: things that are allowed but are usually mistakes. Each is one line and says

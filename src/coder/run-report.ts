@@ -114,6 +114,11 @@ export function failureReason(message: string, agent: string): string {
   const text = message
     .replace(new RegExp(`^Sub-agent \\[${a}\\] (failed: )?`), '')
     .replace(new RegExp(`^Failed to run agent '${a}': `), '');
-  const [first, second] = text.split('\n');
+  return headline(text);
+}
+
+/** The first line of a message; a line ending in `:` (`Lua error:`) is said with the next one. */
+export function headline(message: string): string {
+  const [first, second] = message.split('\n');
   return first.trimEnd().endsWith(':') && second?.trim() ? `${first.trimEnd()} ${second.trim()}` : first;
 }

@@ -5,7 +5,7 @@
  */
 import { CHECK_TEMPLATES as T, type AgentConfig, type Stage } from './schemas.ts';
 import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
-import { field, luaEqual, luaList, luaType } from './lua-values.ts';
+import { field, isEmptyTable, isGiven, luaEqual, luaList, luaType } from './lua-values.ts';
 
 /** Fills `{key}` placeholders in one pass (placeholders inside the values are left alone). */
 export function fill(template: string, vars: Record<string, string | number>): string {
@@ -81,10 +81,7 @@ export type NormalizeListResult = { ok: true; configs: AgentConfig[] } | { ok: f
 function settle(k: Kind, v: unknown): unknown {
   if (k.kind === 'one_or_list') return luaType(v) === 'table' ? [...luaList(v)!] : [v];
   if (k.kind === 'list') return [...luaList(v)!];
-  if (k.kind === 'table' || k.kind === 'object') {
-    const items = luaList(v);
-    if (items !== undefined && items.length === 0) return {};
-  }
+  if ((k.kind === 'table' || k.kind === 'object') && isEmptyTable(v)) return {};
   return v;
 }
 
@@ -140,9 +137,6 @@ export function normalizeList(value: unknown, label = 'sub_agents'): NormalizeLi
 
 const usedIn = (stage: Stage) => RESPONSE_FIELDS.filter((f) => !f.stages || f.stages.includes(stage));
 
-/** nil and AIPack's null sentinel (JS null) both mean "not given" for a response field. */
-const given = (v: unknown) => v !== undefined && v !== null;
-
 /**
  * What is wrong with a sub-agent's response in `stage`, or undefined when it is valid. A nil response is
  * valid. Fields the stage ignores are not checked (an ignored field is not an error).
@@ -154,13 +148,13 @@ export function checkResponse(stage: Stage, value: unknown): string | undefined 
   const fields = usedIn(stage);
   for (const f of fields) {
     const v = field(value, f.name);
-    if (!given(v) && f.optional) continue;
+    if (!isGiven(v) && f.optional) continue;
     const err = checkValue(f.kind, v, f.name);
     if (err !== undefined) return err;
   }
   for (const f of fields) {
     if (f.exclusiveWith === undefined || !fields.some((o) => o.name === f.exclusiveWith)) continue;
-    if (given(field(value, f.name)) && given(field(value, f.exclusiveWith))) {
+    if (isGiven(field(value, f.name)) && isGiven(field(value, f.exclusiveWith))) {
       return fill(T.exclusive, { other: f.exclusiveWith, path: f.name });
     }
   }
@@ -178,7 +172,7 @@ export function ignoredFields(stage: Stage, response: unknown, input?: unknown):
   const out: string[] = [];
   for (const f of RESPONSE_FIELDS) {
     const v = field(response, f.name);
-    if (!given(v)) continue;
+    if (!isGiven(v)) continue;
     if (f.stages && !f.stages.includes(stage)) {
       out.push(f.name);
     } else if (luaType(v) === 'table') {

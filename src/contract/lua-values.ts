@@ -31,6 +31,9 @@ export function luaType(v: unknown): LuaTypeName {
   }
 }
 
+/** nil and AIPack's `null` sentinel (JS null) both mean "not given". */
+export const isGiven = <T>(v: T): v is Exclude<T, null | undefined> => v !== undefined && v !== null;
+
 /** A field of a table, own properties only (so `constructor`, `length`, ... never count as keys). */
 export function field(t: unknown, key: string): unknown {
   if (typeof t !== 'object' || t === null) return undefined;

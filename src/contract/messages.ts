@@ -1,9 +1,7 @@
 /** The failure messages of SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
 import { MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type Stage } from './schemas.ts';
 import { fill } from './check.ts';
-
-/** nil and AIPack's null sentinel both mean "not given". */
-const given = (v: unknown): v is string => v !== undefined && v !== null;
+import { isGiven } from './lua-values.ts';
 
 /** An error's text: an Error's message, a table's string `message` field, else the value as a string. */
 function errorText(error: unknown): string {
@@ -18,8 +16,8 @@ function errorText(error: unknown): string {
 export const messages = {
   /** `Sub-agent [<name>] failed: <error_msg>` (+ `\nDetails: <error_details>`); no error_msg: `no error_msg given`. */
   failed(name: string, errorMsg?: string | null, details?: string | null): string {
-    const head = fill(M.failed, { name, error: given(errorMsg) ? errorMsg : M.noErrorMsg });
-    return given(details) ? head + fill(M.failedDetails, { details }) : head;
+    const head = fill(M.failed, { name, error: isGiven(errorMsg) ? errorMsg : M.noErrorMsg });
+    return isGiven(details) ? head + fill(M.failedDetails, { details }) : head;
   },
   /** `Sub-agent [<name>] returned an invalid response: <what is wrong>` */
   invalid(name: string, what: string): string {

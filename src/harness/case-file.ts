@@ -46,11 +46,11 @@ const AiAnswerTableSchema = z.strictObject({
   reusable: z.boolean().optional(),
 });
 
-export const AiAnswerSchema = z.union([z.string(), AiAnswerTableSchema], {
+const AiAnswerSchema = z.union([z.string(), AiAnswerTableSchema], {
   error: 'expected a string, or a table { content, model?, match?, agent?, reusable? }',
 });
 
-export const TaskSchema = z.strictObject({
+const TaskSchema = z.strictObject({
   num: z.number().int().min(1).optional(),
   count: z.number().int().min(1).optional(),
   working_files: StringList.optional(),
@@ -64,11 +64,11 @@ const CoderResponseTableSchema = z.strictObject({
   usage: UsageSchema.optional(),
 });
 
-export const CoderResponseSchema = z.union([z.string(), CoderResponseTableSchema], {
+const CoderResponseSchema = z.union([z.string(), CoderResponseTableSchema], {
   error: 'expected a string, or a table { content, model_name?, usage? }',
 });
 
-export const ResponsesItemSchema = z.strictObject({
+const ResponsesItemSchema = z.strictObject({
   task_num: z.number().int().min(1),
   content: z.string(),
   files_changed: StringList.optional(),
@@ -226,6 +226,16 @@ function describeIssue(issue: Issue): string {
   }
 }
 
+/** `unknown key 'promt' (did you mean 'prompt'?) (allowed: ...)`: the keys of a table that has no such keys. */
+export function unknownKeysMessage(unknown: readonly string[], known: readonly string[]): string {
+  const hint = unknown.map((k) => {
+    const s = suggest(k, known);
+    return s ? `'${k}' (did you mean '${s}'?)` : `'${k}'`;
+  });
+  const allowed = known.length > 0 ? ` (allowed: ${known.join(', ')})` : '';
+  return `unknown key${unknown.length > 1 ? 's' : ''} ${hint.join(', ')}${allowed}`;
+}
+
 /** Where a zod path points, in the file's words: `case #2 "name"` and `expect.params`. */
 function locate(raw: unknown, path: PropertyKey[]): { caseLabel?: string; caseName?: string; key: string } {
   const p = [...path];
@@ -250,21 +260,14 @@ function issueError(file: string, raw: unknown, issue: Issue): CaseFileError {
     const inner = branch.find((i) => i.code === 'unrecognized_keys') ?? branch[0];
     if (inner) return issueError(file, raw, { ...inner, path: [...issue.path, ...inner.path] });
   }
-  if (issue.code === 'unrecognized_keys') {
-    const known = keysAt(issue.path);
-    const unknown = issue.keys ?? [];
-    const loc = locate(raw, [...issue.path, unknown[0] ?? '']);
-    const hint = unknown.map((k) => {
-      const s = suggest(k, known);
-      return s ? `'${k}' (did you mean '${s}'?)` : `'${k}'`;
-    });
-    const where = locate(raw, issue.path);
-    const prefix = [file, where.caseLabel, where.key || undefined].filter(Boolean).join(': ');
-    const allowed = known.length > 0 ? ` (allowed: ${known.join(', ')})` : '';
-    return new CaseFileError(`${prefix}: unknown key${unknown.length > 1 ? 's' : ''} ${hint.join(', ')}${allowed}`, file, loc.caseName, loc.key);
-  }
   const loc = locate(raw, issue.path);
   const prefix = [file, loc.caseLabel, loc.key || undefined].filter(Boolean).join(': ');
+  if (issue.code === 'unrecognized_keys') {
+    const unknown = issue.keys ?? [];
+    // the error's key is the first unknown key, not the table holding it
+    const key = locate(raw, [...issue.path, unknown[0] ?? '']).key;
+    return new CaseFileError(`${prefix}: ${unknownKeysMessage(unknown, keysAt(issue.path))}`, file, loc.caseName, key);
+  }
   if (loc.key === 'case' && issue.input === undefined) {
     return new CaseFileError(`${file}: no [[case]] table: a case file needs at least one case`, file, undefined, 'case');
   }
@@ -275,7 +278,7 @@ function issueError(file: string, raw: unknown, issue: Issue): CaseFileError {
 // Loading
 
 /** The stage inputs of a case or of a runStage request, as the schema reads them. */
-export type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & { expect?: CaseExpect };
+type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & { expect?: CaseExpect };
 
 /** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */
 export function caseProblem(c: StageInputFields): [string, string] | undefined {

@@ -1,6 +1,7 @@
 /** Finding case files, and which of them a changed file affects (for `test --watch`). */
 import { existsSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
+import { isInside } from '../runtime/vfs.ts';
 import { walkFiles } from '../support/walk.ts';
 import { CASE_FILE_SUFFIX } from './case-file.ts';
 
@@ -36,7 +37,6 @@ export function findContractFiles(paths: string[], cwd = process.cwd()): string[
   return [...new Set(out)].sort();
 }
 
-const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep);
 
 /**
  * The case files to re-run when `changed` (absolute) changed: a case file itself (also a new one), and every case
@@ -48,7 +48,7 @@ export function affectedContractFiles(changed: string, watched: ReadonlyMap<stri
   const out = new Set<string>();
   if (abs.endsWith(CASE_FILE_SUFFIX)) out.add(abs);
   for (const [file, paths] of watched) {
-    if (paths.some((p) => inside(abs, nodePath.resolve(p)))) out.add(file);
+    if (paths.some((p) => isInside(abs, nodePath.resolve(p)))) out.add(file);
   }
   return [...out].sort();
 }

@@ -7,11 +7,11 @@
  * case file's `support` paths. A driver agent (driver.ts) is added as a virtual file inside the coder pack's
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { luaList, STAGES, type Stage } from '../contract/index.ts';
-import { analyzeEffect, effectWarnings, suggest, type StageEffect } from '../coder/effects.ts';
+import type { Stage } from '../contract/index.ts';
+import { analyzeEffect, effectWarnings, stringList, type StageEffect } from '../coder/effects.ts';
 import { ScriptedAi, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
@@ -22,6 +22,7 @@ import {
   CaseFileError,
   caseProblem,
   stageInputShape,
+  unknownKeysMessage,
   type AiAnswer,
   type CaseTask,
   type CoderResponseInput,
@@ -134,7 +135,7 @@ const walk = (dir: string): string[] => walkFiles(dir, (name) => name === 'node_
 
 const toPosix = (p: string) => p.split(nodePath.sep).join('/');
 
-/** Custom packs `<ws>/.aipack/pack/custom/<ns>/<name>` of the workspaces above `dir` (nearest first). */
+/** The custom pack `<ws>/.aipack/pack/custom/<ns>/<name>` of the nearest workspace above `dir` that has it. */
 function customPack(dir: string, namespace: string, name: string): PackLocation | undefined {
   let cur = nodePath.resolve(dir);
   for (;;) {
@@ -249,8 +250,6 @@ const plain = (v: unknown): Record<string, unknown> => {
   return { ...(v as Record<string, unknown>) };
 };
 
-const stringsOf = (v: unknown): string[] => (luaList(v) ?? []).filter((x): x is string => typeof x === 'string');
-
 /** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
 export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
   const stage = input.stage ?? 'pre';
@@ -326,7 +325,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const ok = result.ok === true;
   const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
   delete paramsBefore.sub_agents;
-  const finalPrompts = ok ? stringsOf(result.prompts) : effect?.prompts.before ?? prompts;
+  const finalPrompts = ok ? stringList(result.prompts) : effect?.prompts.before ?? prompts;
   const trace = new Trace();
   // the sub-agent's events, with the paths the user knows
   for (const e of sim.trace.events) {
@@ -396,21 +395,14 @@ export function runStage(request: StageRequest): StageResult {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue.code === 'unrecognized_keys') {
-      const known = Object.keys(StageRequestSchema.shape);
-      const keys = issue.keys.map((k) => {
-        const s = suggest(k, known);
-        return s ? `'${k}' (did you mean '${s}'?)` : `'${k}'`;
-      });
-      throw new CaseFileError(`runStage: unknown key ${keys.join(', ')} (allowed: ${known.join(', ')})`, 'runStage', undefined, issue.keys[0]);
+      const message = unknownKeysMessage(issue.keys, Object.keys(StageRequestSchema.shape));
+      throw new CaseFileError(`runStage: ${message}`, 'runStage', undefined, issue.keys[0]);
     }
     const key = issue.path.map(String).join('.');
     throw new CaseFileError(`runStage: ${key || 'request'}: ${issue.message}`, 'runStage', undefined, key);
   }
   const problem = caseProblem(parsed.data);
   if (problem) throw new CaseFileError(`runStage: ${problem[0]}: ${problem[1]}`, 'runStage', undefined, problem[0]);
-  if (request.stage !== undefined && !STAGES.includes(request.stage)) {
-    throw new CaseFileError(`runStage: stage: expected one of ${STAGES.join(', ')}`, 'runStage', undefined, 'stage');
-  }
   const baseDir = nodePath.resolve(request.baseDir ?? process.cwd());
   const agent = prepareAgent(request.agent, baseDir, request.support ?? [], request, 'runStage');
   return runPreparedStage(agent, request, request);

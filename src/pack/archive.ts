@@ -4,20 +4,20 @@
  * The archive is a Deflate zip of the rendered pack, entries relative to the pack directory (`pack.toml` at the
  * root), sorted, with one fixed modification time: packing twice gives the same bytes.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { parse as parseToml } from 'smol-toml';
 import { renderPack, syncDir, type SyncResult } from './build.ts';
 
-export const PACK_ID_REGEX = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
-export const PACK_VERSION_REGEX = /^(\d+)\.(\d+)\.(\d+)(?:-([a-zA-Z][\w-]*)(?:\.(\d+))?)?$/;
+const PACK_ID_REGEX = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
+const PACK_VERSION_REGEX = /^(\d+)\.(\d+)\.(\d+)(?:-([a-zA-Z][\w-]*)(?:\.(\d+))?)?$/;
 
 /**
  * The modification time of every entry. fflate writes DOS times from the Date's local-time fields, so the
  * Date is built from local fields too: the bytes do not depend on the time zone.
  */
-export const ZIP_MTIME = new Date(2000, 0, 1, 0, 0, 0);
+const ZIP_MTIME = new Date(2000, 0, 1, 0, 0, 0);
 
 export class PackTomlError extends Error {
   constructor(message: string) {
@@ -77,10 +77,10 @@ export function parsePackToml(text: string): PackIdentity {
 }
 
 /** `<namespace>@<name>-v<version>.aipack` */
-export const archiveFileName = (id: PackIdentity) => `${id.namespace}@${id.name}-v${id.version}.aipack`;
+const archiveFileName = (id: PackIdentity) => `${id.namespace}@${id.name}-v${id.version}.aipack`;
 
 /** Zips pack files (pack-relative paths) in sorted order with the fixed mtime. */
-export function zipPack(files: Map<string, string>): Uint8Array {
+function zipPack(files: Map<string, string>): Uint8Array {
   const entries: Zippable = {};
   for (const path of [...files.keys()].sort()) entries[path] = Buffer.from(files.get(path)!, 'utf8');
   return zipSync(entries, { level: 6, mtime: ZIP_MTIME });

@@ -3,6 +3,7 @@
  * no Markdown library, level-1 headings only outside fences.
  */
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { nextFence, rustLines, type Fence } from '../support/lines.ts';
 
 export interface AgentOptions {
   model?: string;
@@ -172,26 +173,6 @@ export function parseAgentOptions(value: unknown, where: string): AgentOptions {
 // ---------------------------------------------------------------------------------------------------
 // Parsing
 
-type Fence = 'out' | 'in3' | 'in4';
-
-/** AIPack's InBlockState: only lines starting with ``` at column 0 change the state. */
-function nextFence(state: Fence, line: string): Fence {
-  if (!line.startsWith('```')) return state;
-  const four = line.startsWith('````');
-  if (state === 'out') return four ? 'in4' : 'in3';
-  if (state === 'in3') return four ? 'in3' : 'out';
-  return four ? 'out' : 'in4';
-}
-
-/** Rust `str::lines()`: splits on \n, drops one \r before it, no empty line after a final \n. */
-function splitLines(content: string): string[] {
-  if (content === '') return [];
-  const pieces = content.split('\n');
-  const endsWithNewline = pieces[pieces.length - 1] === '';
-  if (endsWithNewline) pieces.pop();
-  return pieces.map((p, i) => (i < pieces.length - 1 || endsWithNewline) && p.endsWith('\r') ? p.slice(0, -1) : p);
-}
-
 type StageKey = 'beforeAll' | 'data' | 'output' | 'afterAll';
 const STAGE_HEADINGS: Record<string, StageKey> = {
   'before all': 'beforeAll',
@@ -237,7 +218,7 @@ function buildScript(segments: Segment[]): LuaScript | undefined {
 
 /** Parses an `.aip` document. Throws AgentLoadError (naming `path` and the line) for bad `# Options`. */
 export function parseAgentDoc(content: string, path: string): AgentDoc {
-  const lines = splitLines(content);
+  const lines = rustLines(content);
   const stageSegments: Record<StageKey, Segment[]> = { beforeAll: [], data: [], output: [], afterAll: [] };
   const optionSegments: Segment[] = [];
   const parts: PromptPart[] = [];

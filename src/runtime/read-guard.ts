@@ -1,8 +1,8 @@
 import nodePath from 'node:path';
 import { LuaError } from '../lua/values.ts';
+import { isInside } from './vfs.ts';
 import type { Vfs } from './vfs-types.ts';
 
-const inside = (p: string, root: string) => p === root || p.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep);
 
 /**
  * The Vfs as a stage's Lua code sees it: reads only below `roots` (the workspace, the packs, the agent's own dir,
@@ -11,7 +11,7 @@ const inside = (p: string, root: string) => p === root || p.startsWith(root.ends
  */
 export function guardReads(vfs: Vfs, roots: string[]): Vfs {
   // judge the normalised path: "<root>/../x" is outside even though it starts with the root
-  const allowed = (abs: string) => nodePath.isAbsolute(abs) && roots.some((r) => inside(nodePath.resolve(abs), r));
+  const allowed = (abs: string) => nodePath.isAbsolute(abs) && roots.some((r) => isInside(nodePath.resolve(abs), r));
   const refuse = (abs: string): never => {
     throw new LuaError(`Read protection (simulator) - The path \`${abs}\` is outside the workspace \`${vfs.workspaceDir}\` and the packs; a simulated run does not read it`);
   };

@@ -2,7 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 
 /** Dependency and tool folders (node_modules, .git, .aipack, ...) a search for the user's files skips. */
-export const isToolingDir = (name: string): boolean => name === 'node_modules' || name.startsWith('.');
+const isToolingDir = (name: string): boolean => name === 'node_modules' || name.startsWith('.');
 
 /**
  * Absolute paths of the files below `dir`, in name order at each level, not entering directories for which

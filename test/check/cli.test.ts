@@ -6,8 +6,11 @@ const stub = vi.hoisted(() => ({
   calls: [] as unknown[],
   result: undefined as unknown,
   error: undefined as Error | undefined,
+  CheckPathError: class CheckPathError extends Error {},
 }));
 vi.mock('../../src/check/index.ts', () => ({
+  CheckPathError: stub.CheckPathError,
+  IGNORE_FILE: '.checkignore',
   runCheckDetailed: async (opts: CheckOptions): Promise<CheckResult> => {
     stub.calls.push(opts);
     if (stub.error) throw stub.error;
@@ -87,7 +90,7 @@ describe('coder-subagents check', () => {
     expect(await run('--min-aipack-version', '0.8')).toBe(2);
     expect(err).toContain("--min-aipack-version: '0.8' is not a version like 0.8.15");
     expect(stub.calls).toEqual([]);
-    stub.error = new Error('no such file or directory: nowhere');
+    stub.error = new stub.CheckPathError('no such file or directory: nowhere');
     expect(await run('nowhere')).toBe(2);
     expect(err).toContain('error: no such file or directory: nowhere');
   });

@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { isValidVersion } from '../../aip/catalog.ts';
-import { runCheckDetailed } from '../../check/index.ts';
+import { CheckPathError, IGNORE_FILE, runCheckDetailed } from '../../check/index.ts';
+import { MIN_AIPACK_VERSION } from '../../contract/index.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 
-export const DEFAULT_MIN_AIPACK_VERSION = '0.8.15';
-
 /** src/check's ignore file (not imported from there: its tests replace that module) */
-const IGNORE_FILE = '.checkignore';
 
 export function register(program: Command, setExit: SetExit): void {
   program
@@ -16,7 +14,7 @@ export function register(program: Command, setExit: SetExit): void {
       'check that pack/ is what `build` writes, and lint the Lua of lua/, pack/lua/ and every .aip under the paths (default: pack/ and fixtures/)',
     )
     .argument('[paths...]', 'directories or files whose .aip agents are checked')
-    .option('--min-aipack-version <version>', 'oldest AIPack version the code must run on', DEFAULT_MIN_AIPACK_VERSION)
+    .option('--min-aipack-version <version>', 'oldest AIPack version the code must run on', MIN_AIPACK_VERSION)
     .option('--json', 'print the result as JSON')
     .action(async (paths: string[], opts: { minAipackVersion: string; json?: boolean }) => {
       if (!isValidVersion(opts.minAipackVersion)) {
@@ -27,7 +25,7 @@ export function register(program: Command, setExit: SetExit): void {
         result = await runCheckDetailed({ root: process.cwd(), paths, minAipackVersion: opts.minAipackVersion });
       } catch (err) {
         // a missing explicit path is a usage error
-        if (err instanceof Error && err.message.startsWith('no such file or directory')) throw new UsageError(err.message);
+        if (err instanceof CheckPathError) throw new UsageError(err.message);
         throw err;
       }
       const { findings, files, notes } = result;

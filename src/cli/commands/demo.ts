@@ -9,8 +9,9 @@ import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
 import type { Vfs } from '../../runtime/vfs-types.ts';
 import { requireDir, UsageError, type SetExit } from '../errors.ts';
+import { formatStatus } from '../format.ts';
 
-export const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
+const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
 
 export function register(program: Command, setExit: SetExit): void {
   program
@@ -44,7 +45,7 @@ const STAGE_TITLES: Record<string, string> = {
 };
 
 /** The demo's story: each stage with its sub-agents and their effects, the AI calls, then every file as a diff. */
-export function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
+function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
   const out: string[] = [pc.bold(`pro@coder on ${nodePath.relative(process.cwd(), ws) || ws} (simulated AIPack, scripted AI)`), ''];
   let lastStage = '';
   for (const call of r.sub_agents) {
@@ -74,8 +75,7 @@ export function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
   }
   for (const rel of r.files.deleted) out.push(pc.red(`── ${rel} (deleted)`));
   out.push('');
-  const status = r.status === 'completed' ? pc.green('completed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.red('failed');
-  out.push(`${status}${r.message ? `: ${r.message}` : ''}`);
+  out.push(formatStatus(r));
   return out.join('\n');
 }
 

@@ -5,7 +5,7 @@ import pc from 'picocolors';
 import { coderRunReport, describeEffect, type CoderRunReport } from '../../coder/run-report.ts';
 import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
-import { formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
+import { formatFiles, formatStatus, formatTrace, noAiHint, toJsonValue, truncate } from '../format.ts';
 import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
 
 const CODER = 'pro@coder';
@@ -55,7 +55,7 @@ export function register(program: Command, setExit: SetExit): void {
 }
 
 /** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
-export function formatReport(r: CoderRunReport, written: boolean): string {
+function formatReport(r: CoderRunReport, written: boolean): string {
   const lines: string[] = [];
   let lastHeading = '';
   for (const call of r.sub_agents) {
@@ -70,12 +70,11 @@ export function formatReport(r: CoderRunReport, written: boolean): string {
   if (r.sub_agents.length === 0) lines.push(pc.dim('no sub-agent ran'));
   for (const ai of r.ai_calls) {
     const first = ai.response.split('\n').find((l) => l.trim()) ?? '';
-    lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${first.length > 70 ? first.slice(0, 69) + '…' : first}`);
+    lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${truncate(first, 70)}`);
   }
   lines.push(formatFiles(r.files, written));
   // the coder's own message usually names the prompt file already
   if (r.prompt_file && !r.message?.includes(r.prompt_file)) lines.push(`prompt file: ${r.prompt_file}`);
-  const status = r.status === 'failed' ? pc.red('failed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.green('completed');
-  lines.push(`${status}${r.message ? `: ${r.message}` : ''}`);
+  lines.push(formatStatus(r));
   return lines.join('\n');
 }

@@ -18,7 +18,7 @@ interface TestOptions {
 }
 
 /** 0 all passed, 1 a case failed, 2 a harness problem (malformed case file, missing agent). */
-export function exitCodeOf(r: SuiteResult): number {
+function exitCodeOf(r: SuiteResult): number {
   if (r.errors.length > 0) return 2;
   return r.failed > 0 ? 1 : 0;
 }
