@@ -97,6 +97,7 @@ export class Simulator {
   private readonly sessionUid: string;
   private uidCounter = 0;
   private runCounter = 0;
+  private configCache?: { text: string | undefined; options: AgentOptions };
 
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
@@ -167,15 +168,27 @@ export class Simulator {
   }
 
   private agentOptions(frame: Frame, runOptions: AgentOptions | undefined): AgentOptions {
+    return mergeOptions(STOCK_OPTIONS, this.workspaceOptions(frame.name), frame.doc.options, runOptions ?? {});
+  }
+
+  /** `[options]` of `<workspace>/.aipack/config.toml`, parsed again only when its text changed (every run reads it). */
+  private workspaceOptions(agent: string): AgentOptions {
     const configFile = nodePath.join(this.workspaceDir, '.aipack', 'config.toml');
-    const configText = this.vfs.readFile(configFile);
-    let fromConfig: AgentOptions = {};
-    if (configText !== undefined) {
-      const parsed = parseToml(configText) as Record<string, unknown>;
+    const text = this.vfs.readFile(configFile);
+    if (this.configCache && this.configCache.text === text) return this.configCache.options;
+    let options: AgentOptions = {};
+    if (text !== undefined) {
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = parseToml(text) as Record<string, unknown>;
+      } catch (err) {
+        throw new AgentRunError(`${configFile}: invalid TOML: ${(err as Error).message}`, agent);
+      }
       const table = parsed.options ?? parsed.default_options;
-      if (table !== undefined) fromConfig = parseAgentOptions(table, `${configFile} [options]`);
+      if (table !== undefined) options = parseAgentOptions(table, `${configFile} [options]`);
     }
-    return mergeOptions(STOCK_OPTIONS, fromConfig, frame.doc.options, runOptions ?? {});
+    this.configCache = { text, options };
+    return options;
   }
 
   // RUNTIME.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.

@@ -288,3 +288,21 @@ describe('read guard', () => {
     expect(vfs.isFile(`${WS}/../../../../../../etc/hostname`)).toBe(false);
   });
 });
+
+describe('workspace config (.aipack/config.toml)', () => {
+  it('merges its [options] under the agent, re-reading it when a run changed it', () => {
+    const code = `
+      local first = options.model
+      aip.file.save(".aipack/config.toml", '[options]\\nmodel = "second"\\n')
+      return { first = first, second = aip.agent.run("echo-model").after_all }`;
+    const files = {
+      '.aipack/config.toml': '[options]\nmodel = "from-config"\ntemperature = 0.5\n',
+      'echo-model.aip': '# After All\n\n```lua\nreturn options.model\n```\n',
+    };
+    expect(runLua(code, { files }).value).toEqual({ first: 'from-config', second: 'second' });
+  });
+
+  it('names the file when its TOML is invalid', () => {
+    expect(() => runLua('return 1', { files: { '.aipack/config.toml': '[options\n' } })).toThrow(/\.aipack\/config\.toml: invalid TOML: /);
+  });
+});
