@@ -160,6 +160,14 @@ function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeO
 }
 
 /**
+ * A sub-agent's response as the pipeline picks it from its run (SUB_AGENTS.md section 1): `after_all`, else
+ * `outputs[1]`. A null in either is a nil for Lua, so it means no response there.
+ */
+export function pickResponse(run: { afterAll?: unknown; outputs?: unknown[] }): unknown {
+  return run.afterAll ?? run.outputs?.[0] ?? undefined;
+}
+
+/**
  * The effect of one sub-agent response in `stage`. `input` is the table the sub-agent received (section 2),
  * `response` what it returned (its After All value, else its first output; undefined for nil).
  */

@@ -2,7 +2,7 @@ import { STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
 import type { Trace } from '../runtime/trace.ts';
 import type { FileChanges } from '../runtime/vfs-types.ts';
-import { analyzeEffect, type StageEffect } from './effects.ts';
+import { analyzeEffect, pickResponse, type StageEffect } from './effects.ts';
 
 /** One sub-agent call of a simulated coder run, with what it did. */
 export interface SubAgentCall {
@@ -51,8 +51,7 @@ export function coderRunReport(args: {
     const input = call.inputs[0] as Record<string, unknown> | undefined;
     const stage = input?.coder_stage;
     if (!isStage(stage)) continue;
-    // as the pipeline reads it: after_all, else outputs[1]; a null there is a nil for Lua (no response)
-    const response = call.afterAll ?? call.outputs?.[0] ?? undefined;
+    const response = pickResponse(call);
     const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
     subAgents.push({
       stage,

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { z } from 'zod';
 import type { Stage } from '../contract/index.ts';
-import { analyzeEffect, effectWarnings, stringList, type StageEffect } from '../coder/effects.ts';
+import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../coder/effects.ts';
 import { ScriptedAi, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
@@ -311,11 +311,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   // The first aip.agent.run of the driver is the agent under test (later ones come from sub_agents_next).
   const call = sim.trace.of('agent_call').find((e) => e.caller === driverName && e.depth === 0);
   const subInput = call?.inputs[0];
-  let rawResponse: unknown;
-  if (call && call.error === undefined) {
-    rawResponse = call.afterAll !== undefined && call.afterAll !== null ? call.afterAll : call.outputs?.[0] ?? undefined;
-    if (rawResponse === null) rawResponse = undefined;
-  }
+  const rawResponse = call && call.error === undefined ? pickResponse(call) : undefined;
   const effect = call ? analyzeEffect(stage, subInput, rawResponse, call.error !== undefined ? { raised: call.error } : {}) : undefined;
 
   const warnings = effect ? effectWarnings(effect) : [];
