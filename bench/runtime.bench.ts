@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
-import { fengariEngine } from '../src/lua/fengari-engine.ts';
+import { fengariEngine } from '../src/engine/fengari-engine.ts';
 import { Simulator } from '../src/runtime/simulator.ts';
 
 const ws = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-ws-'));

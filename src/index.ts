@@ -25,8 +25,8 @@ export { diffValues, textDiff } from './harness/compare.ts';
 export { starterFiles } from './harness/templates.ts';
 
 // What a sub-agent response does
-export { analyzeEffect, effectWarnings, suggest } from './coder/effects.ts';
-export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownKey, AnalyzeOptions } from './coder/effects.ts';
+export { analyzeEffect, effectWarnings, suggest } from './effects/effects.ts';
+export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownKey, AnalyzeOptions } from './effects/effects.ts';
 
 // The sub_agents contract (zod schemas, normalisation, response checks, messages)
 export * from './contract/index.ts';

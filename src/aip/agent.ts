@@ -1,4 +1,4 @@
-import { isPlainObject } from '../lua/values.ts';
+import { isPlainObject } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 
 const OPTION_KEYS = ['model', 'model_aliases', 'input_concurrency', 'temperature', 'top_p', 'allow_run_on_task_fail'];

@@ -3,7 +3,7 @@
  * Reads go through the Vfs (overlay over disk); writes and deletes only through `env.vfs`, after the AIPack
  * access checks, and each one is traced.
  */
-import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../lua/values.ts';
+import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { parseRelaxedJson, toJsonText } from './json.ts';
 import { toLuaData } from './pure-args.ts';

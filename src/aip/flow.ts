@@ -1,4 +1,4 @@
-import { hostFn } from '../lua/values.ts';
+import { hostFn } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 
 /** `aip.flow.*` only builds directive tables; the runtime acts when a stage returns one (RUNTIME.md section 3). */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { LuaError } from '../lua/values.ts';
+import { LuaError } from '../engine/values.ts';
 import { aipFunctionsAt, aipackGlobalsAt } from './catalog.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { agent } from './agent.ts';

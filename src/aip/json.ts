@@ -3,7 +3,7 @@
  * and missing commas, single-quoted strings, unquoted keys, hex numbers, unary `+`.
  * `stringify*` write object keys sorted (serde_json's default map), numbers as JS prints them.
  */
-import { LuaError, luaTypeName } from '../lua/values.ts';
+import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { isPlainObject, optStr, setKey } from './pure-args.ts';
 

@@ -1,7 +1,7 @@
 /**
  * `aip.md.*` (RUNTIME.md 7.1): meta blocks, fenced blocks, references, outer-block unwrapping.
  */
-import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../lua/values.ts';
+import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { nextFence, rustLines, type Fence } from '../support/lines.ts';
 import { isPlainObject, optStr, reqStr, setKey, toLuaData } from './pure-args.ts';

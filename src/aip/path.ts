@@ -2,7 +2,7 @@
  * `aip.path.*` (RUNTIME.md 7.3). Pure string functions follow Rust `Path` semantics; the others resolve
  * through support/paths.ts and look at the Vfs (never the disk directly).
  */
-import { LuaError, luaTypeName, multi, type LuaMulti } from '../lua/values.ts';
+import { LuaError, luaTypeName, multi, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { globMatcher, sortByGlobs, type SortByGlobsOptions } from './support/globs.ts';
 import { fileInfoOf, pathArg, resolvePath, rustFileName, rustParent } from './support/paths.ts';

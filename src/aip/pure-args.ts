@@ -2,7 +2,7 @@
  * Small argument and data helpers shared by the pure `aip.*` namespaces
  * (md, text, tag, json, toml, yaml, semver, time, uuid, hbs, code).
  */
-import { LuaError, isPlainObject, luaTypeName } from '../lua/values.ts';
+import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
 
 /** A string-or-nil argument: nil -> undefined; anything else (incl. the `null` sentinel) is an error. */
 export function optStr(v: unknown, fnName: string, argName = 'content'): string | undefined {

@@ -1,4 +1,4 @@
-import { LuaError, luaTypeName } from '../lua/values.ts';
+import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 
 /** pin(iden, content) or pin(iden, priority, content): recorded in the trace (RUNTIME.md 7.8). */

@@ -2,7 +2,7 @@
  * `aip.semver.*` (RUNTIME.md 7.5): strict SemVer 2.0 as the Rust `semver` crate reads it
  * (three numeric components, no "v", no leading zeros; build metadata takes part in ordering and equality).
  */
-import { LuaError, luaTypeName } from '../lua/values.ts';
+import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 
 export interface SemVer {

@@ -2,7 +2,7 @@
  * `aip.tag.*`: non-validating extraction of `<TAG attr="v">content</TAG>` and `<TAG ... />` elements
  * (tag names case-sensitive; no nesting of the same name; an unclosed tag is plain text).
  */
-import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../lua/values.ts';
+import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { setKey } from './pure-args.ts';
 

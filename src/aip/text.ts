@@ -2,7 +2,7 @@
  * `aip.text.*` (RUNTIME.md 7.2). All functions accept nil content and return nil (or `(nil, nil)`);
  * any other non-string content raises.
  */
-import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../lua/values.ts';
+import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { rustLines } from '../support/lines.ts';
 import { isPlainObject, optStr, reqInt, reqStr } from './pure-args.ts';

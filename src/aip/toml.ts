@@ -2,7 +2,7 @@
  * `aip.toml.*` (since AIPack 0.8.8): parse -> table, stringify(table) -> TOML text.
  */
 import { parse as smolParse, stringify as smolStringify } from 'smol-toml';
-import { LuaError, luaTypeName } from '../lua/values.ts';
+import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { isPlainObject, reqStr, toLuaData } from './pure-args.ts';
 

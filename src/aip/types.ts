@@ -42,5 +42,5 @@ export interface StageEnv {
   print(text: string): void;
 }
 
-/** One `aip.<namespace>` table: host functions (see ../lua/values.ts) and constants. */
+/** One `aip.<namespace>` table: host functions (see ../engine/values.ts) and constants. */
 export type AipNamespaceFactory = (env: StageEnv) => Record<string, unknown>;

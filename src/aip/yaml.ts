@@ -3,7 +3,7 @@
  * stringify_multi_docs (list -> documents separated by "---").
  */
 import { parseAllDocuments, stringify as yamlStringify } from 'yaml';
-import { LuaError, luaTypeName } from '../lua/values.ts';
+import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { optStr, toLuaData } from './pure-args.ts';
 

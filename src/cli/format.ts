@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { headline, type CoderRunReport } from '../coder/run-report.ts';
+import { headline, type CoderRunReport } from '../effects/run-report.ts';
 import type { Trace, TraceEvent } from '../runtime/trace.ts';
 import type { FileChanges } from '../runtime/vfs-types.ts';
 

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { z } from 'zod';
 import type { Stage } from '../contract/index.ts';
-import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../coder/effects.ts';
+import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { ScriptedAi, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';

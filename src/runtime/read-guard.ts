@@ -1,5 +1,5 @@
 import nodePath from 'node:path';
-import { LuaError } from '../lua/values.ts';
+import { LuaError } from '../engine/values.ts';
 import { isInside } from './vfs.ts';
 import type { Vfs } from './vfs-types.ts';
 

@@ -3,13 +3,19 @@ import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
 import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
 import type { StageEnv } from '../aip/types.ts';
-import type { LuaEngine } from '../lua/engine.ts';
-import { fengariEngine } from '../lua/fengari-engine.ts';
-import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../lua/values.ts';
-import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentDoc, type AgentOptions, type LuaScript } from './agent-doc.ts';
-import { ScriptedAi } from './ai.ts';
-import { renderPromptParts } from './handlebars.ts';
-import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
+import type { LuaEngine } from '../engine/engine.ts';
+import { fengariEngine } from '../engine/fengari-engine.ts';
+import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
+import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
+import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
+import { ScriptedAi, type AiAnswer } from './ai.ts';
+import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation } from './resolve.ts';
+import { runAfterAll } from './stages/after-all.ts';
+import { callAi } from './stages/ai.ts';
+import { runBeforeAll } from './stages/before-all.ts';
+import { runData } from './stages/data.ts';
+import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
+import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads } from './read-guard.ts';
 import { Trace, type StageName } from './trace.ts';
@@ -19,8 +25,6 @@ import type { Vfs } from './vfs-types.ts';
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
 export const MAX_AGENT_DEPTH = 8;
-/** AIPack's stock config-default.toml sets a model and input_concurrency = 2; the simulator's model is scripted. */
-const STOCK_OPTIONS: AgentOptions = { model: 'sim-model', input_concurrency: 2 };
 
 export interface SimulatorOptions {
   workspaceDir: string;
@@ -57,34 +61,11 @@ export interface RunOutcome {
   skipped?: string;
 }
 
-/** A run that failed: the message is what AIPack would report. */
-export class AgentRunError extends Error {
-  constructor(
-    message: string,
-    readonly agent: string,
-    readonly stage?: StageName,
-    readonly traceback?: string,
-  ) {
-    super(message);
-    this.name = 'AgentRunError';
-  }
-}
-
-interface Frame {
-  name: string;
-  resolved: ResolvedAgent;
-  doc: AgentDoc;
-  depth: number;
-  chain: string[];
-  runUid: string;
-  runNum: number;
-  parentRunUid?: string;
-}
-
-type Directive = { kind: string; data: unknown };
+export { AgentRunError };
+export { resolveModel } from './agent-options.ts';
 
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
-export class Simulator {
+export class Simulator implements StageHost {
   readonly trace = new Trace();
   readonly vfs: Vfs;
   readonly workspaceDir: string;
@@ -122,7 +103,7 @@ export class Simulator {
   }
 
   /** true when the simulated AIPack version is `version` or later */
-  private since(version: string): boolean {
+  since(version: string): boolean {
     return compareVersion(this.aipackVersion, version) >= 0;
   }
 
@@ -193,53 +174,31 @@ export class Simulator {
 
   // RUNTIME.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
   private lifecycle(frame: Frame, request: RunRequest): RunOutcome {
-    const { doc } = frame;
-    let options = this.agentOptions(frame, request.options);
-    let inputs: unknown[] | undefined = request.inputs && request.inputs.length > 0 ? request.inputs.map(withDisplay) : undefined;
-    let beforeAll: unknown = null;
-
-    if (doc.beforeAll) {
-      const ret = this.runStage(frame, 'BeforeAll', doc.beforeAll, { inputs, options: optionsTable(options) });
-      const d = directiveOf(ret, 'BeforeAll', frame);
-      if (d?.kind === 'Skip') return { outputs: undefined, afterAll: undefined, redoRequested: false, skipped: skipReason(d) };
-      if (d?.kind === 'Redo') return { outputs: undefined, afterAll: undefined, redoRequested: true };
-      if (d?.kind === 'DataResponse') throw this.fail(frame, "Aipack custom 'DataResponse' not supported at the Before All stage", 'BeforeAll');
-      if (d?.kind === 'BeforeAllResponse') {
-        const r = parseBeforeAllResponse(d.data, frame, this);
-        if (r.inputs !== undefined) inputs = r.inputs.map(withDisplay);
-        beforeAll = r.beforeAll;
-        if (r.options) options = mergeOptions(options, r.options);
-      } else {
-        beforeAll = ret ?? null;
-      }
-    }
+    const requested = request.inputs && request.inputs.length > 0 ? request.inputs.map(withDisplay) : undefined;
+    const before = runBeforeAll(this, frame, requested, this.agentOptions(frame, request.options));
+    if (before.kind === 'skip') return { outputs: undefined, afterAll: undefined, redoRequested: false, skipped: before.reason };
+    if (before.kind === 'redo') return { outputs: undefined, afterAll: undefined, redoRequested: true };
+    const { beforeAll, options } = before;
+    let inputs = before.inputs?.map(withDisplay);
 
     let outputs: unknown[] | undefined;
-    if ((inputs && inputs.length > 0) || hasTaskStages(doc)) {
+    if ((inputs && inputs.length > 0) || hasTaskStages(frame.doc)) {
       // AIPack replaces nil or empty inputs by [null] before the tasks, so After All sees that list too
       if (!inputs || inputs.length === 0) inputs = [null];
       outputs = inputs.map((input, i) => this.runTask(frame, input, i + 1, beforeAll, options));
     }
 
-    let afterAll: unknown;
-    let redoRequested = false;
-    if (doc.afterAll) {
-      afterAll = this.runStage(frame, 'AfterAll', doc.afterAll, {
-        inputs,
-        outputs,
-        before_all: beforeAll,
-        options: optionsTable(options),
-      });
-      const d = directiveOf(afterAll, 'AfterAll', frame);
-      if (d?.kind === 'Redo') redoRequested = true;
-    }
-    return { outputs, afterAll: afterAll ?? undefined, redoRequested };
+    const after = runAfterAll(this, frame, { inputs, outputs, beforeAll, options });
+    return { outputs, afterAll: after.afterAll, redoRequested: after.redoRequested };
   }
 
   /** One task; returns its output (null for a skip or a nil output). */
   private runTask(frame: Frame, input: unknown, num: number, beforeAll: unknown, runOptions: AgentOptions): unknown {
     try {
-      return this.runTaskStages(frame, input, num, beforeAll, runOptions);
+      const data = runData(this, frame, num, input, beforeAll, runOptions);
+      if (data.kind === 'skip') return null;
+      const answer = this.callAi(frame, num, { data: data.data, input: data.input, before_all: beforeAll }, data.attachments, data.options);
+      return runOutput(this, frame, num, { input: data.input, data: data.data, beforeAll, options: data.options }, answer);
     } catch (err) {
       // the option exists since 0.8.17, which dropped the failed task's output; {error} outputs since 0.8.18
       if (runOptions.allow_run_on_task_fail && err instanceof AgentRunError && this.since('0.8.17')) {
@@ -249,95 +208,12 @@ export class Simulator {
     }
   }
 
-  private runTaskStages(frame: Frame, input: unknown, num: number, beforeAll: unknown, runOptions: AgentOptions): unknown {
-    const { doc } = frame;
-    let data: unknown = null;
-    let options = runOptions;
-    let attachments: unknown[] = [];
-    if (doc.data) {
-      const ret = this.runStage(frame, 'Data', doc.data, { input, before_all: beforeAll, options: optionsTable(options) }, num);
-      const d = directiveOf(ret, 'Data', frame);
-      if (d?.kind === 'Skip') return null;
-      if (d?.kind === 'Redo') {
-        throw this.fail(frame, 'aip.flow.redo_run() can be returned only from # Before All or # After All stages. Returned from # Data stage.', 'Data');
-      }
-      if (d?.kind === 'BeforeAllResponse') throw this.fail(frame, "Aipack Custom 'BeforeAllResponse' is not supported at the Data stage", 'Data');
-      if (d?.kind === 'DataResponse') {
-        const r = parseDataResponse(d.data, frame, this);
-        if (r.input !== undefined) input = r.input;
-        data = r.data;
-        attachments = r.attachments;
-        if (r.options) options = mergeOptions(options, r.options);
-      } else {
-        data = ret ?? null;
-      }
-    }
-
-    const aiResponse = this.callAi(frame, num, { data, input, before_all: beforeAll }, attachments, options);
-
-    if (!doc.output) return aiResponse?.content ?? null;
-    const ret = this.runStage(frame, 'Output', doc.output, {
-      input,
-      data,
-      before_all: beforeAll,
-      ai_response: aiResponse,
-      options: optionsTable(options),
-    }, num);
-    const d = directiveOf(ret, 'Output', frame);
-    if (d && d.kind !== 'Skip') {
-      if (d.kind === 'Redo') throw this.fail(frame, 'aip.flow.redo_run() can be returned only from # Before All or # After All stages. Returned from # Output stage.', 'Output');
-      throw this.fail(frame, `Aipack custom '${d.kind}' not supported at the Output stage`, 'Output');
-    }
-    // an Output-stage skip is not a skip: the directive table itself is the output (RUNTIME.md 2)
-    return ret ?? null;
-  }
-
-  private callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions) {
-    let messages: ReturnType<typeof renderPromptParts>;
-    try {
-      messages = renderPromptParts(frame.doc.parts, root);
-    } catch (err) {
-      throw this.fail(frame, `prompt rendering failed: ${(err as Error).message}`);
-    }
-    const attached = attachments.map((a) => this.attachmentMessage(a));
-    const all = [...attached, ...messages];
-    if (all.length === 0) return undefined;
-    const model = resolveModel(options.model ?? '', options.model_aliases ?? {});
-    const t0 = this.trace.now();
-    let answer;
-    try {
-      answer = this.ai.answer({ agentName: frame.name, agentFile: frame.resolved.file, messages: all, model, temperature: options.temperature, top_p: options.top_p });
-    } catch (err) {
-      throw this.fail(frame, (err as Error).message);
-    }
-    this.trace.record({
-      kind: 'ai',
-      depth: frame.depth,
-      agent: frame.name,
-      task: taskNum,
-      model: answer.model_name,
-      prompt: all.map((m) => m.content).join('\n\n'),
-      response: answer.content ?? '',
-      ms: this.trace.now() - t0,
-    });
-    return answer;
-  }
-
-  private attachmentMessage(a: unknown): { role: 'user'; content: string; cache: boolean } {
-    const att = isPlainObject(a) ? a : {};
-    const source = typeof att.file_source === 'string' ? att.file_source : '';
-    const abs = nodePath.resolve(this.workspaceDir, source);
-    const exists = this.vfs.isFile(abs);
-    const title = typeof att.title === 'string' ? ` (${att.title})` : '';
-    return {
-      role: 'user',
-      content: exists ? `[attachment: ${source}${title}]` : `Error while attaching file '${source}': not found`,
-      cache: false,
-    };
+  callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
+    return callAi({ ai: this.ai, trace: this.trace, vfs: this.vfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
   }
 
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
-  private runStage(frame: Frame, stage: StageName, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
+  runStage(frame: Frame, stage: StageName, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
     const packDir = frame.resolved.pack?.dir;
     const state = this.engine.createState({
@@ -503,9 +379,6 @@ export class Simulator {
     };
   }
 
-  fail(frame: Frame, message: string, stage?: StageName): AgentRunError {
-    return new AgentRunError(message, frame.name, stage);
-  }
 }
 
 /** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */
@@ -525,100 +398,4 @@ function withDisplay(input: unknown): unknown {
     return { ...input, _display: input.path };
   }
   return input;
-}
-
-function directiveOf(value: unknown, stage: StageName, frame: Frame): Directive | undefined {
-  if (!isPlainObject(value) || !isPlainObject(value._aipack_)) return undefined;
-  const kind = value._aipack_.kind;
-  if (typeof kind !== 'string') return undefined;
-  if (!['Skip', 'Redo', 'BeforeAllResponse', 'DataResponse'].includes(kind)) {
-    if (stage === 'AfterAll') return undefined;
-    throw new AgentRunError(`_aipack_ kind '${kind}' is not known.`, frame.name, stage);
-  }
-  return { kind, data: value._aipack_.data };
-}
-
-function skipReason(d: Directive): string {
-  return isPlainObject(d.data) && typeof d.data.reason === 'string' ? d.data.reason : '';
-}
-
-function parseBeforeAllResponse(data: unknown, frame: Frame, sim: Simulator): { inputs?: unknown[]; beforeAll: unknown; options?: AgentOptions } {
-  if (!isPlainObject(data)) return { beforeAll: null };
-  for (const key of Object.keys(data)) {
-    if (!['inputs', 'before_all', 'options'].includes(key)) {
-      throw sim.fail(frame, `aip.flow.before_all_response(arg) - 'arg' can only have \`.inputs\`, \`.options\`, \`.before_all\`). But also contained: ${key}`, 'BeforeAll');
-    }
-  }
-  let inputs: unknown[] | undefined;
-  if (Array.isArray(data.inputs)) inputs = data.inputs;
-  else if (isPlainObject(data.inputs) && Object.keys(data.inputs).length === 0) inputs = [];
-  else if (data.inputs !== undefined && data.inputs !== null) {
-    throw sim.fail(frame, `aip.flow.before_all_response(arg) - 'arg.inputs' must be a list, got ${luaTypeName(data.inputs)}`, 'BeforeAll');
-  }
-  const options = data.options === undefined || data.options === null ? undefined : parseStageOptions(data.options, frame, sim, 'BeforeAll', 'before_all_response');
-  return { inputs, beforeAll: data.before_all ?? null, options };
-}
-
-function parseDataResponse(data: unknown, frame: Frame, sim: Simulator): { input?: unknown; data: unknown; attachments: unknown[]; options?: AgentOptions } {
-  if (!isPlainObject(data)) return { data: null, attachments: [] };
-  for (const key of Object.keys(data)) {
-    if (!['input', 'data', 'attachments', 'options'].includes(key)) {
-      throw sim.fail(frame, `aip.flow.data_response(arg) - 'arg' can only have \`.input\`, \`.data\`, \`.attachments\`, \`.options\`). But also contained: ${key}`, 'Data');
-    }
-  }
-  const att = data.attachments;
-  const attachments = att === undefined || att === null ? [] : Array.isArray(att) ? att : [att];
-  const options = data.options === undefined || data.options === null ? undefined : parseStageOptions(data.options, frame, sim, 'Data', 'data_response');
-  return { input: data.input === null ? undefined : data.input, data: data.data ?? null, attachments, options };
-}
-
-function parseStageOptions(value: unknown, frame: Frame, sim: Simulator, stage: StageName, fn: string): AgentOptions {
-  // AIPack deserialises AgentOptions from it: a non-table cannot be read (a list just has no option keys)
-  if (typeof value !== 'object' || value === null) {
-    throw sim.fail(frame, `aip.flow.${fn}(arg) - 'arg.options' must be a table, got ${luaTypeName(value)}`, stage);
-  }
-  try {
-    return parseAgentOptions(isPlainObject(value) ? value : {}, `aip.flow.${fn}(arg) options`);
-  } catch (err) {
-    throw sim.fail(frame, (err as Error).message, stage);
-  }
-}
-
-function mergeOptions(...layers: AgentOptions[]): AgentOptions {
-  const out: AgentOptions = {};
-  for (const layer of layers) {
-    for (const [k, v] of Object.entries(layer)) {
-      if (v === undefined) continue;
-      if (k === 'model_aliases') out.model_aliases = { ...(out.model_aliases ?? {}), ...(v as Record<string, string>) };
-      else (out as Record<string, unknown>)[k] = v;
-    }
-  }
-  return out;
-}
-
-function optionsTable(o: AgentOptions): Record<string, unknown> {
-  return {
-    model: o.model,
-    resolved_model: o.model === undefined ? undefined : resolveModel(o.model, o.model_aliases ?? {}),
-    temperature: o.temperature,
-    top_p: o.top_p,
-    input_concurrency: o.input_concurrency,
-    allow_run_on_task_fail: o.allow_run_on_task_fail,
-    model_aliases: o.model_aliases,
-  };
-}
-
-const REASONING_SUFFIXES = ['-none', '-zero', '-minimal', '-low', '-medium', '-high', '-xhigh', '-max'];
-
-/** AIPack's resolve_model: alias hit; else alias of the name without a reasoning suffix, suffix re-appended. */
-export function resolveModel(model: string, aliases: Record<string, string>): string {
-  // own keys only: a model named like an Object.prototype member ("constructor") is not an alias
-  if (Object.hasOwn(aliases, model)) return aliases[model];
-  for (const suffix of REASONING_SUFFIXES) {
-    if (model.endsWith(suffix)) {
-      const base = model.slice(0, -suffix.length);
-      if (Object.hasOwn(aliases, base)) return aliases[base] + suffix;
-    }
-  }
-  return model;
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyChanges, file as fileNs } from '../../src/aip/file.ts';
-import { LuaError, LuaMulti } from '../../src/lua/values.ts';
+import { LuaError, LuaMulti } from '../../src/engine/values.ts';
 import { makeStageEnv, type TestStageEnv } from '../helpers/stage-env.ts';
 
 let root: string;

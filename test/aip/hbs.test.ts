@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hbs } from '../../src/aip/hbs.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { HOST_OPTIONS, type HostFunction } from '../../src/lua/values.ts';
+import { HOST_OPTIONS, type HostFunction } from '../../src/engine/values.ts';
 
 const h = hbs({} as StageEnv) as Record<string, HostFunction>;
 

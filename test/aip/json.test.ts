@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { json } from '../../src/aip/json.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { LuaError } from '../../src/lua/values.ts';
+import { LuaError } from '../../src/engine/values.ts';
 
 const j = json({} as StageEnv) as Record<string, (...args: unknown[]) => unknown>;
 

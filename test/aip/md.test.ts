@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { md } from '../../src/aip/md.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { LuaError, LuaMulti } from '../../src/lua/values.ts';
+import { LuaError, LuaMulti } from '../../src/engine/values.ts';
 
 const m = md({} as StageEnv) as Record<string, (...args: unknown[]) => unknown>;
 const rets = (v: unknown): unknown[] => (v instanceof LuaMulti ? v.values : [v]);

@@ -4,7 +4,7 @@ import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { path as pathNs } from '../../src/aip/path.ts';
 import { checkAccessDelete, checkAccessWrite, resolvePath } from '../../src/aip/support/paths.ts';
-import { LuaError, LuaMulti } from '../../src/lua/values.ts';
+import { LuaError, LuaMulti } from '../../src/engine/values.ts';
 import { makeStageEnv, type TestStageEnv } from '../helpers/stage-env.ts';
 
 let ws: string;

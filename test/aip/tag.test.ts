@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tag } from '../../src/aip/tag.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { LuaMulti } from '../../src/lua/values.ts';
+import { LuaMulti } from '../../src/engine/values.ts';
 
 const tg = tag({} as StageEnv) as Record<string, (...args: unknown[]) => unknown>;
 const rets = (v: unknown): unknown[] => (v instanceof LuaMulti ? v.values : [v]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { text } from '../../src/aip/text.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { LuaError, LuaMulti } from '../../src/lua/values.ts';
+import { LuaError, LuaMulti } from '../../src/engine/values.ts';
 
 const t = text({} as StageEnv) as Record<string, (...args: unknown[]) => unknown>;
 

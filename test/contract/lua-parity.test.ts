@@ -20,8 +20,8 @@ import {
   type Stage,
 } from '../../src/contract/index.ts';
 import { CONTRACT_LUA_FILE, generateContractLua } from '../../src/contract/lua-gen.ts';
-import { fengariEngine } from '../../src/lua/fengari-engine.ts';
-import type { LuaState } from '../../src/lua/engine.ts';
+import { fengariEngine } from '../../src/engine/fengari-engine.ts';
+import type { LuaState } from '../../src/engine/engine.ts';
 
 const MODULE_DIR = '/contract';
 const SOURCE = generateContractLua();

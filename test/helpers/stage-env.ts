@@ -3,7 +3,7 @@
  * home (with `.aipack-base`) next to the workspace that never exists on disk, a Trace, and a print collector.
  */
 import nodePath from 'node:path';
-import { LuaError } from '../../src/lua/values.ts';
+import { LuaError } from '../../src/engine/values.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
 import { Trace, type StageName } from '../../src/runtime/trace.ts';
 import { createOverlayVfs, type OverlayVfsOptions } from '../../src/runtime/vfs.ts';

@@ -5,7 +5,7 @@
  */
 import nodePath from 'node:path';
 import picomatch from 'picomatch';
-import { LuaError, luaTypeName } from '../../lua/values.ts';
+import { LuaError, luaTypeName } from '../../engine/values.ts';
 import type { Vfs } from '../../runtime/vfs-types.ts';
 import type { StageEnv } from '../types.ts';
 import { collapse, resolvePackRef } from './paths.ts';

@@ -3,7 +3,7 @@
  * (RUNTIME.md 7.3 intro, section 9 pack refs, section 10 protections), plus the FileInfo shape (7.4).
  */
 import nodePath from 'node:path';
-import { LuaError, luaTypeName } from '../../lua/values.ts';
+import { LuaError, luaTypeName } from '../../engine/values.ts';
 import { parsePackRef } from '../../runtime/resolve.ts';
 import type { StageEnv } from '../types.ts';
 

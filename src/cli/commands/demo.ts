@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from 'diff';
 import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import pc from 'picocolors';
-import { coderRunReport, describeEffect, type CoderRunReport } from '../../coder/run-report.ts';
+import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
 import { ScriptedAi } from '../../runtime/ai.ts';
 import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';

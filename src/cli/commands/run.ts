@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import pc from 'picocolors';
-import { coderRunReport, describeEffect, type CoderRunReport } from '../../coder/run-report.ts';
+import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
 import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
 import { formatFiles, formatStatus, formatTrace, noAiHint, toJsonValue, truncate } from '../format.ts';

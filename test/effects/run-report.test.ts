@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureReason } from '../../src/coder/run-report.ts';
+import { failureReason } from '../../src/effects/run-report.ts';
 
 describe('failureReason (the reason on a failed sub-agent line of `run`)', () => {
   it('drops what the line already says and joins a "Lua error:" heading with its message', () => {

@@ -1,8 +1,8 @@
 import { lauxlib, lualib, to_luastring } from 'fengari';
 import { describe, expect, it } from 'vitest';
-import { toJs } from '../../src/lua/fengari-bridge.ts';
-import { fengariEngine, MAX_REP_BYTES } from '../../src/lua/fengari-engine.ts';
-import { LuaError, LuaRuntimeError, hostFn, multi, type ConvertMode } from '../../src/lua/values.ts';
+import { toJs } from '../../src/engine/fengari-bridge.ts';
+import { fengariEngine, MAX_REP_BYTES } from '../../src/engine/fengari-engine.ts';
+import { LuaError, LuaRuntimeError, hostFn, multi, type ConvertMode } from '../../src/engine/values.ts';
 import { AgentRunError } from '../../src/runtime/simulator.ts';
 import { runLua } from '../helpers/lua.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeEffect, effectWarnings, suggest } from '../../src/coder/effects.ts';
+import { analyzeEffect, effectWarnings, suggest } from '../../src/effects/effects.ts';
 import { luaEqual } from '../../src/contract/index.ts';
 
 /** A sub-agent input table as the pipeline builds it (SUB_AGENTS.md section 2). */
