@@ -161,7 +161,7 @@ describe('sandbox and errors', () => {
   });
 
   it('raises "aip.X.y is not simulated" for AIPack functions the simulator lacks, and hides newer ones', () => {
-    expect(runFixture('not-simulated').outcome.afterAll).toEqual({ err: 'aip.web.get is not simulated', redo_run_exists: false });
+    expect(runFixture('not-simulated').outcome.afterAll).toEqual({ err: 'aip.pdf.page_count is not simulated', redo_run_exists: false });
     expect(runFixture('not-simulated', { aipackVersion: '0.8.22' }).outcome.afterAll).toMatchObject({ redo_run_exists: true });
   });
 
