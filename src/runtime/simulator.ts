@@ -259,7 +259,10 @@ export class Simulator implements StageHost {
       state.setGlobal('__helpers', PRELUDE_HELPERS);
       state.execTrusted(PRELUDE, '=prelude');
       if (this.mocksLua) state.exec(this.mocksLua, '=mocks');
-      return state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
+      if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
+      return ret;
     } catch (err) {
       if (err instanceof LuaRuntimeError) {
         error = err.message;

@@ -207,24 +207,29 @@ export interface SortByGlobsOptions {
   noMatchPosition?: 'start' | 'end';
 }
 
-/** simple_fs `sort_by_globs`: matched items by (glob index, path), unmatched kept in input order. */
+/** simple_fs `sort_by_globs`: by (matching glob index, path); items matching no glob last (or first), by path too. */
 export function sortByGlobs<T>(items: readonly T[], pathOf: (item: T) => string, globs: readonly string[], opts: SortByGlobsOptions = {}): T[] {
   const matchers = globs.map(globMatcher);
   const matched: { idx: number; path: string; item: T }[] = [];
-  const unmatched: T[] = [];
+  const unmatched: { idx: number; path: string; item: T }[] = [];
+  const byIdxPath = (a: { idx: number; path: string }, b: { idx: number; path: string }) =>
+    a.idx - b.idx || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   for (const item of items) {
     const path = pathOf(item);
+    // "./x" is matched as "x", as simple_fs does
+    const input = path.startsWith('./') ? path.slice(2) : path;
     let idx = -1;
     for (let i = 0; i < matchers.length; i++) {
-      if (matchers[i](path)) {
+      if (matchers[i](input)) {
         idx = i;
         if (!opts.endWeighted) break;
       }
     }
-    if (idx < 0) unmatched.push(item);
-    else matched.push({ idx, path, item });
+    (idx < 0 ? unmatched : matched).push({ idx, path, item });
   }
-  matched.sort((a, b) => a.idx - b.idx || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  matched.sort(byIdxPath);
+  unmatched.sort(byIdxPath);
   const sorted = matched.map((m) => m.item);
-  return opts.noMatchPosition === 'start' ? [...unmatched, ...sorted] : [...sorted, ...unmatched];
+  const rest = unmatched.map((m) => m.item);
+  return opts.noMatchPosition === 'start' ? [...rest, ...sorted] : [...sorted, ...rest];
 }
