@@ -91,14 +91,14 @@ const f = (spec: string): LuaClass['fields'] =>
   });
 
 const FILE_INFO_FIELDS =
-  '_type: "FileInfo"|"FileRecord", path: string, dir: string, name: string, stem: string, ext: string, ctime?: integer, mtime?: integer, size?: integer, is_likely_text: boolean';
+  '_type: "FileInfo", path: string, dir: string, name: string, stem: string, ext: string, ctime?: integer, mtime?: integer, size?: integer, is_likely_text: boolean';
 
 export const LUA_CLASSES: readonly LuaClass[] = [
   { name: 'FileInfo', doc: 'A file\'s path parts and metadata (times in microseconds since the epoch).', fields: f(FILE_INFO_FIELDS), closed: true },
   {
     name: 'FileRecord',
     doc: 'A FileInfo with the file\'s text content.',
-    fields: [...f(FILE_INFO_FIELDS).filter((x) => x.name !== '_type'), ...f('_type: "FileRecord", content: string')],
+    fields: [...f('_type: "FileRecord"'), ...f(FILE_INFO_FIELDS).filter((x) => x.name !== '_type'), ...f('content: string')],
     closed: true,
   },
   {

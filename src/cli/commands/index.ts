@@ -9,3 +9,4 @@ export { register as install } from './install.ts';
 export { register as test } from './test.ts';
 export { register as init } from './init.ts';
 export { register as demo } from './demo.ts';
+export { register as types } from './types.ts';
