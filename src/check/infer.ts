@@ -529,7 +529,7 @@ class Checker {
       const stages = this.stages.join(', ');
       const elsewhere = stagesWithInputField(name);
       const where = `the input of ${this.stages.length === 1 ? 'stage' : 'stages'} ${stages} has no field '${name}'`;
-      if (elsewhere.length > 0) return `input.${name}: ${where} (only ${elsewhere.join(', ')} give it)`;
+      if (elsewhere.length > 0) return `input.${name}: ${where} (only ${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'gives' : 'give'} it)`;
       return `input.${name}: ${where}${mean}`;
     }
     return `${what}.${name}: ${obj.name ?? 'this table'} has no field '${name}'${mean}`;
@@ -604,7 +604,7 @@ class Checker {
         continue;
       }
       if (!used(f)) {
-        this.report(line, column, 'response-key', `response key '${key}' is ignored in ${stageWord} (only ${f.stages!.join(', ')} use it)`);
+        this.report(line, column, 'response-key', `response key '${key}' is ignored in ${stageWord} (only ${f.stages!.join(', ')} ${f.stages!.length === 1 ? 'uses' : 'use'} it)`);
         continue;
       }
       if (key === 'coder_params' && value.k === 'table' && !value.spread) {
