@@ -152,7 +152,7 @@ async function checkPackFresh(
 }
 
 /**
- * Generated LuaLS definitions (the shipped `types/lua`, and every directory `.luarc.json` names) must be what
+ * Generated LuaLS definitions (the shipped `lua-types`, and every directory `.luarc.json` names) must be what
  * `coder-subagents types` writes now.
  */
 function checkTypesFresh(root: string, findings: Finding[]): void {

@@ -105,9 +105,9 @@ describe('LuaLS definitions', () => {
     expect(contract).toContain('---@class CoderAgentConfig\n');
   });
 
-  it('the shipped copy (types/lua) is what the generator writes', () => {
+  it('the shipped copy (lua-types) is what the generator writes', () => {
     for (const [name, content] of files) expect(readFileSync(nodePath.join(PACKAGE_TYPES_DIR, name), 'utf8'), name).toBe(content);
-    expect(staleLuaDefinitions(nodePath.dirname(nodePath.dirname(PACKAGE_TYPES_DIR)), ['types/lua'])).toEqual([]);
+    expect(staleLuaDefinitions(nodePath.dirname(nodePath.dirname(PACKAGE_TYPES_DIR)), ['lua-types'])).toEqual([]);
   });
 });
 
@@ -170,17 +170,17 @@ describe('stale definitions', () => {
 describe('.luarc.json', () => {
   it('is created, or the library is added to an existing one (other settings kept); invalid JSON is not overwritten', () => {
     const root = tmpDir();
-    expect(writeLuarc(root, 'types/lua')).toBe('created');
-    expect(JSON.parse(readFileSync(nodePath.join(root, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['types/lua']);
-    expect(writeLuarc(root, 'types/lua')).toBe('unchanged');
+    expect(writeLuarc(root, 'lua-types')).toBe('created');
+    expect(JSON.parse(readFileSync(nodePath.join(root, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['lua-types']);
+    expect(writeLuarc(root, 'lua-types')).toBe('unchanged');
     writeFileSync(nodePath.join(root, '.luarc.json'), JSON.stringify({ workspace: { library: ['x'] }, 'diagnostics.globals': ['G'] }));
-    expect(writeLuarc(root, 'types/lua')).toBe('updated');
+    expect(writeLuarc(root, 'lua-types')).toBe('updated');
     expect(JSON.parse(readFileSync(nodePath.join(root, '.luarc.json'), 'utf8'))).toEqual({
-      workspace: { library: ['x', 'types/lua'] },
+      workspace: { library: ['x', 'lua-types'] },
       'diagnostics.globals': ['G'],
     });
     writeFileSync(nodePath.join(root, '.luarc.json'), '{ nope');
-    expect(() => writeLuarc(root, 'types/lua')).toThrow(/not valid JSON/);
+    expect(() => writeLuarc(root, 'lua-types')).toThrow(/not valid JSON/);
     expect(readFileSync(nodePath.join(root, '.luarc.json'), 'utf8')).toBe('{ nope');
     expect(existsSync(nodePath.join(root, 'types'))).toBe(false);
   });

@@ -35,7 +35,7 @@ describe('coder-subagents init', () => {
       [
         'created agents/refiner.aip',
         'created agents/refiner.contract.toml',
-        'created .luarc.json (Lua types for your editor: types/lua, written)',
+        'created .luarc.json (Lua types for your editor: lua-types, written)',
         '',
         'Next steps:',
         '  1. run its cases:      npx coder-subagents test agents',
@@ -77,10 +77,10 @@ describe('coder-subagents init', () => {
     const dir = tmpDir();
     expect((await runCli(['init', 'a', '--stage', 'post_task'], dir)).code).toBe(0);
     expect(readFileSync(nodePath.join(dir, 'a.aip'), 'utf8')).toContain('```lua\n---@param input CoderPostTaskInput\n');
-    expect(JSON.parse(readFileSync(nodePath.join(dir, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['types/lua']);
-    expect(readFileSync(nodePath.join(dir, 'types/lua/contract.lua'), 'utf8')).toContain('---@class CoderPostTaskInput\n');
+    expect(JSON.parse(readFileSync(nodePath.join(dir, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['lua-types']);
+    expect(readFileSync(nodePath.join(dir, 'lua-types/contract.lua'), 'utf8')).toContain('---@class CoderPostTaskInput\n');
     const again = await runCli(['init', 'b'], dir);
-    expect(again.stdout).toContain('kept .luarc.json (Lua types for your editor: types/lua, written)\n');
+    expect(again.stdout).toContain('kept .luarc.json (Lua types for your editor: lua-types, written)\n');
   });
 
   it('as a new user: init, misspell an input field, check names the field and the right one', async () => {

@@ -32,11 +32,11 @@ describe('coder-subagents types', () => {
     const dir = tmpDir();
     write(dir, 'agents/a.aip', '# Output\n```lua\nreturn nil\n```\n');
     await runCli(['types'], dir);
-    write(dir, 'types/lua/ctx.lua', '---@meta ctx\n-- edited\n');
-    write(dir, 'types/lua/globals.lua', readFileSync(nodePath.join(dir, 'types/lua/globals.lua'), 'utf8') + '\n-- edited\n');
+    write(dir, 'lua-types/ctx.lua', '---@meta ctx\n-- edited\n');
+    write(dir, 'lua-types/globals.lua', readFileSync(nodePath.join(dir, 'lua-types/globals.lua'), 'utf8') + '\n-- edited\n');
     const check = await runCli(['check', 'agents'], dir);
     expect(check.code).toBe(1);
-    expect(check.stdout).toContain('types/lua/globals.lua:1:1: stale-types: the Lua type definitions are not what `coder-subagents types` would write: globals.lua is stale; run `npx coder-subagents types --dir types/lua`\n');
+    expect(check.stdout).toContain('lua-types/globals.lua:1:1: stale-types: the Lua type definitions are not what `coder-subagents types` would write: globals.lua is stale; run `npx coder-subagents types --dir lua-types`\n');
     await runCli(['types'], dir);
     expect((await runCli(['check', 'agents'], dir)).code).toBe(0);
   });
