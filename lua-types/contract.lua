@@ -7,6 +7,8 @@
 --- The input of a sub-agent, whatever its stage (stage-only fields are optional).
 ---@class CoderSubAgentInput
 ---@field coder_stage "pre"|"pre_task"|"post_task"|"post"
+---@field stage "pre"|"pre_task"|"post_task"|"post" same as coder_stage (upstream name)
+---@field event? "start"|"end"
 ---@field coder_prompt_dir string absolute directory of the prompt file
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
@@ -24,6 +26,7 @@
 ---@field enabled boolean
 ---@field stages ("pre"|"pre_task"|"post_task"|"post")[]
 ---@field options? table<string, any>
+---@field on? "start"|"end"|("start"|"end")[]
 ---@field [string] any
 
 --- A sub-agent already run in this stage run.
@@ -54,6 +57,8 @@
 --- The input of a sub-agent in stage pre.
 ---@class CoderPreInput
 ---@field coder_stage "pre"
+---@field stage "pre" same as coder_stage (upstream name)
+---@field event "start"
 ---@field coder_prompt_dir string absolute directory of the prompt file
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
@@ -65,6 +70,7 @@
 --- The input of a sub-agent in stage pre_task.
 ---@class CoderPreTaskInput
 ---@field coder_stage "pre_task"
+---@field stage "pre_task" same as coder_stage (upstream name)
 ---@field coder_prompt_dir string absolute directory of the prompt file
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
@@ -77,6 +83,7 @@
 --- The input of a sub-agent in stage post_task.
 ---@class CoderPostTaskInput
 ---@field coder_stage "post_task"
+---@field stage "post_task" same as coder_stage (upstream name)
 ---@field coder_prompt_dir string absolute directory of the prompt file
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
@@ -90,6 +97,8 @@
 --- The input of a sub-agent in stage post.
 ---@class CoderPostInput
 ---@field coder_stage "post"
+---@field stage "post" same as coder_stage (upstream name)
+---@field event "end"
 ---@field coder_prompt_dir string absolute directory of the prompt file
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
@@ -118,4 +127,5 @@
 ---@field enabled? boolean false: the entry is skipped
 ---@field stages? "pre"|"pre_task"|"post_task"|"post"|("pre"|"pre_task"|"post_task"|"post")[] the stages the sub-agent runs in; one stage name is a one-item list
 ---@field options? table<string, any> agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)
+---@field on? "start"|"end"|("start"|"end")[] upstream pro@coder form of stages (section 7): start = pre, end = post
 ---@field [string] any

@@ -143,11 +143,14 @@ export function inputShapeFor(stages: readonly Stage[], name?: string): Extract<
   for (const s of stages) {
     for (const f of stageInputShape(s).fields) {
       count.set(f.name, (count.get(f.name) ?? 0) + 1);
-      if (!byName.has(f.name)) byName.set(f.name, { ...f });
+      const seen = byName.get(f.name);
+      if (!seen) byName.set(f.name, { ...f });
+      // a literal per stage (coder_stage, event): the field takes any of them
+      else if (seen.shape.t === 'string' && f.shape.t === 'string' && seen.shape.values && f.shape.values) {
+        seen.shape = { t: 'string', values: [...new Set([...seen.shape.values, ...f.shape.values])] };
+      }
     }
   }
-  const stageField = byName.get('coder_stage');
-  if (stageField) stageField.shape = { t: 'string', values: [...stages] };
   const fields = [...byName.values()].map((f) => (count.get(f.name) === stages.length ? f : { ...f, optional: true }));
   const shape: Extract<Shape, { t: 'object' }> = { t: 'object', fields, open: false };
   if (name) shape.name = name;
