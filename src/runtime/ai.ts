@@ -131,7 +131,14 @@ function agentMatches(filter: string, req: AiRequest): boolean {
 const tokens = (text: string) => Math.ceil([...text].length / 4);
 
 export class ScriptedAi {
-  private constructor(private readonly entries: Entry[]) {}
+  /**
+   * `view` turns a rendered prompt into the text `match` runs against and errors show (the contract harness writes
+   * its sandbox paths workspace-relative there, so a regex copied from the error matches).
+   */
+  private constructor(
+    private readonly entries: Entry[],
+    private readonly view: (prompt: string) => string = (p) => p,
+  ) {}
 
   /** Parses and strictly validates a responses file; errors name `file` and the 1-based response index. */
   static fromToml(text: string, file: string): ScriptedAi {
@@ -152,22 +159,23 @@ export class ScriptedAi {
     return new ScriptedAi(list.map((raw, i) => validate(raw, `${file}: [[response]] #${i + 1}`)));
   }
 
-  static fromList(responses: ScriptedResponse[], source = '<scripted responses>'): ScriptedAi {
-    return new ScriptedAi(responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)));
+  static fromList(responses: ScriptedResponse[], source = '<scripted responses>', view?: (prompt: string) => string): ScriptedAi {
+    return new ScriptedAi(responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)), view);
   }
 
   /** Answers with the first usable response; throws NoScriptedResponseError when none matches. */
   answer(req: AiRequest): AiAnswer {
     const prompt = req.messages.map((m) => m.content).join('\n\n');
+    const shown = this.view(prompt);
     for (const entry of this.entries) {
       const r = entry.response;
       if (!r.reusable && entry.hits > 0) continue;
       if (r.agent !== undefined && !agentMatches(r.agent, req)) continue;
-      if (entry.regex && !entry.regex.test(prompt)) continue;
+      if (entry.regex && !entry.regex.test(shown)) continue;
       entry.hits++;
       return buildAnswer(r, req, prompt);
     }
-    throw new NoScriptedResponseError(req.agentName, prompt);
+    throw new NoScriptedResponseError(req.agentName, shown);
   }
 
   /** Responses that never answered (a reusable one that answered at least once is not remaining). */
