@@ -112,7 +112,7 @@ describe('coder-subagents test', () => {
       '',
       'stages covered:',
       '  agents/answer-cleaner.aip: post_task ×1',
-      'no contract file (not tested): agents/lister.aip',
+      expect.stringMatching(/^no contract file \(not tested\): agents\/lister\.aip(, |$)/),
       '',
       '1 passed, 0 failed',
     ]);
