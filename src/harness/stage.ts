@@ -254,7 +254,7 @@ function coderResponse(r: CoderResponseInput | undefined): Record<string, unknow
 
 function scripted(ai: AiAnswer[], view: (text: string) => string): ScriptedAi {
   const list: ScriptedResponse[] = ai.map((a) => (typeof a === 'string' ? { content: a } : { ...a }));
-  return ScriptedAi.fromList(list, 'ai', view);
+  return ScriptedAi.fromList(list, 'ai', {}, view);
 }
 
 /** A Lua long string holding `text` (a level no `]=...=]` in it closes). */

@@ -99,7 +99,8 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
 
   const all = results.flatMap((r) => r.cases);
   const count = (s: CaseResult['status']) => all.filter((c) => c.status === s).length;
-  const tested = new Set(results.map((r) => r.agentFile));
+  // an agent counts as tested when a case file ran it, or when its own case file was given (even if it failed to load)
+  const tested = new Set([...results.map((r) => r.agentFile), ...files.map((f) => nodePath.resolve(f).replace(/\.contract\.toml$/, '.aip'))]);
   const coverage = new Map<string, StageCoverage>();
   for (const r of results) {
     const entry = coverage.get(r.agentFile) ?? { agent: r.agentFile, stages: {} };
