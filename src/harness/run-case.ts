@@ -30,6 +30,8 @@ export interface RunOptions extends HarnessOptions {
   strict?: boolean;
   /** run only cases whose file path or name contains this text (case-insensitive); the others are left out */
   filter?: string;
+  /** told the name of each case before it runs (e.g. for a deadline's message) */
+  onCase?: (name: string) => void;
 }
 
 export interface ContractFileResult {
@@ -132,6 +134,7 @@ export function runCase(
   }
   const base = { file: file.file, name: c.name, index: c.index, stage: c.stage };
   if (c.skip) return { ...base, status: 'skipped', warnings: [] };
+  options.onCase?.(c.name);
   const subject = agent ?? prepareAgent(file.agent, file.dir, file.support, options, file.file);
   const result = runPreparedStage(subject, c, options);
   const problems = checkCase(c, result, options.strict);

@@ -82,6 +82,7 @@ export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs 
     mkdirp: (abs) => vfs.mkdirp(abs),
     changes: () => vfs.changes(),
     snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
     commit: () => vfs.commit(),
   };
 }

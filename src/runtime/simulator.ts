@@ -37,6 +37,8 @@ export interface SimulatorOptions {
   engine?: LuaEngine;
   /** instruction budget of each Lua stage */
   budget?: number;
+  /** told where the run is at each Lua stage ("<agent> <stage> (task n)"), e.g. for a deadline's message */
+  onStage?: (where: string) => void;
   /** more dirs a run may read and run agents from, besides the workspace and the packs (e.g. a case sandbox) */
   readRoots?: string[];
   /** Lua `print` output; by default it is only traced */
@@ -244,6 +246,7 @@ export class Simulator implements StageHost {
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
   runStage(frame: Frame, stage: StageName, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
+    this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
     const packDir = frame.resolved.pack?.dir;
     const state = this.engine.createState({
       budget: this.budget,

@@ -5,9 +5,11 @@ import pc from 'picocolors';
 import { affectedContractFiles, DiscoveryError, findContractFiles } from '../../harness/discover.ts';
 import { stalePackFiles } from '../../harness/pack-freshness.ts';
 import type { RunOptions } from '../../harness/run-case.ts';
-import { formatSuite, runContractFiles, suiteJson, type SuiteResult } from '../../harness/suite.ts';
+import { runContractFilesIsolated } from '../../harness/isolated.ts';
+import { formatSuite, suiteJson, type SuiteResult } from '../../harness/suite.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
+import { timeoutOf } from '../sim-options.ts';
 
 interface TestOptions {
   json?: boolean;
@@ -15,6 +17,7 @@ interface TestOptions {
   watch?: boolean;
   filter?: string;
   trace?: boolean;
+  timeout?: string;
 }
 
 /** 0 all passed, 1 a case failed, 2 a harness problem (malformed case file, missing agent). */
@@ -52,10 +55,10 @@ function relative(abs: string): string {
   return rel && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : abs;
 }
 
-function runOnce(files: string[], o: TestOptions): { result: SuiteResult; code: number } {
+async function runOnce(files: string[], o: TestOptions): Promise<{ result: SuiteResult; code: number }> {
   const options: RunOptions = { strict: o.strict, filter: o.filter };
-  // relative paths, so that messages name the files as the user does
-  const result = runContractFiles(files.map(relative), options);
+  // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
+  const result = await runContractFilesIsolated(files.map(relative), options, { timeoutMs: timeoutOf(o) });
   if (o.filter && result.cases.length === 0 && result.errors.length === 0) {
     throw new UsageError(`no case matches --filter ${JSON.stringify(o.filter)} in ${files.length} case file${files.length === 1 ? '' : 's'}`);
   }
@@ -73,7 +76,7 @@ function watchLoop(paths: string[], first: SuiteResult, o: TestOptions): Promise
   for (const ws of watched.values()) for (const p of ws) roots.add(nodePath.dirname(p));
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
+  const flush = async () => {
     timer = undefined;
     const files = new Set<string>();
     for (const changed of pending) for (const f of affectedContractFiles(changed, watched)) files.add(f);
@@ -82,7 +85,7 @@ function watchLoop(paths: string[], first: SuiteResult, o: TestOptions): Promise
     process.stdout.write(`\n${pc.dim(`re-running ${[...files].map(relative).join(', ')}`)}\n`);
     try {
       warnIfStale();
-      const { result } = runOnce([...files], o);
+      const { result } = await runOnce([...files], o);
       for (const f of result.files) watched.set(f.file, f.watch);
     } catch (err) {
       process.stderr.write(`error: ${(err as Error).message}\n`);
@@ -96,7 +99,7 @@ function watchLoop(paths: string[], first: SuiteResult, o: TestOptions): Promise
           if (!name) return;
           pending.add(nodePath.resolve(root, name.toString()));
           // coalesce the burst of events one save produces (editors write, rename, chmod)
-          if (!timer) timer = setTimeout(flush, 100);
+          if (!timer) timer = setTimeout(() => void flush(), 100);
         }),
       );
     } catch {
@@ -124,10 +127,11 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--watch', 're-run the affected case files when a case file or its agent changes')
     .option('--filter <text>', 'run only the cases whose file path or name contains TEXT')
     .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
+    .option('--timeout <seconds>', 'wall-clock deadline of each case: stopped and failed after it (0 = none)', '60')
     .action(async (paths: string[], o: TestOptions) => {
       const files = find(paths);
       warnIfStale();
-      const { result, code } = runOnce(files, o);
+      const { result, code } = await runOnce(files, o);
       setExit(code);
       if (o.watch) await watchLoop(paths, result, o);
     });
