@@ -20,6 +20,8 @@ import { REPO_PACK } from './packs.ts';
 import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { Trace, type StageName } from './trace.ts';
 import { createOverlayVfs } from './vfs.ts';
+import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
+import { findAipFunction } from '../aip/catalog.ts';
 import type { Vfs } from './vfs-types.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
@@ -43,6 +45,14 @@ export interface SimulatorOptions {
   readRoots?: string[];
   /** Lua `print` output; by default it is only traced */
   onPrint?: (text: string, agent: string) => void;
+  /** user stubs for aip.* functions (mocks.ts); names must exist at the simulated version */
+  mocks?: Mocks;
+  /**
+   * an AIPack base dir (like `~/.aipack-base`), read-only: CTX.BASE_AIPACK_DIR, `~/.aipack-base/...` paths, and
+   * the packs under its pack/custom and pack/installed. Default: none (a virtual, empty one), so runs stay
+   * deterministic.
+   */
+  aipackBase?: string;
 }
 
 export interface RunRequest {
@@ -87,11 +97,16 @@ export class Simulator implements StageHost {
   private readonly readPolicy: ReadPolicy;
   /** the Vfs behind that policy: agent and pack lookup, `require`/`dofile`, `aip.file.*` all read through it */
   private readonly readVfs: Vfs;
+  private readonly aipackBase?: string;
+  private readonly mocksLua: string;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
-    this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir);
+    this.aipackBase = opts.aipackBase === undefined ? undefined : nodePath.resolve(opts.aipackBase);
+    this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir, { readOnlyRoots: this.aipackBase ? [this.aipackBase] : [] });
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
+    if (opts.mocks) checkMocksAt(opts.mocks, this.aipackVersion);
+    this.mocksLua = opts.mocks ? luaMocksCode(opts.mocks) : '';
     this.engine = opts.engine ?? fengariEngine;
     // this repo's pack is always there as pro@coder, after any pack the caller puts first
     this.packs = [...(opts.packs ?? []), REPO_PACK];
@@ -104,11 +119,11 @@ export class Simulator implements StageHost {
     this.dirs = {
       workspace: this.workspaceDir,
       workspaceAipack: nodePath.join(this.workspaceDir, '.aipack'),
-      baseAipack: nodePath.join(home, '.aipack-base'),
+      baseAipack: this.aipackBase ?? nodePath.join(home, '.aipack-base'),
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
-    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
     this.readVfs = guardReads(this.vfs, this.readPolicy);
   }
 
@@ -164,7 +179,7 @@ export class Simulator implements StageHost {
    */
   private resolveAgent(name: string, baseDir: string): ResolvedAgent {
     try {
-      return resolveAgent(this.readVfs, this.packs, name, baseDir);
+      return resolveAgent(this.readVfs, this.packs, name, baseDir, this.aipackBase);
     } catch (err) {
       if (err instanceof AgentNotFoundError && !name.includes('@')) {
         const abs = nodePath.resolve(baseDir, name);
@@ -271,6 +286,10 @@ export class Simulator implements StageHost {
     let error: string | undefined;
     try {
       const aip = buildAipTable(env);
+      for (const m of fixedMocks(this.opts.mocks ?? {})) {
+        // a constant (aip.web.UA_*) is stubbed by its value, a function by a function returning it
+        aip[m.ns][m.name] = findAipFunction(`aip.${m.ns}.${m.name}`)?.kind === 'constant' ? m.fn() : m.fn;
+      }
       state.setGlobal('aip', aip);
       // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
       state.execTrusted(aipackGlobalsAt(this.aipackVersion).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip', '=setup');
@@ -279,7 +298,11 @@ export class Simulator implements StageHost {
       state.setGlobal('__features', preludeFeatures(this.aipackVersion));
       state.setGlobal('__helpers', PRELUDE_HELPERS);
       state.execTrusted(PRELUDE, '=prelude');
-      return state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      if (this.mocksLua) state.exec(this.mocksLua, '=mocks');
+      const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
+      if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
+      return ret;
     } catch (err) {
       if (err instanceof LuaRuntimeError) {
         error = err.message;
@@ -303,7 +326,8 @@ export class Simulator implements StageHost {
     return {
       vfs: this.readVfs,
       dirs: this.dirs,
-      findPackDir: (ns, name) => findPackDir(this.readVfs, this.packs, ns, name),
+      findPackDir: (ns, name) => findPackDir(this.readVfs, this.packs, ns, name, this.aipackBase),
+      scripted: { commands: this.ai.commands, web: this.ai.web },
       stage,
       taskNum,
       agent: { name: frame.name, filePath: file, dir: nodePath.dirname(file), packDir: frame.resolved.pack?.dir },

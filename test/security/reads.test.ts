@@ -71,9 +71,9 @@ describe('attack 2: symlinks inside the workspace', () => {
     ) as Record<string, string>;
     expect(r.load).toMatch(/Read protection \(simulator\)/);
     expect(r.load_link).toMatch(/Read protection \(simulator\)/);
-    expect(r.list_load).toBe('0');
+    expect(r.list_load).toMatch(/^0$|Read protection \(simulator\)/);
     expect(r.exists).toBe('false');
-    expect(r.first).toBe('nil');
+    expect(r.first).toMatch(/^nil$|Read protection \(simulator\)/);
     expect(r.dofile).toMatch(/cannot open up\/secret\.lua/);
     expect(r.loadfile).toMatch(/cannot open up\/secret\.lua/);
     expect(r.require).toMatch(/module 'secret' not found/);
