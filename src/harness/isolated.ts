@@ -1,66 +1,37 @@
 /**
- * Contract cases under a wall-clock deadline per case, in a worker thread (isolate/isolate.ts): a case whose
- * sub-agent hangs, or a bug that would hang or crash, fails that case with a clear message; the other cases run.
- * This is what `coder-subagents test` uses; runContractFiles (suite.ts) stays the synchronous in-process API.
+ * Contract cases under a wall-clock deadline per case, in a worker thread (isolate/isolate.ts): a sub-agent that
+ * hangs, or a bug that would hang or crash, stops the run with a message naming the case, instead of hanging the
+ * CLI or the test process. `coder-subagents test` uses it; runContractFiles (suite.ts) stays the in-process API.
  */
-import nodePath from 'node:path';
 import { DeadlineError, formatMs, IsolateCrashError, runIsolated, type IsolateOptions } from '../isolate/isolate.ts';
-import type { ContractPart } from '../isolate/jobs.ts';
 import { Trace } from '../runtime/trace.ts';
-import type { CaseResult, ContractFileResult, RunOptions } from './run-case.ts';
-import type { SuiteResult } from './suite.ts';
+import type { CaseResult } from './run-case.ts';
+import type { SuiteOptions, SuiteResult } from './suite.ts';
 
-interface Where {
-  file: string;
-  name?: string;
-  index?: number;
-  stage?: CaseResult['stage'];
-  absFile?: string;
-}
+/** A suite run that was stopped: its deadline passed or its worker died, in the named case. */
+export class SuiteStoppedError extends Error {}
 
 /**
- * Runs the given case files like runContractFiles, each case under `isolate.timeoutMs` (default 60 s).
- * Results carry the stage run's data and trace; their `readFile` only sees the files the stage changed.
+ * runContractFiles in a worker, each case under `isolate.timeoutMs` (default 60 s; the deadline restarts at each
+ * case). Results carry the stage runs' data and traces; their `readFile` only sees the files the stage changed.
+ * Rejects with a SuiteStoppedError naming the case when a case passes the deadline.
  */
-export async function runContractFilesIsolated(files: string[], options: RunOptions = {}, isolate: Pick<IsolateOptions, 'timeoutMs' | 'maxMemoryMb'> = {}): Promise<SuiteResult> {
+export async function runContractFilesIsolated(
+  files: string[],
+  options: SuiteOptions = {},
+  isolate: Pick<IsolateOptions, 'timeoutMs' | 'maxMemoryMb'> = {},
+): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
-  const byFile = new Map<string, ContractFileResult>();
-  const errors: string[] = [];
-  let remaining = files;
-  let resume: { file: string; after: number } | undefined;
-  while (remaining.length > 0) {
-    let where: Where | undefined;
-    const seen = new Set<string>();
-    const onPart = (v: unknown) => {
-      const part = v as ContractPart;
-      seen.add(part.file);
-      if (part.kind === 'error') errors.push(part.error);
-      else if (part.kind === 'file') {
-        if (!byFile.has(part.file)) byFile.set(part.file, { file: part.file, agent: part.agent, cases: [], watch: part.watch });
-      } else byFile.get(part.file)?.cases.push(revive(part.result));
-    };
-    try {
-      await runIsolated('contractFiles', { files: remaining, options: plain, resume }, { ...isolate, onPart, onProgress: (w) => (where = JSON.parse(w) as Where), restartOnProgress: true });
-      break;
-    } catch (err) {
-      if (!(err instanceof DeadlineError || err instanceof IsolateCrashError) || !where) throw err;
-      const cause = err instanceof DeadlineError ? `timed out after ${formatMs(err.ms)} (the case was stopped; raise --timeout if it needs longer)` : err.message;
-      const w: Where = where;
-      if (w.name !== undefined && w.index !== undefined && w.stage !== undefined) {
-        byFile.get(w.file)?.cases.push({ file: w.absFile ?? nodePath.resolve(w.file), name: w.name, index: w.index, stage: w.stage, status: 'failed', message: cause, warnings: [] });
-        resume = { file: w.file, after: w.index };
-        remaining = remaining.slice(remaining.indexOf(w.file));
-      } else {
-        errors.push(`${w.file}: ${cause}`);
-        resume = undefined;
-        remaining = remaining.slice(remaining.indexOf(w.file) + 1);
-      }
+  try {
+    const r = await runIsolated('suite', { files, options: plain }, { ...isolate, restartOnProgress: true });
+    return { ...r, cases: r.cases.map(revive), files: r.files.map((f) => ({ ...f, cases: f.cases.map(revive) })) };
+  } catch (err) {
+    if (err instanceof DeadlineError) {
+      throw new SuiteStoppedError(`${err.where ?? 'a case'} timed out after ${formatMs(err.ms)} (the case was stopped, the run ended; raise --timeout if it needs longer)`);
     }
+    if (err instanceof IsolateCrashError) throw new SuiteStoppedError(err.message);
+    throw err;
   }
-  const results = files.flatMap((f) => byFile.get(f) ?? []);
-  const cases = results.flatMap((r) => r.cases);
-  const count = (s: CaseResult['status']) => cases.filter((c) => c.status === s).length;
-  return { files: results, cases, errors, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
 }
 
 /** A case result back from the worker: its trace a Trace again, its readFile reading the changed files. */

@@ -3,9 +3,8 @@
  * structured clone, so they are plain data: values Lua produced are made clonable first.
  */
 import nodePath from 'node:path';
-import { CaseFileError, loadContractFile, type ContractFile } from '../harness/case-file.ts';
-import { matchesFilter, runCase, type CaseResult, type RunOptions } from '../harness/run-case.ts';
-import { prepareAgent, type AgentUnderTest } from '../harness/stage.ts';
+import type { CaseResult } from '../harness/run-case.ts';
+import { runContractFiles, type SuiteOptions, type SuiteResult } from '../harness/suite.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
 import type { PackLocation } from '../runtime/resolve.ts';
 import { Simulator, type RunOutcome, type RunRequest } from '../runtime/simulator.ts';
@@ -61,42 +60,15 @@ export function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port)
   return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
 }
 
-/** What the contractFiles job sends: a file's start, each case's result (plain data), or a file's harness error. */
-export type ContractPart =
-  | { kind: 'file'; file: string; agent: string; watch: string[] }
-  | { kind: 'case'; file: string; result: CaseResult }
-  | { kind: 'error'; file: string; error: string };
+/** A plain-data copy of a case result: no readFile, the trace as its events. */
+function plainCase(c: CaseResult): CaseResult {
+  return c.result ? ({ ...c, result: { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } } } as unknown as CaseResult) : c;
+}
 
-/**
- * Runs case files one by one (as runContractFile), sending each case's result as it ends, so that a deadline
- * stopping one case keeps the others. `resume` skips the cases of the first file up to a 1-based index.
- */
-export function contractFiles(arg: { files: string[]; options: RunOptions; resume?: { file: string; after: number } }, port: Port): void {
-  const { options } = arg;
-  for (const path of arg.files) {
-    port.at(JSON.stringify({ file: path }));
-    let file: ContractFile;
-    let agent: AgentUnderTest;
-    try {
-      file = loadContractFile(path);
-      agent = prepareAgent(file.agent, file.dir, file.support, options, path);
-    } catch (err) {
-      if (err instanceof CaseFileError) {
-        port.send({ kind: 'error', file: path, error: err.message } satisfies ContractPart);
-        continue;
-      }
-      throw err;
-    }
-    port.send({ kind: 'file', file: path, agent: file.agent, watch: [file.file, ...agent.watch.map((p) => nodePath.resolve(p))] } satisfies ContractPart);
-    const skipUpTo = arg.resume?.file === path ? arg.resume.after : 0;
-    for (const c of file.cases) {
-      if (c.index <= skipUpTo || !matchesFilter(path, c.name, options.filter)) continue;
-      port.at(JSON.stringify({ file: path, name: c.name, index: c.index, stage: c.stage, absFile: file.file }));
-      const r = runCase(file, c, options, agent);
-      const result = r.result && { ...r.result, readFile: undefined, trace: { events: r.result.trace.events } };
-      port.send(clonable({ kind: 'case', file: path, result: { ...r, result } }) as unknown as ContractPart);
-    }
-  }
+/** The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. */
+export function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): SuiteResult {
+  const r = runContractFiles(arg.files, { ...arg.options, onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`) });
+  return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
 }
 
 export function serializeError(err: unknown): SerializedError {
@@ -127,5 +99,5 @@ export function clonable<T>(value: T): T {
   return walk(value) as T;
 }
 
-export type Jobs = { simulate: typeof simulate; contractFiles: typeof contractFiles };
+export type Jobs = { simulate: typeof simulate; suite: typeof suite };
 export type JobName = keyof Jobs;
