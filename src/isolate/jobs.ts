@@ -3,6 +3,7 @@
  * structured clone, so they are plain data: values Lua produced are made clonable first.
  */
 import nodePath from 'node:path';
+import type { Mocks } from '../runtime/mocks.ts';
 import type { CaseResult } from '../harness/run-case.ts';
 import { runContractFiles, type SuiteOptions, type SuiteResult } from '../harness/suite.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
@@ -27,6 +28,10 @@ export interface SimSpec {
   aipackVersion?: string;
   budget?: number;
   packs?: PackLocation[];
+  /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
+  mocks?: Mocks;
+  /** --aipack-base: a read-only AIPack base dir */
+  aipackBase?: string;
 }
 
 export interface SimulateResult {
@@ -47,6 +52,8 @@ export function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port)
     aipackVersion: spec.aipackVersion,
     budget: spec.budget,
     packs: spec.packs,
+    mocks: spec.mocks,
+    aipackBase: spec.aipackBase,
     onStage: (where) => port.at(where),
   });
   port.at(request.name);
