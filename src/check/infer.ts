@@ -530,7 +530,8 @@ class Checker {
     if (base.k === 'class') {
       const f = base.cls.fields.find((x) => x.name === name);
       if (f) return f.optional ? UNKNOWN : fromLuaType(f.type);
-      if (base.cls.closed && !this.written.has(name)) {
+      // AIPack's docs promise `{ error = ... }` on failure (the code raises instead): `res.error` checks are harmless
+      if (base.cls.closed && !this.written.has(name) && name !== 'error') {
         const hint = suggest(name, base.cls.fields.map((x) => x.name));
         this.report(line, column, 'unknown-field', `${base.cls.name} has no field '${name}'${hint ? `; did you mean ${hint}?` : ''}`);
       }
