@@ -335,6 +335,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     ai,
     aipackVersion: options.aipackVersion,
     budget: options.budget,
+    // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
+    readRoots: [nodePath.dirname(sandboxDir({ ...agent, depth: 0 }))],
   });
 
   const prompts = input.prompts ?? [input.prompt ?? ''];
