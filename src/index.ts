@@ -17,6 +17,10 @@ export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderT
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
 export { runSuite, runContractFiles, summaryLine, formatSuite, suiteJson, suiteJunit, SLOW_MS } from './harness/suite.ts';
+// the same under a wall-clock deadline per case, in a worker thread (a hanging sub-agent cannot hang your tests)
+export { runContractFilesIsolated, SuiteStoppedError } from './harness/isolated.ts';
+export { DeadlineError, IsolateCrashError, DEFAULT_TIMEOUT_MS } from './isolate/isolate.ts';
+export { CommitError } from './runtime/commit.ts';
 export type { SuiteResult, SuiteOptions, StageCoverage, FormatOptions } from './harness/suite.ts';
 export { loadConfig, findConfigFile, ConfigError, CONFIG_FILE } from './harness/config.ts';
 export type { TestConfig, ReporterName } from './harness/config.ts';
