@@ -180,13 +180,20 @@ function createEnvironment(): typeof Handlebars {
 }
 
 let env: typeof Handlebars | undefined;
+/**
+ * handlebars-rust sees only the data's own keys. Saying so explicitly (rather than leaving handlebars' default)
+ * also keeps handlebars from printing "Access has been denied" on the user's console.
+ */
+const NO_PROTO_ACCESS: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false };
 const compiled = new Map<string, Handlebars.TemplateDelegate>();
 const CACHE_LIMIT = 256;
 
 function compile(template: string): Handlebars.TemplateDelegate {
   let fn = compiled.get(template);
   if (!fn) {
-    fn = (env ??= createEnvironment()).compile(template, { noEscape: true, strict: false });
+    // handlebars' own fallback hooks are "known helpers" it calls directly; handlebars-rust has no such names, so they
+    // are ordinary (missing) variables here, as there
+    fn = (env ??= createEnvironment()).compile(template, { noEscape: true, strict: false, knownHelpers: { helperMissing: false, blockHelperMissing: false } });
     if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
     compiled.set(template, fn);
   }
@@ -196,7 +203,7 @@ function compile(template: string): Handlebars.TemplateDelegate {
 /** Renders `template` with `data` as the root context, like `aip.hbs.render`. Throws TemplateError. */
 export function renderTemplate(template: string, data: unknown): string {
   try {
-    return compile(template)(data);
+    return compile(template)(data, NO_PROTO_ACCESS);
   } catch (e) {
     const err = e as { message?: unknown; lineNumber?: unknown };
     const message = typeof err.message === 'string' ? err.message : String(e);

@@ -27,6 +27,7 @@ import type { Vfs } from './vfs-types.ts';
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
 export const MAX_AGENT_DEPTH = 8;
+const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;
 
 export interface SimulatorOptions {
   workspaceDir: string;
@@ -387,12 +388,12 @@ export class Simulator implements StageHost {
     try {
       outcome = this.runAgent({ name, inputs: inputs.length > 0 ? inputs : undefined, options, baseDir }, frame.chain, frame.runUid);
     } catch (err) {
+      // the depth limit is reported once, as raised, not wrapped again by every level it went up through
+      const depthLimit = DEPTH_LIMIT_RE.exec((err as Error).message)?.[0];
       const message =
         err instanceof AgentNotFoundError
           ? `Failed to find agent '${name}': ${err.message}`
-          : err instanceof LuaError && err.message.startsWith('aip.agent.run nested deeper')
-            ? err.message
-            : `Failed to run agent '${name}': ${(err as Error).message}`;
+          : (depthLimit ?? `Failed to run agent '${name}': ${(err as Error).message}`);
       record(undefined, message);
       throw new LuaError(message);
     }

@@ -307,6 +307,17 @@ describe('aip.file.list', () => {
     expect(opened.some((d) => d.includes('node_modules') || d.includes('target') || d.includes('.git'))).toBe(false);
     expect(opened).toContain(nodePath.join(ws, 'src', 'lib'));
   });
+  it('a glob naming a file that merely starts like an excluded folder does not open that folder', () => {
+    // only a glob that names the folder itself ("node_modules/") lifts its exclusion
+    put('src/node_modules_shim.ts', 'shim');
+    put('node_modules/dep/node_modules_shim.ts', 'dep shim');
+    const opened: string[] = [];
+    const listDir = env.vfs.listDir.bind(env.vfs);
+    const spyEnv = makeStageEnv(ws, { vfs: { ...env.vfs, listDir: (p: string) => (opened.push(p), listDir(p)) } });
+    const list = (fileNs(spyEnv) as Record<string, (...a: any[]) => any>).list('**/node_modules_shim.ts');
+    expect(paths(list)).toEqual(['src/node_modules_shim.ts']);
+    expect(opened.some((d) => d.includes(`${nodePath.sep}node_modules`))).toBe(false);
+  });
 });
 
 describe('aip.file.list_load / first / stats', () => {

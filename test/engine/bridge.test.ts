@@ -36,6 +36,11 @@ describe('Lua -> JS (RUNTIME.md 7.0)', () => {
     });
   });
 
+  it('serde mode: a nil hole inside a list is null in the JSON, not a missing item', () => {
+    // mlua serialises elements 1..#t, so a hole below the border is a JSON null (an undefined would be dropped by JSON)
+    expect(run('return { l = {1, nil, 3}, s = {"a", nil, "c"} }')).toStrictEqual({ l: [1, null, 3], s: ['a', null, 'c'] });
+  });
+
   it('serde mode: NaN and infinities become null, as serde_json makes them', () => {
     expect(run('return { a = 0/0, b = 1/0, c = -1/0, d = 1.5 }')).toEqual({ a: null, b: null, c: null, d: 1.5 });
   });

@@ -1,7 +1,7 @@
 // Attacks 16-18: every failure exits non-zero with a one-line cause, --json always prints its object.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { arena, type Arena } from './helpers.ts';
+import { afterAll, arena, type Arena } from './helpers.ts';
 
 let a: Arena;
 beforeEach(() => (a = arena()));
@@ -54,5 +54,25 @@ describe('attack 18: a Lua key named __proto__', () => {
     const r = await runCli(['run-agent', 'proto.aip', '--json'], a.ws);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).after_all).toEqual(JSON.parse('{"__proto__":"kept","other":1}'));
+  });
+});
+
+describe('attack 18: raw errors become clear messages', () => {
+  it('the depth limit is reported once, with the chain, not wrapped by every level', async () => {
+    a.write('self.aip', afterAll('return aip.agent.run("self.aip")'));
+    const r = await runCli(['run-agent', 'self.aip'], a.ws);
+    expect(r.code).toBe(1);
+    expect(r.stderr.match(/nested deeper than/g)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/Failed to run agent/);
+    expect(r.stderr).toMatch(/aip\.agent\.run nested deeper than 8 levels: self\.aip( -> self\.aip){9}\n/);
+  });
+
+  it("handlebars' own hook names are plain missing variables, and prototype names print nothing on the console", async () => {
+    a.write('hbs.aip', '# Data\n\n```lua\nreturn { x = 1 }\n```\n\n# Instruction\n\n[{{helperMissing}}|{{blockHelperMissing}}|{{hasOwnProperty}}|{{constructor.name}}|{{data.x}}]\n');
+    a.write('ai.toml', '[[response]]\nmatch = "\\\\[\\\\|\\\\|\\\\|\\\\|1\\\\]"\ncontent = "seen"\n');
+    const r = await runCli(['run-agent', 'hbs.aip', '--ai', 'ai.toml', '--json'], a.ws);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).outputs).toEqual(['seen']);
   });
 });
