@@ -1,0 +1,33 @@
+/**
+ * Limits shared by every Lua state of one run tree: a top-level run and every `aip.agent.run` it makes, however
+ * deep. One instruction budget and one memory cap for the whole tree, so an agent cannot multiply its allowance
+ * by calling itself (issue 12, attack 11).
+ */
+export interface RunLimits {
+  /** instructions the tree may execute (hook steps plus the work charged for big library calls) */
+  readonly budget: number;
+  used: number;
+  exceeded: boolean;
+  /** bytes of Lua memory the tree may hold (wasmoon: allocator; fengari: string/table growth guard) */
+  readonly memoryMax: number;
+  memoryUsed: number;
+  memoryExceeded: boolean;
+}
+
+export const DEFAULT_MEMORY_MAX = 512 * 1024 * 1024;
+
+export function createLimits(budget: number, memoryMax = DEFAULT_MEMORY_MAX): RunLimits {
+  return { budget, used: 0, exceeded: false, memoryMax, memoryUsed: 0, memoryExceeded: false };
+}
+
+/** The message a state raises once a limit of its tree is hit (memory first: it explains a budget hit too). */
+export function limitMessage(limits: RunLimits, budgetMessage: string, memoryMessage: string): string | undefined {
+  if (limits.memoryExceeded) return memoryMessage;
+  if (limits.exceeded) return budgetMessage;
+  return undefined;
+}
+
+/** Strings shorter than this are not charged by the library wrappers (their work is in the noise). */
+export const CHARGE_FROM_BYTES = 4096;
+/** Bytes of library work that cost one instruction of budget. */
+export const BYTES_PER_INSTRUCTION = 16;
