@@ -5,6 +5,16 @@ export type { EngineName, LuaEngine, LuaState, StateOptions } from './engine.ts'
 export const ENGINE_NAMES: readonly EngineName[] = ['fengari', 'lua54'];
 /** Fengari stays the default, as the project was designed (no WASM to load at start-up). */
 export const DEFAULT_ENGINE: EngineName = 'fengari';
+/** Names the engine used when none is given (CLI `--engine` default, `new Simulator()` without `engine`). */
+export const ENGINE_ENV = 'CODER_SUBAGENTS_ENGINE';
+
+/** The engine used when none is given: $CODER_SUBAGENTS_ENGINE, else fengari. */
+export function defaultEngineName(): EngineName {
+  const fromEnv = process.env[ENGINE_ENV];
+  if (fromEnv === undefined || fromEnv === '') return DEFAULT_ENGINE;
+  if (!isEngineName(fromEnv)) throw new Error(`${ENGINE_ENV}=${fromEnv}: expected ${ENGINE_NAMES.join(' or ')}`);
+  return fromEnv;
+}
 
 const loaded = new Map<EngineName, LuaEngine>([['fengari', fengariEngine]]);
 

@@ -139,3 +139,11 @@ do
   end
 end
 `;
+
+/** `local x <const>` / `<close>`: Lua 5.4 syntax that Lua 5.3 (fengari) cannot parse. */
+const LUA54_ATTRIB = /\blocal\s+[A-Za-z_][\w\s,<>]*<\s*(?:const|close)\s*>/;
+
+/** A syntax error of Lua 5.3 on code written for 5.4 gets a pointer to the engine that runs it. */
+export function withLua54Hint(message: string, code: string): string {
+  return LUA54_ATTRIB.test(code) ? `Lua 5.4 syntax: run with --engine lua54 (fengari runs Lua 5.3)\n${message}` : message;
+}

@@ -7,6 +7,7 @@
  * case file's `support` paths. A driver agent (driver.ts) is added as a virtual file inside the coder pack's
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
+import type { EngineName } from '../engine/engine.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { z } from 'zod';
@@ -44,6 +45,8 @@ export interface HarnessOptions {
   aipackVersion?: string;
   /** instruction budget of each Lua stage */
   budget?: number;
+  /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
+  engine?: EngineName;
 }
 
 /** The inputs of one stage run, as a case gives them (every field optional). */
@@ -268,6 +271,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     ai,
     aipackVersion: options.aipackVersion,
     budget: options.budget,
+    engine: options.engine,
   });
 
   const prompts = input.prompts ?? [input.prompt ?? ''];
@@ -375,6 +379,7 @@ const StageRequestSchema = z.strictObject({
   pack: z.object({ namespace: z.string(), name: z.string(), dir: z.string() }).optional(),
   aipackVersion: z.string().optional(),
   budget: z.number().int().positive().optional(),
+  engine: z.enum(['fengari', 'lua54']).optional(),
   ...stageInputShape,
 });
 

@@ -3,8 +3,9 @@ import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
 import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
 import type { StageEnv } from '../aip/types.ts';
-import type { LuaEngine } from '../engine/engine.ts';
-import { fengariEngine } from '../engine/fengari-engine.ts';
+import type { EngineName, LuaEngine } from '../engine/engine.ts';
+import { defaultEngineName, getEngine } from '../engine/index.ts';
+import { createLimits, DEFAULT_MEMORY_MAX, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
@@ -18,7 +19,7 @@ import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads } from './read-guard.ts';
-import { Trace, type StageName } from './trace.ts';
+import { summarize, Trace, type StageName } from './trace.ts';
 import { createOverlayVfs } from './vfs.ts';
 import type { Vfs } from './vfs-types.ts';
 
@@ -34,9 +35,17 @@ export interface SimulatorOptions {
   packs?: PackLocation[];
   ai?: ScriptedAi;
   aipackVersion?: string;
-  engine?: LuaEngine;
-  /** instruction budget of each Lua stage */
+  /** the Lua engine: 'fengari' (default, Lua 5.3) or 'lua54' (Lua 5.4 on wasmoon: `await loadEngine('lua54')` first) */
+  engine?: EngineName | LuaEngine;
+  /** instruction budget of a run tree (a top-level run and every aip.agent.run it makes) */
   budget?: number;
+  /** bytes of Lua memory a run tree may hold */
+  memoryMax?: number;
+  /**
+   * what the trace keeps of `aip.agent.run` inputs and results: 'top' (default) the calls made by the top-level
+   * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
+   */
+  traceValues?: 'top' | 'full' | 'summary';
   /** Lua `print` output; by default it is only traced */
   onPrint?: (text: string, agent: string) => void;
 }
@@ -74,6 +83,8 @@ export class Simulator implements StageHost {
   private readonly packs: PackLocation[];
   private readonly ai: ScriptedAi;
   private readonly budget: number;
+  /** the limits of the run tree in progress (set by `run`, shared by every nested run) */
+  private limits?: RunLimits;
   private readonly dirs: StageEnv['dirs'];
   private readonly sessionUid: string;
   private uidCounter = 0;
@@ -84,7 +95,7 @@ export class Simulator implements StageHost {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
     this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir);
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
-    this.engine = opts.engine ?? fengariEngine;
+    this.engine = typeof opts.engine === 'object' ? opts.engine : getEngine(opts.engine ?? defaultEngineName());
     // this repo's pack is always there as pro@coder, after any pack the caller puts first
     this.packs = [...(opts.packs ?? []), REPO_PACK];
     this.ai = opts.ai ?? ScriptedAi.fromList([]);
@@ -115,7 +126,18 @@ export class Simulator implements StageHost {
 
   /** Runs an agent as the top-level `aip run` would. Throws AgentRunError when the run fails. */
   run(request: RunRequest): RunOutcome {
-    return this.runAgent(request, [], undefined);
+    const outer = this.limits;
+    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX);
+    try {
+      return this.runAgent(request, [], undefined);
+    } finally {
+      this.limits = outer;
+    }
+  }
+
+  /** the engine this simulator runs Lua on */
+  get engineName(): EngineName {
+    return this.engine.name;
   }
 
   private runAgent(request: RunRequest, chain: string[], parentRunUid: string | undefined): RunOutcome {
@@ -218,7 +240,9 @@ export class Simulator implements StageHost {
     const packDir = frame.resolved.pack?.dir;
     const state = this.engine.createState({
       budget: this.budget,
+      limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
+      memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
       // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       readFile: (abs) => this.vfs.readFile(abs),
@@ -308,6 +332,9 @@ export class Simulator implements StageHost {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
     }
     const t0 = this.trace.now();
+    const policy = this.opts.traceValues ?? 'top';
+    const full = policy === 'full' || (policy === 'top' && frame.depth === 0);
+    const keep = <T>(v: T): T => (full ? v : (summarize(v) as T));
     const record = (outcome?: RunOutcome, error?: string) =>
       this.trace.record({
         kind: 'agent_call',
@@ -315,9 +342,9 @@ export class Simulator implements StageHost {
         caller: frame.name,
         agent: name,
         ms: this.trace.now() - t0,
-        inputs,
-        outputs: outcome?.outputs,
-        afterAll: outcome?.afterAll,
+        inputs: keep(inputs),
+        outputs: keep(outcome?.outputs),
+        afterAll: keep(outcome?.afterAll),
         error,
       });
     let outcome: RunOutcome;

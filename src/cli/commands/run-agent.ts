@@ -23,14 +23,14 @@ export function register(program: Command, setExit: SetExit): void {
     .description('run any agent on the simulated AIPack runtime (the workspace is not modified unless --write)')
     .option('--input <json>', 'one input (JSON); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--inputs <json-array>', 'inputs as a JSON array (after the --input values)');
-  addSimOptions(cmd).action((agent: string, o: RunAgentOptions) => {
+  addSimOptions(cmd).action(async (agent: string, o: RunAgentOptions) => {
     const inputs = o.input.map((v) => parseJson(v, '--input'));
     if (o.inputs !== undefined) {
       const list = parseJson(o.inputs, '--inputs');
       if (!Array.isArray(list)) throw new UsageError(`--inputs expects a JSON array, got: ${o.inputs}`);
       inputs.push(...list);
     }
-    const sim = makeSimulator(o);
+    const sim = await makeSimulator(o);
     let outcome: RunOutcome | undefined;
     let error: AgentRunError | Error | undefined;
     try {

@@ -14,8 +14,8 @@ export function register(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('run [prompt-dir]')
     .description('run pro@coder as `aip run pro@coder [-i PROMPT_DIR]` would, on the simulated runtime, and show what each sub-agent did');
-  addSimOptions(cmd).action((promptDir: string | undefined, o: SimCliOptions) => {
-    const sim = makeSimulator(o);
+  addSimOptions(cmd).action(async (promptDir: string | undefined, o: SimCliOptions) => {
+    const sim = await makeSimulator(o);
     if (!o.workspace && !existsSync(nodePath.join(sim.workspaceDir, '.aipack'))) {
       // the run goes on (it creates the prompt file), but the user is probably in the wrong directory
       process.stderr.write(

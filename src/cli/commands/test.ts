@@ -8,6 +8,8 @@ import type { RunOptions } from '../../harness/run-case.ts';
 import { formatSuite, runContractFiles, suiteJson, type SuiteResult } from '../../harness/suite.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
+import { addEngineOption, engineFromOption } from '../sim-options.ts';
+import type { EngineName } from '../../engine/engine.ts';
 
 interface TestOptions {
   json?: boolean;
@@ -15,6 +17,9 @@ interface TestOptions {
   watch?: boolean;
   filter?: string;
   trace?: boolean;
+  engine?: string;
+  /** the loaded engine (from --engine) */
+  engineName?: EngineName;
 }
 
 /** 0 all passed, 1 a case failed, 2 a harness problem (malformed case file, missing agent). */
@@ -53,7 +58,7 @@ function relative(abs: string): string {
 }
 
 function runOnce(files: string[], o: TestOptions): { result: SuiteResult; code: number } {
-  const options: RunOptions = { strict: o.strict, filter: o.filter };
+  const options: RunOptions = { strict: o.strict, filter: o.filter, engine: o.engineName };
   // relative paths, so that messages name the files as the user does
   const result = runContractFiles(files.map(relative), options);
   if (o.filter && result.cases.length === 0 && result.errors.length === 0) {
@@ -116,15 +121,17 @@ function warnIfStale(): void {
 }
 
 export function register(program: Command, setExit: SetExit): void {
-  program
+  const cmd = program
     .command('test [paths...]')
     .description("run sub-agent contract cases (*.contract.toml) through the coder pack's own pipeline code")
     .option('--json', 'print one JSON object: { cases, passed, failed, skipped, errors }')
     .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
     .option('--watch', 're-run the affected case files when a case file or its agent changes')
     .option('--filter <text>', 'run only the cases whose file path or name contains TEXT')
-    .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
+    .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)");
+  addEngineOption(cmd)
     .action(async (paths: string[], o: TestOptions) => {
+      o.engineName = await engineFromOption(o.engine);
       const files = find(paths);
       warnIfStale();
       const { result, code } = runOnce(files, o);
