@@ -1,6 +1,7 @@
 -- Before All of the coder: read the prompt file, run the `pre` sub-agents, then prepare the run
 -- (files, modes, agent options, one input per working group) from what they left.
 
+local C = require("sub_agent_contract")
 local SA = require("utils_sub_agent")
 local P = require("utils_params")
 local F = require("utils_files")
@@ -60,9 +61,26 @@ end
 -- The files of the run: { files = {knowledge, context, structure}, groups = working groups }.
 -- Raises what aip.file.list raises for a glob it rejects (a "../" glob, an unknown pack).
 local function list_files(settings)
-  local groups = {}
-  if settings.base_dir ~= nil then groups = F.working_groups(settings.working_globs, settings.base_dir) end
-  return { files = F.resolve(settings), groups = groups }
+  return { files = F.resolve(settings), groups = F.working_groups(settings.working_globs, settings.base_dir) }
+end
+
+-- Images written inline in the instruction (`![title](path)`, path relative to the prompt file's folder) are
+-- sent with the request as attachments: { {file_source, title} } | nil. aip.md.extract_refs came with AIPack 0.8.10.
+local function attachments_of(inst, prompt_dir)
+  if not (aip.md and aip.md.extract_refs) then return nil end
+  local list = {}
+  for _, ref in ipairs(aip.md.extract_refs(inst) or {}) do
+    if ref.inline == true and ref.kind == "File" and type(ref.target) == "string" then
+      local source = relative_to_workspace(aip.path.resolve(aip.path.join(prompt_dir, ref.target)))
+      list[#list + 1] = { file_source = source, title = U.nil_if_null(ref.text) }
+    end
+  end
+  return U.nil_if_empty(list)
+end
+
+-- Keys the pack does not act on are named, never ignored silently.
+local function warn_params(params)
+  for _, warning in ipairs(C.param_warnings(params)) do print("WARNING: " .. warning) end
 end
 
 -- One input per working group, or a single input when there is none. Every input carries the run
@@ -84,9 +102,6 @@ end
 
 local function print_summary(run, inputs)
   print("Prompt file: " .. run.prompt_rel_path)
-  if run.settings.base_dir == nil then
-    print("No base_dir: only knowledge files are sent and only the prompt file is updated.")
-  end
   print(string.format("Tasks: %d | Knowledge files: %d | Context files: %d | Structure files: %d | Sub-agents: %d",
     #inputs, #run.files.knowledge, #run.files.context, #run.files.structure, #run.configs))
   print("write_mode: " .. tostring(run.settings.write_mode))
@@ -104,12 +119,13 @@ function M.run(inputs)
   if not pre then return nil, nil, err end
 
   local inst = U.join_prompts(pre.prompts)
-  if inst == "" then return nil, nil, empty_instruction_message(prompt.rel_path) end
+  if U.trim(inst) == "" then return nil, nil, empty_instruction_message(prompt.rel_path) end
 
   local settings, options
   settings, err = P.settings(pre.params)
   if settings then options, err = P.agent_options(pre.params, P.RUN_OPTION_KEYS) end
   if err then return nil, nil, "Invalid prompt parameter: " .. err end
+  warn_params(pre.params)
 
   local ok, listed = pcall(list_files, settings)
   if not ok then return nil, nil, "Cannot list the files of the prompt: " .. tostring(listed) end
@@ -125,10 +141,13 @@ function M.run(inputs)
     prompts = pre.prompts,
     settings = settings,
     files = listed.files,
+    attachments = attachments_of(inst, prompt.dir),
     task_count = math.max(#listed.groups, 1),
+    reports = PF.report_paths(prompt.dir),
   }
-  local new_inputs = build_inputs(run, listed.groups, inst)
+  local new_inputs = build_inputs(run, listed.groups, U.trim(inst))
   PF.reset_answers(run.prompt_dir, run.task_count)
+  PF.reset_reports(run.reports)
   print_summary(run, new_inputs)
   return new_inputs, options
 end

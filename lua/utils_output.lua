@@ -2,7 +2,7 @@
 -- into the prompt file.
 
 local SA = require("utils_sub_agent")
-local F = require("utils_files")
+local CH = require("utils_changes")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
 
@@ -34,100 +34,10 @@ function M.run_post_task(input, data, ai_response)
   return content
 end
 
--- Cuts every <AIP_FILE_CHANGE file_path="..."> ... </AIP_FILE_CHANGE> block out of the text:
--- ({ {file_path, body} }, the text pieces around them). An unclosed block stays in the text.
-local function extract_file_changes(text)
-  local changes, pieces = {}, {}
-  local pos = 1
-  while true do
-    local open_from, open_to, attrs = text:find("<AIP_FILE_CHANGE(%s[^>]*)>", pos)
-    if not open_from then break end
-    local close_from, close_to = text:find("</AIP_FILE_CHANGE>", open_to + 1, true)
-    if not close_from then break end
-    pieces[#pieces + 1] = text:sub(pos, open_from - 1)
-    changes[#changes + 1] = {
-      file_path = attrs:match('file_path%s*=%s*"([^"]*)"') or attrs:match("file_path%s*=%s*'([^']*)'"),
-      body = text:sub(open_to + 1, close_from - 1),
-    }
-    pos = close_to + 1
-  end
-  pieces[#pieces + 1] = text:sub(pos)
-  return changes, pieces
-end
-
--- Text pieces joined by one blank line, so removed blocks leave no run of empty lines.
-local function join_pieces(pieces)
-  local kept = {}
-  for _, piece in ipairs(pieces) do
-    local trimmed = U.trim(piece)
-    if trimmed ~= "" then kept[#kept + 1] = trimmed end
-  end
-  return table.concat(kept, "\n\n")
-end
-
--- The content of the fenced block a change body is wrapped in (the body itself when it is not fenced).
-local function fenced_content(body)
-  local lines = U.lines(U.trim(body))
-  local last = #lines
-  if last >= 2 and lines[1]:match("^```") and lines[last]:match("^```+%s*$") then
-    if last == 2 then return "" end
-    return table.concat(lines, "\n", 2, last - 1) .. "\n"
-  end
-  return U.trim(body) .. "\n"
-end
-
-local function has_edit_blocks(content)
-  return ("\n" .. content):find("\n<<<<<<< SEARCH\r?\n") ~= nil
-end
-
--- Writes one file: (changed, failure reason | nil). save_changes may apply part of the blocks.
-local function write_change(path, content, mode)
-  if mode == "whole" then
-    aip.file.save(path, content)
-    return true, nil
-  end
-  -- On a missing file, save_changes would write the markers themselves into a new file.
-  if has_edit_blocks(content) and not aip.path.exists(path) then
-    return false, "the file does not exist, so its SEARCH/REPLACE edits cannot be applied"
-  end
-  local _, info = aip.file.save_changes(path, content)
-  local failed = type(info) == "table" and U.nil_if_null(info.failed_changes) or nil
-  if type(failed) ~= "table" or failed[1] == nil then return true, nil end
-  local changed = type(info.changed_count) == "number" and info.changed_count > 0
-  return changed, U.nil_if_null(failed[1].reason) or "some changes could not be applied"
-end
-
--- Applies one file change: (path to report, changed, failure reason | nil). Never raises: a path the coder
--- refuses, or an error of aip.file (AIPack's save protection, a bad file), is a failed change of this file.
-local function apply_change(change, settings)
-  local dest = F.answer_target(settings.base_dir, change.file_path)
-  if dest.reason then return dest.path, false, dest.reason end
-  local ok, changed, reason = pcall(write_change, dest.target, fenced_content(change.body), settings.file_content_mode)
-  if not ok then return dest.path, false, tostring(changed) end
-  return dest.path, changed, reason
-end
-
---- Applies the file changes of an answer when write_mode is on:
+--- Applies the file changes of an answer when write_mode is on (utils_changes.lua):
 -- { answer = text without the change blocks, files_changed, files_failed, failures = { {path, reason} } }.
--- Paths are relative to the workspace (base_dir joined).
 function M.apply_changes(content, settings)
-  local applied = { answer = content, files_changed = {}, files_failed = {}, failures = {} }
-  if not settings.write_mode then return applied end
-  local changes, pieces = extract_file_changes(content)
-  for _, change in ipairs(changes) do
-    if change.file_path == nil or change.file_path == "" then
-      pieces[#pieces + 1] = change.body -- no target: the text goes back to the user
-    else
-      local path, changed, reason = apply_change(change, settings)
-      if changed then applied.files_changed[#applied.files_changed + 1] = path end
-      if reason then
-        applied.files_failed[#applied.files_failed + 1] = path
-        applied.failures[#applied.failures + 1] = { path = path, reason = reason }
-      end
-    end
-  end
-  applied.answer = join_pieces(pieces)
-  return applied
+  return CH.apply(content, settings)
 end
 
 -- The ">" lines above an answer in the prompt file.
@@ -158,10 +68,71 @@ local function info_lines(data, ai_response, applied)
   return lines
 end
 
---- Saves the task's answer (without file-change blocks) below "====" in the prompt file.
+local function pin(iden, label, content)
+  if not (aip.task and aip.task.pin) then return end
+  aip.task.pin(iden, 0, { label = label, content = content })
+end
+
+-- The failure report (appended: tasks may run at the same time) and a pin that points the user to it.
+local function report_failures(run, data, applied)
+  if applied.failures[1] == nil then return end
+  local reports = run.reports
+  local lines = {
+    "====", "", U.task_label(data.task) .. ": some file changes could not be applied.",
+    "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR), "",
+  }
+  for _, failure in ipairs(applied.failures) do
+    lines[#lines + 1] = "# " .. failure.path
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = "````"
+    lines[#lines + 1] = failure.reason
+    lines[#lines + 1] = "````"
+    lines[#lines + 1] = ""
+  end
+  aip.file.append(reports.fails, table.concat(lines, "\n") .. "\n")
+
+  local text = { "Failed to apply some file changes:" }
+  for _, failure in ipairs(applied.failures) do
+    text[#text + 1] = "- " .. failure.path .. " (" .. U.lines(failure.reason)[1] .. ")"
+  end
+  text[#text + 1] = "Failure report: " .. aip.path.diff(reports.fails, CTX.WORKSPACE_DIR)
+  text[#text + 1] = "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR)
+  pin("changes_failed", "WARNING", table.concat(text, "\n"))
+end
+
+-- The body of the first <tag>...</tag> in text, trimmed (nil when absent or empty).
+local function tag_body(text, tag)
+  local body = text:match("<" .. tag .. ">(.-)</" .. tag .. ">")
+  if body == nil or U.trim(body) == "" then return nil end
+  return U.trim(body)
+end
+
+-- Tags of the answer that become task pins: the suggested commit, the missing-files request, and
+-- <aip_to_pin name="...">. They stay in the answer text.
+local function pin_directives(answer)
+  local commit = tag_body(answer, "suggested_git_command")
+  if commit then pin("gitc", "Git Commit", commit) end
+  local missing = answer:match("<missing_files>(.-)</missing_files>")
+  if missing then
+    local message, files = tag_body(missing, "mf_message"), tag_body(missing, "mf_files")
+    if message then pin("mf_msg", "Missing Info:", message) end
+    if files then pin("mf_files", "Missing Files:", files) end
+  end
+  for attrs, body in answer:gmatch("<aip_to_pin(%s[^>]*)>(.-)</aip_to_pin>") do
+    local name = attrs:match('name%s*=%s*"([^"]+)"')
+    if name and U.trim(body) ~= "" then pin(name, name, U.trim(body)) end
+  end
+end
+
+--- Saves the task's answer (without file-change blocks) below "====" in the prompt file, appends the raw
+-- answer and any failure to the .cache reports, and pins the answer's directives.
 function M.record_answer(input, data, ai_response, applied)
-  local block = "====\n" .. table.concat(info_lines(data, ai_response, applied), "\n")
-    .. "\n\n" .. U.trim(applied.answer) .. "\n"
+  local info = table.concat(info_lines(data, ai_response, applied), "\n")
+  local raw = (ai_response and U.nil_if_null(ai_response.content)) or ""
+  aip.file.append(input.run.reports.raw, "====\n" .. info .. "\n\n" .. raw .. "\n\n")
+  report_failures(input.run, data, applied)
+  pin_directives(applied.answer)
+  local block = "====\n" .. info .. "\n\n" .. U.trim(applied.answer) .. "\n"
   PF.save_answer(input.run, data.task.num, block)
 end
 

@@ -21,7 +21,9 @@ local OPTION_TYPES = {
   model_aliases = "table",
 }
 
-local FILE_CONTENT_MODES = { whole = true, search_replace_auto = true }
+local FILE_CONTENT_MODES = { whole = true, search_replace_auto = true, udiffx = true }
+local FILE_CONTENT_MODES_TEXT = "'whole', 'search_replace_auto' or 'udiffx'"
+M.DEFAULT_LANGUAGE = "Python"
 
 -- Each reader takes a param's value (nil when absent or null) and its key: value | nil, message.
 
@@ -50,37 +52,47 @@ local function working_globs(value, key)
   return value
 end
 
-local function write_mode(value, key)
-  if value == nil then return false end
+local function boolean(value, key)
+  if value == nil then return nil end
   if type(value) ~= "boolean" then return nil, key .. " must be true or false, got " .. U.value_type(value) end
   return value
 end
 
+local function write_mode(value, key)
+  if value == nil then return false end
+  return boolean(value, key)
+end
+
 local function file_content_mode(value, key)
   if value == nil then return M.DEFAULT_FILE_CONTENT_MODE end
-  if value == "udiffx" then
-    return nil, key .. " 'udiffx' is not supported by this pack; use 'whole' or 'search_replace_auto'"
-  end
   if type(value) ~= "string" then
-    return nil, key .. " must be 'whole' or 'search_replace_auto', got " .. U.value_type(value)
+    return nil, key .. " must be " .. FILE_CONTENT_MODES_TEXT .. ", got " .. U.value_type(value)
   end
   if not FILE_CONTENT_MODES[value] then
-    return nil, key .. " must be 'whole' or 'search_replace_auto', got '" .. value .. "'"
+    return nil, key .. " must be " .. FILE_CONTENT_MODES_TEXT .. ", got '" .. value .. "'"
   end
   return value
 end
 
-local function max_files_size_kb(value, key)
-  if value == nil then return M.DEFAULT_MAX_FILES_SIZE_KB end
+local function size_kb(value, key)
+  if value == nil then return nil end
   if type(value) ~= "number" or value <= 0 then return nil, key .. " must be a positive number" end
   return value
 end
 
--- nil means "no base_dir" (only knowledge files, only the prompt file is updated); "" is the workspace root.
--- "src", "src/" and "./src/" name one folder and are all read as "src", so the paths joined to it (files
--- listed, files written, paths reported) come out the same, without "./" or "//".
+local function language(value, key)
+  if value == nil then return M.DEFAULT_LANGUAGE end
+  if type(value) ~= "string" or U.trim(value) == "" then
+    return nil, key .. " must be a language name, got " .. U.value_type(value)
+  end
+  return value
+end
+
+-- Absent (or null) means "", the workspace root, as upstream pro@coder reads it since it dropped base_dir
+-- from its template. "src", "src/" and "./src/" name one folder and are all read as "src", so the paths joined
+-- to it (files listed, files written, paths reported) come out the same, without "./" or "//".
 local function base_dir(value, key)
-  if value == nil then return nil end
+  if value == nil then return "" end
   if type(value) ~= "string" then return nil, key .. " must be a string, got " .. U.value_type(value) end
   if value:match("^/+$") then return "/" end
   local dir = value:gsub("/+$", "")
@@ -93,16 +105,24 @@ local SETTING_READERS = {
   { "base_dir", base_dir },
   { "write_mode", write_mode },
   { "file_content_mode", file_content_mode },
-  { "max_files_size_kb", max_files_size_kb },
+  { "max_size_kb", size_kb },
+  { "max_files_size_kb", size_kb },
+  { "cache_explicit", boolean },
+  { "suggest_git_commit", boolean },
+  { "default_language", language },
   { "knowledge_globs", glob_list },
+  { "knowledge_globs_pre", glob_list },
+  { "knowledge_globs_post", glob_list },
   { "context_globs", glob_list },
+  { "context_globs_pre", glob_list },
+  { "context_globs_post", glob_list },
   { "structure_globs", glob_list },
   { "working_globs", working_globs },
 }
 
 --- The settings a task is prepared from: table | nil, message.
--- { base_dir, write_mode, file_content_mode, max_files_size_kb,
---   knowledge_globs, context_globs, structure_globs, working_globs }
+-- { base_dir, write_mode, file_content_mode, max_files_size_kb (the limit in force), cache_explicit,
+--   suggest_git_commit, default_language, knowledge/context globs (+ _pre/_post pins), structure_globs, working_globs }
 function M.settings(params)
   local settings = {}
   for _, reader in ipairs(SETTING_READERS) do
@@ -111,6 +131,11 @@ function M.settings(params)
     if err then return nil, err end
     settings[key] = value
   end
+  -- max_files_size_kb overrides max_size_kb (the general limit upstream added later)
+  settings.max_files_size_kb = settings.max_files_size_kb or settings.max_size_kb or M.DEFAULT_MAX_FILES_SIZE_KB
+  settings.max_size_kb = nil
+  settings.cache_explicit = settings.cache_explicit == true
+  if settings.suggest_git_commit == nil then settings.suggest_git_commit = settings.write_mode end
   return settings
 end
 

@@ -96,6 +96,33 @@ function M.clean_second_part(text)
   return cleaned
 end
 
+-- The report files of the last run, in <prompt_dir>/.cache/ (upstream pro@coder's names).
+local REPORT_NAMES = {
+  files = "last_prompt_file_paths.md",
+  raw = "last_ai_responses_for_raw.md",
+  for_prompt = "last_ai_responses_for_prompt.md",
+  fails = "last_file_change_fails_report.md",
+}
+-- The name upstream used before, replaced by `files`.
+local LEGACY_FILES_NAME = "last_prompt_files_path.md"
+
+--- { files, raw, for_prompt, fails }: absolute paths of the report files.
+function M.report_paths(prompt_dir)
+  local paths = {}
+  for key, name in pairs(REPORT_NAMES) do paths[key] = prompt_dir .. "/.cache/" .. name end
+  paths.legacy_files = prompt_dir .. "/.cache/" .. LEGACY_FILES_NAME
+  return paths
+end
+
+--- Empties the reports of the previous run (the failure report only exists when a change failed).
+function M.reset_reports(reports)
+  aip.file.save(reports.files, "")
+  aip.file.save(reports.raw, "")
+  aip.file.save(reports.for_prompt, "")
+  if aip.path.exists(reports.fails) then aip.file.delete(reports.fails) end
+  if aip.path.exists(reports.legacy_files) then aip.file.delete(reports.legacy_files) end
+end
+
 local function answer_path(prompt_dir, num)
   return prompt_dir .. "/.cache/answers/" .. string.format("task-%.0f.md", num)
 end
@@ -127,6 +154,7 @@ function M.sync(run, keep_previous)
     end
   end
   if blocks[1] == nil then return end
+  if run.reports then aip.file.save(run.reports.for_prompt, table.concat(blocks, "\n\n") .. "\n") end
   local text = U.trim_end(run.first_part) .. "\n\n" .. table.concat(blocks, "\n\n") .. "\n"
   if keep_previous then
     -- The prompt file is only written here, so its part below "====" is still the one the run started with.

@@ -14,6 +14,55 @@ C.STAGES = { "pre", "pre_task", "post_task", "post" }
 C.MAX_STEPS = 100
 C.MIN_AIPACK_VERSION = "0.8.15"
 
+-- upstream event names (section 7): the stage of each event, and the event of each stage
+C.EVENT_STAGES = { start = "pre", ["end"] = "post" }
+C.STAGE_EVENTS = { pre = "start", post = "end" }
+
+-- the response fields each stage adopts (section 3), and the glob params defaulted to {} before pre
+C.STAGE_ADOPTS = {
+  pre = { "coder_params", "coder_prompts" },
+  pre_task = { "coder_params", "coder_prompts" },
+  post_task = { "coder_response" },
+  post = {},
+}
+C.GLOB_DEFAULT_KEYS = { "context_globs", "structure_globs", "knowledge_globs" }
+
+-- the coder params the pack reads, and the upstream ones it does not act on (with why)
+C.PARAM_KEYS = {
+  supported = {
+    "knowledge_globs",
+    "knowledge_globs_pre",
+    "knowledge_globs_post",
+    "base_dir",
+    "context_globs",
+    "context_globs_pre",
+    "context_globs_post",
+    "structure_globs",
+    "working_globs",
+    "input_concurrency",
+    "write_mode",
+    "file_content_mode",
+    "model",
+    "temperature",
+    "top_p",
+    "model_aliases",
+    "max_size_kb",
+    "max_files_size_kb",
+    "cache_explicit",
+    "suggest_git_commit",
+    "default_language",
+    "sub_agents",
+  },
+  not_implemented = {
+    auto_context = "the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead",
+    workbench = "the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs",
+    dev = "legacy alias of workbench, which is not part of this pack",
+    auto_fix = "the udiffx auto-fix pass is not part of this pack; failed changes are reported instead",
+    max_file_size_kb = "only limits code-map files of auto_context, which is not part of this pack",
+    udiffx_inst_debug = "this pack always sends its own udiffx instructions",
+  },
+}
+
 -- wording of validation messages
 local T = {
   notList = "{label} must be a list of agent names or tables",
@@ -37,6 +86,10 @@ local M = {
   raised = "Sub-agent [{name}] failed: {error}",
   stepCap = "Sub-agent pipeline exceeded {max} steps in stage {stage}",
   version = "Sub-agents require AIPack {min} or above (current: {current})",
+  unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key})",
+  droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone",
+  unknownParam = "unknown prompt parameter '{key}': it is ignored",
+  notImplementedParam = "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
 }
 
 -- the table form of an entry, in check order, with defaults
@@ -60,6 +113,19 @@ local ENTRY_FIELDS = {
     default = { "pre" },
   },
   { name = "options", kind = { kind = "table", expected = "a table" }, optional = true },
+  {
+    name = "on",
+    kind = {
+      kind = "one_or_list",
+      expected = "an event or a list of events",
+      item = { kind = "enum", expected = "one of start, end", values = { "start", "end" } },
+      non_empty = true,
+      scalar = "string",
+    },
+    optional = true,
+    exclusive_with = "stages",
+    sets = "stages",
+  },
 }
 
 -- the response table, in check order; stages = the stages that use a field (elsewhere it is ignored)
@@ -213,6 +279,19 @@ local function settle(k, v)
   return v
 end
 
+-- the stages of a (checked) event list, in the order of first appearance
+local function event_stages(events)
+  local stages, seen = {}, {}
+  for _, e in ipairs(events) do
+    local stage = C.EVENT_STAGES[e]
+    if not seen[stage] then
+      seen[stage] = true
+      stages[#stages + 1] = stage
+    end
+  end
+  return stages
+end
+
 --- Normalises one sub_agents entry. Returns a new config table, or nil and "<label>: <what is wrong>".
 function C.normalize_entry(entry, label)
   label = label or "sub_agents"
@@ -226,6 +305,12 @@ function C.normalize_entry(entry, label)
     return nil, fill(T.badEntry, { label = label, got = t })
   end
   for _, f in ipairs(ENTRY_FIELDS) do
+    if f.exclusive_with ~= nil and rawget(copy, f.name) ~= nil and rawget(copy, f.exclusive_with) ~= nil then
+      local what = fill(T.exclusive, { other = f.exclusive_with, path = f.name })
+      return nil, fill(T.entry, { label = label, what = what })
+    end
+  end
+  for _, f in ipairs(ENTRY_FIELDS) do
     local v = rawget(copy, f.name)
     if v == nil and f.default ~= nil then
       if type(f.default) == "table" then
@@ -237,9 +322,47 @@ function C.normalize_entry(entry, label)
       local err = check_value(f.kind, v, f.name)
       if err ~= nil then return nil, fill(T.entry, { label = label, what = err }) end
       copy[f.name] = settle(f.kind, v)
+      if f.sets ~= nil then copy[f.sets] = event_stages(copy[f.name]) end
     end
   end
   return copy
+end
+
+local ENTRY_KEY_SET = {}
+for _, f in ipairs(ENTRY_FIELDS) do ENTRY_KEY_SET[f.name] = true end
+
+--- String keys of a table entry that the contract does not define (sorted); they are kept for the agent.
+function C.unknown_entry_keys(entry)
+  local out = {}
+  if type(entry) ~= "table" then return out end
+  for key in next, entry do
+    if type(key) == "string" and not ENTRY_KEY_SET[key] then out[#out + 1] = key end
+  end
+  table.sort(out)
+  return out
+end
+
+local PARAM_SET = {}
+for _, key in ipairs(C.PARAM_KEYS.supported) do PARAM_SET[key] = true end
+
+--- Warnings for the keys of coder params that this pack does not act on (sorted by key).
+function C.param_warnings(params)
+  local keys = {}
+  if type(params) ~= "table" then return keys end
+  for key in next, params do
+    if type(key) == "string" and not PARAM_SET[key] then keys[#keys + 1] = key end
+  end
+  table.sort(keys)
+  local out = {}
+  for i, key in ipairs(keys) do
+    local why = C.PARAM_KEYS.not_implemented[key]
+    if why ~= nil then
+      out[i] = fill(M.notImplementedParam, { key = key, why = why })
+    else
+      out[i] = fill(M.unknownParam, { key = key })
+    end
+  end
+  return out
 end
 
 --- Normalises a whole sub_agents value: nil / null / {} -> {}. Returns the configs, or nil and a message.
@@ -363,6 +486,16 @@ end
 --- Sub-agent pipeline exceeded <MAX_STEPS> steps in stage <stage>
 function C.msg.step_cap(stage)
   return fill(M.stepCap, { max = C.MAX_STEPS, stage = tostring(stage) })
+end
+
+--- <label>: unknown key '<key>' (kept, ...)
+function C.msg.unknown_entry_key(label, key)
+  return fill(M.unknownEntryKey, { label = tostring(label), key = tostring(key) })
+end
+
+--- Sub-agent [<name>] returned coder_params without <keys>: ...
+function C.msg.dropped_params(name, keys)
+  return fill(M.droppedParams, { name = tostring(name), keys = table.concat(keys, ", ") })
 end
 
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)

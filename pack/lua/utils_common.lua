@@ -100,9 +100,10 @@ function M.task_label(task)
   return "Task " .. M.int_text(task.num) .. "/" .. M.int_text(task.count)
 end
 
--- The instruction is the prompt segments joined by a blank line (SUB_AGENTS.md section 5).
+-- The instruction is the prompt segments joined by a blank line (SUB_AGENTS.md section 5): exactly the
+-- `coder_prompt` sub-agents see, so the model and the sub-agents get the same text.
 function M.join_prompts(prompts)
-  return M.trim(table.concat(prompts or {}, "\n\n"))
+  return table.concat(prompts or {}, "\n\n")
 end
 
 -- An integer as text, without the ".0" a float-backed number would print with.

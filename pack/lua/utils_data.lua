@@ -12,7 +12,9 @@ local M = {}
 local FORMAT_TEMPLATES = {
   whole = "file-content-whole.md",
   search_replace_auto = "file-content-search-replace-auto.md",
+  udiffx = "file-content-udiffx.md",
 }
+local SUGGEST_COMMIT_TEMPLATE = "suggest-commit.md"
 
 -- The task prepared again from params a pre_task sub-agent returned, as Before All does for the run.
 -- Run-level keys (working_globs, input_concurrency, sub_agents) have no effect here: the task keeps its
@@ -73,6 +75,35 @@ local function save_skip_note(task, lines)
   PF.save_answer(task.run, task.info.num, "====\n" .. table.concat(notes, "\n") .. "\n")
 end
 
+local function path_list(title, paths, note)
+  local lines = { "# " .. title, "" }
+  if note then lines[#lines + 1] = note end
+  if paths[1] == nil then lines[#lines + 1] = "None" end
+  for _, path in ipairs(paths) do lines[#lines + 1] = "- " .. path end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+-- Appends the task's file lists to .cache/last_prompt_file_paths.md (one block per task, in completion order).
+local function report_files(task, attachments, context, working)
+  local parts = { "====\n\n" .. U.task_label(task.info) .. "\n" }
+  if attachments then
+    local sources = {}
+    for i, att in ipairs(attachments) do sources[i] = att.file_source end
+    parts[#parts + 1] = path_list("Attachments", sources)
+  end
+  parts[#parts + 1] = path_list("Knowledge Files", F.paths(task.files.knowledge))
+  parts[#parts + 1] = path_list("Context Files", F.paths(context))
+  parts[#parts + 1] = path_list("Working Files", F.paths(working))
+  parts[#parts + 1] = path_list("Structure Files", F.paths(task.files.structure), "(Only file paths, not their content)")
+  aip.file.append(task.run.reports.files, table.concat(parts, "\n") .. "\n")
+end
+
+-- "2026-02-02T20:20:00-08:00 (Monday)" when this AIPack has both aip.time functions.
+local function now_local()
+  if not (aip.time and aip.time.now_iso_local and aip.time.weekday_local) then return nil end
+  return aip.time.now_iso_local() .. " (" .. aip.time.weekday_local() .. ")"
+end
+
 --- The data of a prepared task: data | nil, skip message (files too large; the prompt file will say so).
 -- The first group of fields is rendered by the prompt, the second is read by Output.
 function M.load_task(task)
@@ -87,15 +118,25 @@ function M.load_task(task)
     return nil, U.task_label(task.info) .. " skipped: " .. table.concat(lines, "\n")
   end
 
-  local format_instructions
+  local format_instructions, suggest_commit
   if settings.write_mode then format_instructions = F.template(FORMAT_TEMPLATES[settings.file_content_mode]) end
+  if settings.suggest_git_commit then suggest_commit = F.template(SUGGEST_COMMIT_TEMPLATE) end
   local previous_answer
   if not settings.write_mode then previous_answer = task.run.previous_answer end
+  local attachments = task.run.attachments
+  report_files(task, attachments, context, working)
 
   return {
     inst = U.join_prompts(task.prompts),
     write_mode = settings.write_mode,
     format_instructions = format_instructions,
+    suggest_commit = suggest_commit,
+    default_language = settings.default_language,
+    now_local = now_local(),
+    -- explicit cache marks (Anthropic): at most three parts, under its limit of four
+    cache_pre_prompts = settings.cache_explicit,
+    cache_knowledge_files = settings.cache_explicit,
+    attachments = attachments,
     knowledge_files = U.nil_if_empty(F.load(task.files.knowledge, nil)),
     structure_paths = U.nil_if_empty(F.paths(task.files.structure)),
     context_files = U.nil_if_empty(F.load(context, settings.base_dir)),

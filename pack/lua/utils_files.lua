@@ -41,11 +41,43 @@ local function relative_segments(path)
   return segments
 end
 
+-- Longest file or folder name most file systems take, in bytes.
+local MAX_NAME_BYTES = 255
+
+-- Places a model answer must never write, though AIPack's save protection lets them through: installed packs
+-- (a planted .aip would run as the pack next time), AIPack's own folders and config, and git's data.
+local function protected_reason(segments, path)
+  local first, second = segments[1], segments[2]
+  if first == ".aipack" and (second == "pack" or second == "support" or second == "config.toml") then
+    return "the path is inside .aipack/" .. second .. ", which AIPack protects (installed packs and configuration)"
+  end
+  if first == ".git" then return "the path is inside .git/" end
+  for _, segment in ipairs(segments) do
+    if segment:find(".aipack-base", 1, true) then return "the path names the .aipack-base folder" end
+    if #segment > MAX_NAME_BYTES then
+      return "a name in the path is longer than " .. MAX_NAME_BYTES .. " bytes"
+    end
+  end
+  if path:find("%c") then return "the path contains a control character" end
+  return nil
+end
+
+-- The segments of a workspace-relative path (nil for an absolute base_dir: its paths are not in the workspace tree).
+local function workspace_segments(base_dir, segments)
+  if base_dir == nil or base_dir == "" then return segments end
+  if base_dir:match("^[/~$]") or base_dir:find("@", 1, true) then return nil end
+  local all = relative_segments(base_dir) or {}
+  for _, segment in ipairs(segments) do all[#all + 1] = segment end
+  return all
+end
+
 --- Where a file named by the model (relative to base_dir) is written: { path = workspace path to report,
 -- target = path for aip.file }, or { path = the name as given (under base_dir), reason } when the name is
--- absolute or leaves base_dir. Checked here rather than left to AIPack's save protection, which accepts any
--- path inside the workspace and any path under ".aipack-base".
+-- absolute, leaves base_dir or lands in a protected place. Checked here rather than left to AIPack's save
+-- protection, which accepts any path inside the workspace and any path under ".aipack-base" (and
+-- aip.udiffx writes without any check).
 function M.answer_target(base_dir, file_path)
+  if type(file_path) ~= "string" or file_path == "" then return { path = tostring(file_path), reason = "no file path given" } end
   if file_path:match("^[/\\~$]") or file_path:match("^%a:") then
     return { path = file_path, reason = "the path is absolute; file paths must be relative to base_dir" }
   end
@@ -57,6 +89,8 @@ function M.answer_target(base_dir, file_path)
   end
   if segments[1] == nil then return { path = file_path, reason = "the path names no file" } end
   local path = M.in_base(base_dir, table.concat(segments, "/"))
+  local protected = protected_reason(workspace_segments(base_dir, segments) or segments, file_path)
+  if protected then return { path = path, reason = protected } end
   -- AIPack reads a relative path containing "@" as a pack reference (ns@pack/...) unless it starts with ".".
   if is_plain_dir(base_dir) and path:find("@", 1, true) then return { path = path, target = "./" .. path } end
   return { path = path, target = path }
@@ -71,14 +105,31 @@ function M.list(globs, base_dir)
   return refs
 end
 
--- Knowledge files always come from the workspace; context and structure files need a base_dir.
-function M.resolve(settings)
-  local files = { knowledge = M.list(settings.knowledge_globs, nil), context = {}, structure = {} }
-  if settings.base_dir ~= nil then
-    files.context = M.list(settings.context_globs, settings.base_dir)
-    files.structure = M.list(settings.structure_globs, settings.base_dir)
+-- Refs of several lists in order, each path once (the first one wins).
+local function merged(...)
+  local seen, refs = {}, {}
+  for _, list in ipairs({ ... }) do
+    for _, ref in ipairs(list) do
+      if not seen[ref.path] then
+        seen[ref.path] = true
+        refs[#refs + 1] = ref
+      end
+    end
   end
-  return files
+  return refs
+end
+
+-- Knowledge files come from the workspace; context and structure files from base_dir. The pinned
+-- `*_globs_pre` / `*_globs_post` lists go before / after their main list.
+function M.resolve(settings)
+  local base = settings.base_dir
+  return {
+    knowledge = merged(M.list(settings.knowledge_globs_pre, nil), M.list(settings.knowledge_globs, nil),
+      M.list(settings.knowledge_globs_post, nil)),
+    context = merged(M.list(settings.context_globs_pre, base), M.list(settings.context_globs, base),
+      M.list(settings.context_globs_post, base)),
+    structure = M.list(settings.structure_globs, base),
+  }
 end
 
 --- One group of refs per task: each file matched by the plain globs is a group of its own,

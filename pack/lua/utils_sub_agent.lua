@@ -7,16 +7,15 @@ local U = require("utils_common")
 
 local M = {}
 
--- What a stage takes from a successful response (SUB_AGENTS.md section 3); anything else is ignored.
-local ADOPTS = {
-  pre = { params = true, prompts = true },
-  pre_task = { params = true, prompts = true },
-  post_task = { response = true },
-  post = {},
-}
-
--- Set to {} before `pre`, so a sub-agent can append to them without nil checks.
-local GLOB_KEYS = { "context_globs", "structure_globs", "knowledge_globs" }
+-- What a stage takes from a successful response (SUB_AGENTS.md section 3), from the contract's lists:
+-- { [stage] = { [field] = true } }; coder_prompt goes with coder_prompts. Anything else is ignored.
+local ADOPTS = {}
+for _, stage in ipairs(C.STAGES) do
+  local set = {}
+  for _, field in ipairs(C.STAGE_ADOPTS[stage] or {}) do set[field] = true end
+  set.coder_prompt = set.coder_prompts
+  ADOPTS[stage] = set
+end
 
 local function is_configured(list)
   if U.is_nil(list) then return false end
@@ -29,12 +28,23 @@ local function version_supported()
   return ok and supported == true
 end
 
+-- Keys of table entries the contract does not define reach the agent as agent_config, but may be typos.
+local function warn_unknown_keys(list, label)
+  for i, entry in ipairs(list) do
+    for _, key in ipairs(C.unknown_entry_keys(entry)) do
+      print("WARNING: " .. C.msg.unknown_entry_key(label .. "[" .. i .. "]", key))
+    end
+  end
+end
+
 -- The normalised sub-agent configs of a prompt's params: configs (possibly {}) | nil, message.
 function M.prepare(params)
   local list = params and params.sub_agents
   if not is_configured(list) then return {} end
   if not version_supported() then return nil, C.msg.version(tostring(CTX.AIPACK_VERSION)) end
-  return C.normalize_list(list)
+  local configs, err = C.normalize_list(list)
+  if configs and type(list) == "table" then warn_unknown_keys(list, "sub_agents") end
+  return configs, err
 end
 
 local function lists_stage(config, stage)
@@ -63,7 +73,7 @@ end
 local function with_glob_defaults(params)
   local copy = {}
   for k, v in pairs(params or {}) do copy[k] = v end
-  for _, key in ipairs(GLOB_KEYS) do
+  for _, key in ipairs(C.GLOB_DEFAULT_KEYS) do
     if U.is_nil(copy[key]) then copy[key] = {} end
   end
   return copy
@@ -75,6 +85,8 @@ local function build_input(stage, state, progress, config, pending)
   local input = {
     _display = "sub-agent " .. config.name .. " (" .. stage .. ")",
     coder_stage = stage,
+    stage = stage,
+    event = C.STAGE_EVENTS[stage],
     coder_prompt_dir = state.prompt_dir,
     coder_params = progress.params,
     coder_prompts = progress.prompts,
@@ -121,19 +133,35 @@ local function check(stage, name, res)
   return nil
 end
 
-local function adopt(stage, progress, res)
+-- The params keys a returned coder_params table leaves out (sorted). The glob defaults set before `pre`
+-- ({} when absent) are not counted: dropping one reads as nil anyway.
+local function dropped_keys(before, after)
+  local keys = {}
+  for key, value in pairs(before or {}) do
+    local empty_default = type(value) == "table" and next(value) == nil
+    if type(key) == "string" and key ~= "sub_agents" and U.is_nil(after[key]) and not empty_default then
+      keys[#keys + 1] = key
+    end
+  end
+  table.sort(keys)
+  return keys
+end
+
+local function adopt(stage, progress, res, name)
   local adopts = ADOPTS[stage]
-  if adopts.params and not U.is_nil(res.coder_params) then
+  if adopts.coder_params and not U.is_nil(res.coder_params) then
+    local dropped = dropped_keys(progress.params, res.coder_params)
+    if dropped[1] ~= nil then print("WARNING: " .. C.msg.dropped_params(name, dropped)) end
     progress.params = U.copy_without(res.coder_params, "sub_agents")
   end
-  if adopts.prompts then
+  if adopts.coder_prompts then
     if not U.is_nil(res.coder_prompts) then
       progress.prompts = U.deep_copy(res.coder_prompts)
     elseif not U.is_nil(res.coder_prompt) then
       progress.prompts = { res.coder_prompt }
     end
   end
-  if adopts.response and not U.is_nil(res.coder_response) then
+  if adopts.coder_response and not U.is_nil(res.coder_response) then
     progress.response.content = res.coder_response.content
     progress.response_replaced = true
   end
@@ -174,11 +202,12 @@ function M.run_stage(stage, state)
     if res ~= nil then
       err = check(stage, config.name, res)
       if err then return nil, err end
-      adopt(stage, progress, res)
+      adopt(stage, progress, res, config.name)
       report_ignored(stage, config.name, res, input)
       if not U.is_nil(res.sub_agents_next) then
         local tail, what = C.normalize_list(res.sub_agents_next, "sub_agents_next")
         if not tail then return nil, C.msg.invalid(config.name, what) end
+        warn_unknown_keys(res.sub_agents_next, "sub_agents_next")
         -- The new tail runs in this stage run, whatever stages its entries list.
         queue = slice(queue, 1, step)
         for _, next_config in ipairs(enabled(tail)) do queue[#queue + 1] = next_config end

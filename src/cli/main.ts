@@ -1,9 +1,15 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UsageError } from './errors.ts';
-import * as commands from './commands/index.ts';
+import { COMMANDS, loadCommands } from './commands/index.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** The command a run names (the first argument that is not an option), when it is a known one. */
+function commandOf(argv: string[]): string | undefined {
+  const first = argv.slice(2).find((a) => !a.startsWith('-'));
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined;
+}
 
 /** Runs the CLI; resolves to the process exit code (0 ok, 1 failed run/check, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
@@ -16,8 +22,12 @@ export async function main(argv: string[]): Promise<number> {
   const setExit = (code: number) => {
     exitCode = code;
   };
-  for (const register of Object.values(commands)) register(program, setExit);
   try {
+    const args = argv.slice(2);
+    const versionOnly = args.length === 1 && (args[0] === '--version' || args[0] === '-V');
+    // load only the command being run; --help and unknown commands need them all (for the list and suggestions)
+    const name = commandOf(argv);
+    if (!versionOnly) for (const register of await loadCommands(name ? [name] : undefined)) register(program, setExit);
     await program.parseAsync(argv);
     return exitCode;
   } catch (err) {

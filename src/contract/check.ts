@@ -3,8 +3,8 @@
  * These functions interpret the kinds derived from the zod schemas (spec.ts); the generated Lua module
  * interprets the same kinds and must give byte-identical messages (test/contract/lua-parity.test.ts).
  */
-import { CHECK_TEMPLATES as T, type AgentConfig, type Stage } from './schemas.ts';
-import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
+import { CHECK_TEMPLATES as T, EVENT_STAGES, type AgentConfig, type Stage } from './schemas.ts';
+import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
 import { field, isEmptyTable, isGiven, luaEqual, luaList, luaType } from './lua-values.ts';
 
 /** Fills `{key}` placeholders in one pass (placeholders inside the values are left alone). */
@@ -102,6 +102,11 @@ export function normalizeEntry(entry: unknown, label: string): NormalizeEntryRes
     return { ok: false, message: fill(T.badEntry, { label, got: t }) };
   }
   for (const f of ENTRY_FIELDS) {
+    if (f.exclusiveWith !== undefined && field(copy, f.name) !== undefined && field(copy, f.exclusiveWith) !== undefined) {
+      return { ok: false, message: fill(T.entry, { label, what: fill(T.exclusive, { other: f.exclusiveWith, path: f.name }) }) };
+    }
+  }
+  for (const f of ENTRY_FIELDS) {
     const v = field(copy, f.name);
     if (v === undefined && f.default !== undefined) {
       copy[f.name] = structuredClone(f.default);
@@ -111,8 +116,27 @@ export function normalizeEntry(entry: unknown, label: string): NormalizeEntryRes
     const err = checkValue(f.kind, v, f.name);
     if (err !== undefined) return { ok: false, message: fill(T.entry, { label, what: err }) };
     copy[f.name] = settle(f.kind, v);
+    if (f.sets !== undefined) copy[f.sets] = eventStages(copy[f.name] as string[]);
   }
   return { ok: true, config: copy as AgentConfig };
+}
+
+/** The stages of a (checked) event list, in the order of first appearance. */
+function eventStages(events: string[]): Stage[] {
+  const stages: Stage[] = [];
+  for (const e of events) {
+    const stage = EVENT_STAGES[e as keyof typeof EVENT_STAGES];
+    if (!stages.includes(stage)) stages.push(stage);
+  }
+  return stages;
+}
+
+/** Keys of a table entry that the contract does not define (sorted); they are kept for the agent. */
+export function unknownEntryKeys(entry: unknown): string[] {
+  if (luaType(entry) !== 'table' || Array.isArray(entry)) return [];
+  return Object.keys(entry as Record<string, unknown>)
+    .filter((k) => (entry as Record<string, unknown>)[k] !== undefined && !ENTRY_KEYS.includes(k))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /**

@@ -10,9 +10,13 @@
  */
 import {
   CHECK_TEMPLATES,
+  CODER_PARAM_KEYS,
+  EVENT_STAGES,
+  GLOB_DEFAULT_KEYS,
   MAX_STEPS,
   MESSAGE_TEMPLATES,
   MIN_AIPACK_VERSION,
+  STAGE_ADOPTS,
   STAGES,
 } from './schemas.ts';
 import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Field, type Kind } from './spec.ts';
@@ -104,6 +108,7 @@ function fieldData(f: Field): Record<string, unknown> {
   if (f.stages) d.stages = f.stages;
   if (f.ignoredKeys) d.ignored_keys = f.ignoredKeys;
   if (f.exclusiveWith) d.exclusive_with = f.exclusiveWith;
+  if (f.sets) d.sets = f.sets;
   return d;
 }
 
@@ -223,6 +228,19 @@ local function settle(k, v)
   return v
 end
 
+-- the stages of a (checked) event list, in the order of first appearance
+local function event_stages(events)
+  local stages, seen = {}, {}
+  for _, e in ipairs(events) do
+    local stage = C.EVENT_STAGES[e]
+    if not seen[stage] then
+      seen[stage] = true
+      stages[#stages + 1] = stage
+    end
+  end
+  return stages
+end
+
 --- Normalises one sub_agents entry. Returns a new config table, or nil and "<label>: <what is wrong>".
 function C.normalize_entry(entry, label)
   label = label or "sub_agents"
@@ -236,6 +254,12 @@ function C.normalize_entry(entry, label)
     return nil, fill(T.badEntry, { label = label, got = t })
   end
   for _, f in ipairs(ENTRY_FIELDS) do
+    if f.exclusive_with ~= nil and rawget(copy, f.name) ~= nil and rawget(copy, f.exclusive_with) ~= nil then
+      local what = fill(T.exclusive, { other = f.exclusive_with, path = f.name })
+      return nil, fill(T.entry, { label = label, what = what })
+    end
+  end
+  for _, f in ipairs(ENTRY_FIELDS) do
     local v = rawget(copy, f.name)
     if v == nil and f.default ~= nil then
       if type(f.default) == "table" then
@@ -247,9 +271,47 @@ function C.normalize_entry(entry, label)
       local err = check_value(f.kind, v, f.name)
       if err ~= nil then return nil, fill(T.entry, { label = label, what = err }) end
       copy[f.name] = settle(f.kind, v)
+      if f.sets ~= nil then copy[f.sets] = event_stages(copy[f.name]) end
     end
   end
   return copy
+end
+
+local ENTRY_KEY_SET = {}
+for _, f in ipairs(ENTRY_FIELDS) do ENTRY_KEY_SET[f.name] = true end
+
+--- String keys of a table entry that the contract does not define (sorted); they are kept for the agent.
+function C.unknown_entry_keys(entry)
+  local out = {}
+  if type(entry) ~= "table" then return out end
+  for key in next, entry do
+    if type(key) == "string" and not ENTRY_KEY_SET[key] then out[#out + 1] = key end
+  end
+  table.sort(out)
+  return out
+end
+
+local PARAM_SET = {}
+for _, key in ipairs(C.PARAM_KEYS.supported) do PARAM_SET[key] = true end
+
+--- Warnings for the keys of coder params that this pack does not act on (sorted by key).
+function C.param_warnings(params)
+  local keys = {}
+  if type(params) ~= "table" then return keys end
+  for key in next, params do
+    if type(key) == "string" and not PARAM_SET[key] then keys[#keys + 1] = key end
+  end
+  table.sort(keys)
+  local out = {}
+  for i, key in ipairs(keys) do
+    local why = C.PARAM_KEYS.not_implemented[key]
+    if why ~= nil then
+      out[i] = fill(M.notImplementedParam, { key = key, why = why })
+    else
+      out[i] = fill(M.unknownParam, { key = key })
+    end
+  end
+  return out
 end
 
 --- Normalises a whole sub_agents value: nil / null / {} -> {}. Returns the configs, or nil and a message.
@@ -375,6 +437,16 @@ function C.msg.step_cap(stage)
   return fill(M.stepCap, { max = C.MAX_STEPS, stage = tostring(stage) })
 end
 
+--- <label>: unknown key '<key>' (kept, ...)
+function C.msg.unknown_entry_key(label, key)
+  return fill(M.unknownEntryKey, { label = tostring(label), key = tostring(key) })
+end
+
+--- Sub-agent [<name>] returned coder_params without <keys>: ...
+function C.msg.dropped_params(name, keys)
+  return fill(M.droppedParams, { name = tostring(name), keys = table.concat(keys, ", ") })
+end
+
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)
 function C.msg.version(current)
   return fill(M.version, { min = C.MIN_AIPACK_VERSION, current = tostring(current) })
@@ -401,6 +473,17 @@ export function generateContractLua(): string {
     `C.STAGES = ${luaLiteral([...STAGES])}`,
     `C.MAX_STEPS = ${luaLiteral(MAX_STEPS)}`,
     `C.MIN_AIPACK_VERSION = ${luaLiteral(MIN_AIPACK_VERSION)}`,
+    '',
+    '-- upstream event names (section 7): the stage of each event, and the event of each stage',
+    `C.EVENT_STAGES = ${luaLiteral(EVENT_STAGES)}`,
+    `C.STAGE_EVENTS = ${luaLiteral(Object.fromEntries(Object.entries(EVENT_STAGES).map(([e, st]) => [st, e])))}`,
+    '',
+    '-- the response fields each stage adopts (section 3), and the glob params defaulted to {} before pre',
+    `C.STAGE_ADOPTS = ${luaLiteral(STAGE_ADOPTS)}`,
+    `C.GLOB_DEFAULT_KEYS = ${luaLiteral([...GLOB_DEFAULT_KEYS])}`,
+    '',
+    '-- the coder params the pack reads, and the upstream ones it does not act on (with why)',
+    `C.PARAM_KEYS = ${luaLiteral(CODER_PARAM_KEYS)}`,
     '',
     '-- wording of validation messages',
     `local T = ${luaLiteral(CHECK_TEMPLATES)}`,

@@ -1,5 +1,5 @@
 /** The failure messages of SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
-import { MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type Stage } from './schemas.ts';
+import { CODER_PARAM_KEYS, MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type Stage } from './schemas.ts';
 import { fill } from './check.ts';
 import { isGiven } from './lua-values.ts';
 
@@ -30,6 +30,27 @@ export const messages = {
   /** `Sub-agent pipeline exceeded 100 steps in stage <stage>` */
   stepCap(stage: Stage | string): string {
     return fill(M.stepCap, { max: MAX_STEPS, stage });
+  },
+  /** `<label>: unknown key '<key>' (kept, ...)` */
+  unknownEntryKey(label: string, key: string): string {
+    return fill(M.unknownEntryKey, { label, key });
+  },
+  /** `Sub-agent [<name>] returned coder_params without <keys>: ...` */
+  droppedParams(name: string, keys: string[]): string {
+    return fill(M.droppedParams, { name, keys: keys.join(', ') });
+  },
+  /** One warning per key of `params` this pack does not act on, sorted by key (as the pack prints them). */
+  paramWarnings(params: Record<string, unknown>): string[] {
+    const supported: readonly string[] = CODER_PARAM_KEYS.supported;
+    const notImplemented: Record<string, string> = CODER_PARAM_KEYS.not_implemented;
+    return Object.keys(params)
+      .filter((k) => params[k] !== undefined && !supported.includes(k))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((key) =>
+        Object.prototype.hasOwnProperty.call(notImplemented, key)
+          ? fill(M.notImplementedParam, { key, why: notImplemented[key]! })
+          : fill(M.unknownParam, { key }),
+      );
   },
   /** `Sub-agents require AIPack 0.8.15 or above (current: <version>)` */
   version(current: string): string {

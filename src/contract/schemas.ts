@@ -27,12 +27,76 @@ export const MIN_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_ENABLED = true;
 export const DEFAULT_STAGES: readonly Stage[] = ['pre'];
 
+/**
+ * Upstream pro@coder's event names (section 7) and the stage each one means here. An entry giving `on` runs in
+ * those stages; every input carries `event` where a stage has one.
+ */
+export const EVENT_STAGES = { start: 'pre', end: 'post' } as const satisfies Record<string, Stage>;
+export type CoderEvent = keyof typeof EVENT_STAGES;
+export const EVENTS = Object.keys(EVENT_STAGES) as CoderEvent[];
+
+/** Glob params set to {} before `pre` when absent, so a sub-agent can append without nil checks (section 2). */
+export const GLOB_DEFAULT_KEYS = ['context_globs', 'structure_globs', 'knowledge_globs'] as const;
+
+/** The response fields each stage adopts from a success (section 3); everything else is ignored there. */
+export const STAGE_ADOPTS = {
+  pre: ['coder_params', 'coder_prompts'],
+  pre_task: ['coder_params', 'coder_prompts'],
+  post_task: ['coder_response'],
+  post: [],
+} as const satisfies Record<Stage, readonly string[]>;
+
+/**
+ * The coder params (meta block keys) the pack knows. `supported`: read by the pack. `not_implemented`: an
+ * upstream pro@coder key this pack accepts but does not act on (the pack prints a warning naming it; the harness
+ * warns). Any other key is unknown: the pack and the harness warn, `--strict` fails the case.
+ */
+export const CODER_PARAM_KEYS = {
+  supported: [
+    'knowledge_globs',
+    'knowledge_globs_pre',
+    'knowledge_globs_post',
+    'base_dir',
+    'context_globs',
+    'context_globs_pre',
+    'context_globs_post',
+    'structure_globs',
+    'working_globs',
+    'input_concurrency',
+    'write_mode',
+    'file_content_mode',
+    'model',
+    'temperature',
+    'top_p',
+    'model_aliases',
+    'max_size_kb',
+    'max_files_size_kb',
+    'cache_explicit',
+    'suggest_git_commit',
+    'default_language',
+    'sub_agents',
+  ],
+  not_implemented: {
+    auto_context: 'the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead',
+    workbench: 'the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs',
+    dev: 'legacy alias of workbench, which is not part of this pack',
+    auto_fix: 'the udiffx auto-fix pass is not part of this pack; failed changes are reported instead',
+    max_file_size_kb: 'only limits code-map files of auto_context, which is not part of this pack',
+    udiffx_inst_debug: 'this pack always sends its own udiffx instructions',
+  },
+} as const;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Building blocks
 
 export const StageSchema = z.enum(STAGES).meta({
   title: 'stage',
   description: 'A pipeline stage: pre (Before All), pre_task (Data), post_task (Output), post (After All)',
+});
+
+export const EventSchema = z.enum(EVENTS as [CoderEvent, ...CoderEvent[]]).meta({
+  title: 'event',
+  description: 'An upstream pro@coder event: start (= stage pre), end (= stage post)',
 });
 
 /** A Lua table with string keys. On the JS side an empty Lua table may arrive as [] (see lua-values.ts). */
@@ -55,6 +119,14 @@ export const AgentEntryTableSchema = z
     options: LuaTableSchema.optional().meta({
       description: 'agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)',
     }),
+    on: z
+      .union([EventSchema, z.array(EventSchema).min(1)])
+      .optional()
+      .meta({
+        description: 'upstream pro@coder form of stages (section 7): start = pre, end = post',
+        'x-exclusive-with': 'stages',
+        'x-sets': 'stages',
+      }),
   })
   .meta({ title: 'sub-agent entry (table form)' });
 
@@ -73,6 +145,7 @@ export const AgentConfigSchema = z
     enabled: z.boolean(),
     stages: z.array(StageSchema).min(1),
     options: LuaTableSchema.optional(),
+    on: z.union([EventSchema, z.array(EventSchema)]).optional(),
   })
   .meta({ title: 'AgentConfig' });
 
@@ -112,21 +185,34 @@ export const CoderResponsesItemSchema = z.object({
   files_failed: z.array(z.string()),
 });
 
+/** `stage` and `event`: the names upstream sub-agents read (section 7). */
+const stageNames = <S extends Stage>(stage: S) => ({
+  coder_stage: z.literal(stage),
+  stage: z.literal(stage).meta({ description: 'same as coder_stage (upstream name)' }),
+});
+
 export const StageInputSchemas = {
-  pre: z.object({ coder_stage: z.literal('pre'), ...baseInputShape }).meta({ title: 'input (pre)' }),
+  pre: z
+    .object({ ...stageNames('pre'), event: z.literal('start'), ...baseInputShape })
+    .meta({ title: 'input (pre)' }),
   pre_task: z
-    .object({ coder_stage: z.literal('pre_task'), ...baseInputShape, coder_task: CoderTaskSchema })
+    .object({ ...stageNames('pre_task'), ...baseInputShape, coder_task: CoderTaskSchema })
     .meta({ title: 'input (pre_task)' }),
   post_task: z
     .object({
-      coder_stage: z.literal('post_task'),
+      ...stageNames('post_task'),
       ...baseInputShape,
       coder_task: CoderTaskSchema,
       coder_response: CoderResponseInputSchema,
     })
     .meta({ title: 'input (post_task)' }),
   post: z
-    .object({ coder_stage: z.literal('post'), ...baseInputShape, coder_responses: z.array(CoderResponsesItemSchema) })
+    .object({
+      ...stageNames('post'),
+      event: z.literal('end'),
+      ...baseInputShape,
+      coder_responses: z.array(CoderResponsesItemSchema),
+    })
     .meta({ title: 'input (post)' }),
 } as const satisfies Record<Stage, z.ZodType>;
 
@@ -177,6 +263,11 @@ export const MESSAGE_TEMPLATES = {
   raised: 'Sub-agent [{name}] failed: {error}',
   stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
   version: 'Sub-agents require AIPack {min} or above (current: {current})',
+  /** pack and harness warnings (run time; --strict fails them in contract tests) */
+  unknownEntryKey: "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key})",
+  droppedParams: 'Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone',
+  unknownParam: "unknown prompt parameter '{key}': it is ignored",
+  notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
 } as const;
 
 /** Wording of validation messages that no field definition carries. */

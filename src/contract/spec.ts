@@ -41,6 +41,8 @@ export interface Field {
   ignoredKeys?: Partial<Record<Stage, string[]>>;
   /** another field that cannot be given together with this one */
   exclusiveWith?: string;
+  /** entry fields: the field this one sets (an `on` event list becomes `stages`, through EVENT_STAGES) */
+  sets?: string;
 }
 
 type AnySchema = z.core.$ZodType;
@@ -129,6 +131,7 @@ export function fieldsOf(schema: AnySchema): Field[] {
     if (Array.isArray(meta['x-stages'])) f.stages = [...(meta['x-stages'] as Stage[])];
     if (meta['x-ignored-keys']) f.ignoredKeys = meta['x-ignored-keys'] as Partial<Record<Stage, string[]>>;
     if (typeof meta['x-exclusive-with'] === 'string') f.exclusiveWith = meta['x-exclusive-with'];
+    if (typeof meta['x-sets'] === 'string') f.sets = meta['x-sets'];
     return f;
   });
 }
@@ -195,6 +198,8 @@ export function scalarTypeOf(k: Kind): string | undefined {
 
 /** Fields of the table form of an entry, in check order, with their defaults. */
 export const ENTRY_FIELDS: Field[] = fieldsOf(AgentEntryTableSchema);
+/** The keys of an entry the contract defines; any other key is kept for the agent but warned about. */
+export const ENTRY_KEYS: string[] = ENTRY_FIELDS.map((f) => f.name);
 /** Fields of a response table, in check order, with the stages that use them. */
 export const RESPONSE_FIELDS: Field[] = fieldsOf(ResponseSchema);
 

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { StageSchema, type Stage } from '../contract/index.ts';
+import { normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
 import { suggest } from '../effects/effects.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
@@ -280,9 +280,20 @@ function issueError(file: string, raw: unknown, issue: Issue): CaseFileError {
 /** The stage inputs of a case or of a runStage request, as the schema reads them. */
 type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & { expect?: CaseExpect };
 
+/**
+ * The stage a case runs in: its `stage`, else the first stage its config's upstream `on` maps to
+ * (SUB_AGENTS.md section 7: start = pre, end = post), else pre.
+ */
+export function caseStage(stage: Stage | undefined, config: Record<string, unknown> | undefined): Stage {
+  if (stage !== undefined) return stage;
+  if (config?.on === undefined) return 'pre';
+  const r = normalizeEntry({ ...config, name: 'x' }, 'config');
+  return r.ok ? r.config.stages[0]! : 'pre';
+}
+
 /** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */
 export function caseProblem(c: StageInputFields): [string, string] | undefined {
-  const stage = c.stage ?? 'pre';
+  const stage = caseStage(c.stage, c.config);
   const onlyIn = (key: string, stages: Stage[]): [string, string] =>
     [key, `only used in stage ${stages.join(' and ')} (this case's stage is ${stage})`];
   if (c.prompt !== undefined && c.prompts !== undefined) return ['prompts', 'give prompt or prompts, not both'];
@@ -333,7 +344,7 @@ function toCase(c: z.infer<typeof CaseSchema>, index: number): ContractCase {
   return {
     name: c.name,
     index,
-    stage: c.stage ?? 'pre',
+    stage: caseStage(c.stage, c.config),
     skip: c.skip ?? false,
     prompts: c.prompts ?? [c.prompt ?? ''],
     params: c.params ?? {},

@@ -11,8 +11,8 @@ import type { EngineName } from '../engine/engine.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import type { Stage } from '../contract/index.ts';
-import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
+import { ENTRY_KEYS, messages, normalizeEntry, type Stage } from '../contract/index.ts';
+import { analyzeEffect, effectWarnings, pickResponse, stringList, suggest, type StageEffect } from '../effects/effects.ts';
 import { ScriptedAi, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
@@ -22,6 +22,7 @@ import { createOverlayVfs } from '../runtime/vfs.ts';
 import {
   CaseFileError,
   caseProblem,
+  caseStage,
   stageInputShape,
   unknownKeysMessage,
   type AiAnswer,
@@ -253,9 +254,45 @@ const plain = (v: unknown): Record<string, unknown> => {
   return { ...(v as Record<string, unknown>) };
 };
 
+/**
+ * The stage of a case whose config gives upstream's `on` (SUB_AGENTS.md section 7): the case's own stage, which
+ * must be one `on` maps to, else the first of them. An invalid `on` is left to the pipeline, which fails the
+ * stage with the message naming the entry, as the pack does.
+ */
+function stageOf(agent: AgentUnderTest, input: StageInput): Stage {
+  const on = input.config?.on;
+  const stage = caseStage(input.stage, input.config);
+  if (on === undefined) return stage;
+  const r = normalizeEntry({ ...input.config, name: agent.name }, 'config');
+  if (!r.ok) return stage;
+  if (!r.config.stages.includes(stage)) {
+    throw new CaseFileError(
+      `config.on ${JSON.stringify(on)} runs the agent in ${r.config.stages.join(', ')}, not in the case's stage ${stage}`,
+      agent.name,
+      undefined,
+      'stage',
+    );
+  }
+  return stage;
+}
+
+/**
+ * Warnings about the case's own inputs: params the coder does not act on (unknown or upstream-only keys), and
+ * config keys that look like a misspelt contract key (other config keys are the agent's documented settings).
+ */
+function inputWarnings(input: StageInput): string[] {
+  const out = messages.paramWarnings(input.params ?? {});
+  for (const key of Object.keys(input.config ?? {}).sort()) {
+    if (ENTRY_KEYS.includes(key)) continue;
+    const near = suggest(key, ENTRY_KEYS);
+    if (near !== undefined) out.push(`${messages.unknownEntryKey('config', key)}; did you mean '${near}'?`);
+  }
+  return out;
+}
+
 /** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
 export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
-  const stage = input.stage ?? 'pre';
+  const stage = stageOf(agent, input);
   const ws = sandboxDir(agent);
   const pack = agent.pack;
   const driverName = `${pack.namespace}@${pack.name}/${DRIVER_FILE.replace(/\.aip$/, '')}`;
@@ -283,7 +320,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     params,
     prompts,
     prompt_dir: nodePath.join(ws, '.aipack', '.prompt', `${pack.namespace}@${pack.name}`),
-    entry: { ...(input.config ?? {}), name: agent.name, stages: [stage] },
+    // an upstream `on` stays as written (the pipeline maps it, or fails on it); else the case's stage
+    entry: input.config?.on !== undefined ? { ...input.config, name: agent.name } : { ...(input.config ?? {}), name: agent.name, stages: [stage] },
   };
   if (inTask) {
     driverInput.task = { num, count: input.task?.count ?? Math.max(num, 1), working_files: input.task?.working_files ?? [] };
@@ -318,7 +356,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const rawResponse = call && call.error === undefined ? pickResponse(call) : undefined;
   const effect = call ? analyzeEffect(stage, subInput, rawResponse, call.error !== undefined ? { raised: call.error } : {}) : undefined;
 
-  const warnings = effect ? effectWarnings(effect) : [];
+  const warnings = [...inputWarnings(input), ...(effect ? effectWarnings(effect) : [])];
   const unused = ai.remaining().length;
   if (unused > 0) warnings.push(`${unused} scripted AI answer${unused === 1 ? ' was' : 's were'} not used (ai has ${input.ai?.length ?? 0})`);
 

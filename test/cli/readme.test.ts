@@ -3,7 +3,7 @@ import nodePath from 'node:path';
 import { Command } from 'commander';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import * as commands from '../../src/cli/commands/index.ts';
+import { loadCommands } from '../../src/cli/commands/index.ts';
 import { CaseFileSchema, CaseSchema, ExpectSchema, parseContractFile } from '../../src/harness/case-file.ts';
 import { runStage } from '../../src/harness/stage.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
@@ -27,9 +27,11 @@ function section(title: string): string {
   return README.slice(start, end === -1 ? undefined : end);
 }
 
+const REGISTERS = await loadCommands();
+
 function program(): Command {
   const p = new Command('coder-subagents');
-  for (const register of Object.values(commands)) register(p, () => {});
+  for (const register of REGISTERS) register(p, () => {});
   return p;
 }
 

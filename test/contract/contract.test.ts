@@ -318,13 +318,16 @@ describe('schemas', () => {
       sub_agents_prev: [],
       sub_agents_next: [],
     };
-    expect(StageInputSchemas.pre.safeParse({ coder_stage: 'pre', ...base }).success).toBe(true);
-    expect(StageInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', ...base }).success).toBe(false);
+    expect(StageInputSchemas.pre.safeParse({ coder_stage: 'pre', stage: 'pre', event: 'start', ...base }).success).toBe(true);
+    // upstream's names are part of every input: stage always, event at pre and post
+    expect(StageInputSchemas.pre.safeParse({ coder_stage: 'pre', ...base }).success).toBe(false);
+    expect(StageInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base }).success).toBe(false);
     const task = { num: 1, count: 2, working_files: ['a.ts'] };
-    expect(StageInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', ...base, coder_task: task }).success).toBe(true);
+    expect(StageInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base, coder_task: task }).success).toBe(true);
     expect(
       StageInputSchemas.post_task.safeParse({
         coder_stage: 'post_task',
+        stage: 'post_task',
         ...base,
         coder_task: task,
         coder_response: { content: 'x', model_name: 'm', usage: { prompt_tokens: 1, completion_tokens: 2 } },
@@ -333,6 +336,8 @@ describe('schemas', () => {
     expect(
       StageInputSchemas.post.safeParse({
         coder_stage: 'post',
+        stage: 'post',
+        event: 'end',
         ...base,
         coder_responses: [{ task_num: 1, content: 'x', files_changed: ['a'], files_failed: [] }],
       }).success,

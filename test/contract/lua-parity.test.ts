@@ -17,6 +17,7 @@ import {
   messages,
   normalizeEntry,
   normalizeList,
+  unknownEntryKeys,
   type Stage,
 } from '../../src/contract/index.ts';
 import { CONTRACT_LUA_FILE, generateContractLua } from '../../src/contract/lua-gen.ts';
@@ -75,7 +76,7 @@ const stageLike = fc.oneof(
 );
 const number = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, 1, 2, -1));
 const key = fc.oneof(
-  fc.constantFrom('name', 'enabled', 'stages', 'options', 'model', 'content', 'sub_agents', 'working_globs', 'x'),
+  fc.constantFrom('name', 'enabled', 'stages', 'options', 'on', 'model', 'content', 'sub_agents', 'working_globs', 'x'),
   fc.stringMatching(/^[a-z_]{1,5}$/),
 );
 const scalar = fc.oneof(
@@ -85,6 +86,7 @@ const scalar = fc.oneof(
   number,
   text,
   fc.constantFrom(...STAGES),
+  fc.constantFrom('start', 'end', 'workbench::done'),
 );
 
 /** Any value that converts back from Lua (no functions; finite numbers). */
@@ -117,6 +119,11 @@ const listOf = <T>(item: fc.Arbitrary<T>) =>
     { arbitrary: fc.array(fc.option(item, { nil: undefined }), { maxLength: 4 }), weight: 1 },
   );
 
+const eventLike = fc.oneof(
+  { arbitrary: fc.constantFrom('start', 'end'), weight: 4 },
+  { arbitrary: fc.constantFrom('workbench::done', 'Start', ''), weight: 1 },
+);
+
 const entryTable = fc
   .tuple(
     fc.record(
@@ -125,6 +132,7 @@ const entryTable = fc
         enabled: often(fc.boolean(), anyValue),
         stages: often(fc.oneof(stageLike, listOf(stageLike)), anyValue),
         options: often(table, anyValue),
+        on: often(fc.oneof(eventLike, listOf(eventLike)), anyValue),
       },
       { requiredKeys: [] },
     ),
@@ -370,5 +378,53 @@ describe.skipIf(PUC_LUAS.length === 0)('generated Lua on PUC Lua', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('upstream event form (SUB_AGENTS.md section 7), in Lua as in TS', () => {
+  const cases: [unknown, string][] = [
+    [{ name: 'a.aip', on: 'end' }, 'ok'],
+    [{ name: 'a.aip', on: ['start', 'end', 'start'] }, 'ok'],
+    [{ name: 'a.aip', on: 'workbench::done' }, 'bad event'],
+    [{ name: 'a.aip', on: 'end', stages: ['post'] }, 'both'],
+  ];
+  it.each(cases)('%j', (e) => {
+    const ts = normalizeEntry(e, 'sub_agents[2]');
+    const lua = runLua(
+      'local cfg, err = C.normalize_entry(case.entry, "sub_agents[2]")\nreturn { ok = cfg ~= nil, config = cfg, err = err }',
+      { entry: e },
+    ) as { ok: boolean; config?: unknown; err?: string };
+    expect(lua.ok).toBe(ts.ok);
+    if (ts.ok) expect(lua.config).toEqual(ts.config);
+    else expect(lua.err).toBe(ts.message);
+  });
+
+  it('maps start to pre and end to post, keeps on, and names a bad event and the supported ones', () => {
+    expect(normalizeEntry({ name: 'a.aip', on: 'end' }, 'x')).toEqual({
+      ok: true,
+      config: { name: 'a.aip', on: ['end'], enabled: true, stages: ['post'] },
+    });
+    expect(normalizeEntry({ name: 'a.aip', on: ['end', 'start', 'end'] }, 'x')).toMatchObject({ config: { stages: ['post', 'pre'] } });
+    expect(normalizeEntry({ name: 'a.aip', on: 'workbench::done' }, 'sub_agents[2]')).toEqual({
+      ok: false,
+      message: 'sub_agents[2]: on must be one of start, end, got "workbench::done"',
+    });
+    expect(normalizeEntry({ name: 'a.aip', on: 'end', stages: 'post' }, 'sub_agents[1]')).toEqual({
+      ok: false,
+      message: 'sub_agents[1]: stages and on cannot both be given',
+    });
+  });
+
+  it('unknown entry keys and unknown params are named the same on both sides', () => {
+    const e = { name: 'a.aip', named_maps: [], zeta: 1, on: 'start' };
+    expect(unknownEntryKeys(e)).toEqual(['named_maps', 'zeta']);
+    expect(runLua('return C.unknown_entry_keys(case.e)', { e })).toEqual(['named_maps', 'zeta']);
+    const params = { model: 'x', auto_context: { model: 'y' }, contxt_globs: [] };
+    const want = messages.paramWarnings(params);
+    expect(want).toEqual([
+      "prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
+      "unknown prompt parameter 'contxt_globs': it is ignored",
+    ]);
+    expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });
 });

@@ -306,3 +306,69 @@ prompt = "one"
     expect(c.warnings).toEqual(['1 scripted AI answer was not used (ai has 2)']);
   });
 });
+
+describe("upstream pro@coder's event form (SUB_AGENTS.md section 7)", () => {
+  it('config.on = "end" runs the agent at post, where it reads stage and event', () => {
+    const c = only(`agent = "upstream-event.aip"
+[[case]]
+name = "on end"
+config = { on = "end" }
+[case.expect]
+files = { "seen.txt" = "post end" }
+`);
+    expect(c.stage).toBe('post');
+    expect(c.status).toBe('passed');
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('config.on = "start" is pre', () => {
+    const c = only(`agent = "upstream-event.aip"
+[[case]]
+name = "on start"
+config = { on = ["start"] }
+[case.expect]
+files = { "seen.txt" = "pre start" }
+`);
+    expect(c.stage).toBe('pre');
+    expect(c.status).toBe('passed');
+  });
+
+  it('another event fails the stage naming the entry, the event and the supported ones', () => {
+    const c = only(`agent = "upstream-event.aip"
+[[case]]
+name = "workbench"
+config = { on = "workbench::done" }
+[case.expect]
+error = 'sub_agents\\[1\\]: on must be one of start, end, got "workbench::done"'
+`);
+    expect(c.status).toBe('passed');
+  });
+
+  it('a case stage that on does not map to is a case-file error', () => {
+    expect(() =>
+      run(`agent = "upstream-event.aip"
+[[case]]
+name = "mismatch"
+stage = "pre"
+config = { on = "end" }
+`),
+    ).toThrow(/config.on "end" runs the agent in post, not in the case's stage pre/);
+  });
+
+  it('unknown params and misspelt entry keys are warnings, which --strict fails', () => {
+    const toml = `agent = "prompt-refiner.aip"
+[[case]]
+name = "keys"
+params = { auto_context = { model = "x" }, contxt_globs = [] }
+config = { enable = false, focus = "auth" }
+`;
+    const lax = only(toml);
+    expect(lax.status).toBe('passed');
+    expect(lax.warnings.slice(0, 3)).toEqual([
+      "prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
+      "unknown prompt parameter 'contxt_globs': it is ignored",
+      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable); did you mean 'enabled'?",
+    ]);
+    expect(only(toml, true).status).toBe('failed');
+  });
+});

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/coder-subagents.js', import.meta.url));
+// the sources through tsx (dist/ may be stale while editing; the packed package has its own test)
+const BIN = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 
 export interface CliResult {
   code: number;
@@ -12,7 +13,7 @@ export interface CliResult {
 
 /** Runs the real CLI binary (as `npx coder-subagents` does) in `cwd`: slow, use for the entry point itself. */
 export function spawnCli(args: string[], cwd: string): CliResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

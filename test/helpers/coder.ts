@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { clock } from '../../src/aip/time.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { AgentRunError, Simulator, type RunOutcome } from '../../src/runtime/simulator.ts';
@@ -14,6 +15,9 @@ import type { TraceEvent } from '../../src/runtime/trace.ts';
 
 export const WS = fileURLToPath(new URL('../../fixtures/coder/pipeline', import.meta.url)).replace(/[\\/]$/, '');
 export const AI_TOML = nodePath.join(WS, 'ai.toml');
+/** The clock of every coder run (the prompt carries the local date and time). */
+export const FIXED_NOW = '2026-02-02T20:20:00Z';
+
 /** The prompt file used when the coder gets no input. */
 export const DEFAULT_PROMPT = '.aipack/.prompt/pro@coder/coder-prompt.md';
 
@@ -82,12 +86,17 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
   const sim = new Simulator({ workspaceDir: WS, packs: [REPO_PACK], ai, aipackVersion: options.aipackVersion ?? '0.8.15' });
   let outcome: RunOutcome | undefined;
   let error: AgentRunError | undefined;
+  const realClock = { ...clock };
+  clock.now = () => new Date(FIXED_NOW);
+  clock.timeZone = () => 'UTC';
   try {
     const input = options.input ?? promptDir;
     outcome = sim.run({ name: 'pro@coder', inputs: input === undefined ? [] : [input], baseDir: WS });
   } catch (err) {
     if (!(err instanceof AgentRunError)) throw err;
     error = err;
+  } finally {
+    Object.assign(clock, realClock);
   }
   const promptFile = promptDir === undefined ? DEFAULT_PROMPT : `${promptDir}/coder-prompt.md`;
   const cacheDir = `${nodePath.posix.dirname(promptFile)}/.cache/`;

@@ -19,7 +19,8 @@ describe('prompt files', () => {
     expect(run.ai).toHaveLength(1);
     expect(run.ai[0]!.prompt).toContain('[scenario: no-meta] Explain what greet returns.');
     expect(run.ai[0]!.prompt).not.toContain('FILE file_path=');
-    expect(run.prints).toContain('No base_dir: only knowledge files are sent and only the prompt file is updated.');
+    // no base_dir means "" (the workspace root), as upstream reads it; no glob is given, so no file is listed
+    expect(run.prints.some((p) => p.includes('base_dir'))).toBe(false);
     const after = run.file(run.promptFile)!;
     expect(after.startsWith(`${run.original(run.promptFile).trimEnd()}\n\n====\n> Task 1/1`)).toBe(true);
     expect(belowSeparator(after)).toContain(run.ai[0]!.response);
@@ -106,7 +107,7 @@ describe('params', () => {
 
   it('an invalid file_content_mode skips the run with a message naming the key, the allowed values and the value', () => {
     const run = runCoder(dir('bad-mode'));
-    expect(run.outcome?.skipped).toBe("Invalid prompt parameter: file_content_mode must be 'whole' or 'search_replace_auto', got 'diff'");
+    expect(run.outcome?.skipped).toBe("Invalid prompt parameter: file_content_mode must be 'whole', 'search_replace_auto' or 'udiffx', got 'diff'");
     expect(run.ai).toEqual([]);
     expect(run.touched()).toEqual([]);
   });

@@ -157,10 +157,13 @@ describe('pre stage effects (SUB_AGENTS.md sections 3 and 5)', () => {
     expect(run.touched()).toEqual(['prompts/pre-params/coder-prompt.md', 'src/greet.ts']);
   });
 
-  it('replaces the params: a key the returned table drops is gone (no base_dir, so no context file)', () => {
+  it('replaces the params: a key the returned table drops is gone (no context_globs, so no context file), and the pack says which', () => {
     const run = runCoder('prompts/pre-drop');
     completed(run);
-    expect(run.calls[0]!.response).toEqual({ coder_params: { context_globs: ['src/greet.ts'], knowledge_globs: [], structure_globs: [] } });
+    expect(run.calls[0]!.response).toEqual({ coder_params: { base_dir: '', knowledge_globs: [], structure_globs: [] } });
+    expect(run.prints).toContain(
+      'WARNING: Sub-agent [my-agents/set-params.aip] returned coder_params without context_globs: the returned table replaces the params, so they are gone',
+    );
     expect(run.ai).toHaveLength(1);
     expect(run.ai[0]!.prompt).not.toContain('CONTEXT_FILE');
     expect(run.ai[0]!.prompt).not.toContain(run.original('src/greet.ts').trim());

@@ -1,11 +1,27 @@
-// Every CLI command registers itself from its own module.
-export { register as runAgent } from './run-agent.ts';
-export { register as run } from './run.ts';
-export { register as schema } from './schema.ts';
-export { register as build } from './build.ts';
-export { register as check } from './check.ts';
-export { register as pack } from './pack.ts';
-export { register as install } from './install.ts';
-export { register as test } from './test.ts';
-export { register as init } from './init.ts';
-export { register as demo } from './demo.ts';
+import type { Command } from 'commander';
+import type { SetExit } from '../errors.ts';
+
+type Register = (program: Command, setExit: SetExit) => void;
+
+/**
+ * Every CLI command registers itself from its own module, loaded only when needed: a run loads the one command
+ * it names (start-up time), `--help` loads them all. The order is the order of `--help`.
+ */
+export const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
+  'run-agent': () => import('./run-agent.ts'),
+  run: () => import('./run.ts'),
+  schema: () => import('./schema.ts'),
+  build: () => import('./build.ts'),
+  check: () => import('./check.ts'),
+  pack: () => import('./pack.ts'),
+  install: () => import('./install.ts'),
+  test: () => import('./test.ts'),
+  init: () => import('./init.ts'),
+  demo: () => import('./demo.ts'),
+};
+
+/** The register functions of the named commands (all of them when `names` is omitted), in COMMANDS order. */
+export async function loadCommands(names?: readonly string[]): Promise<Register[]> {
+  const wanted = Object.keys(COMMANDS).filter((n) => !names || names.includes(n));
+  return Promise.all(wanted.map(async (n) => (await COMMANDS[n]()).register));
+}

@@ -1,0 +1,244 @@
+-- File changes in an AI answer: found, checked, then applied, in each file_content_mode.
+--
+-- Every change of an answer is checked (its paths: relative, inside base_dir, not in a protected place) before
+-- any is applied, and one that cannot be applied is a failure of that file only: the other changes and the
+-- answer itself are kept. Nothing here raises.
+
+local F = require("utils_files")
+local U = require("utils_common")
+
+local M = {}
+
+-- Attribute values of a tag's attribute text: { name = value } (double or single quotes).
+local function attributes(text)
+  local attrs = {}
+  for name, value in (text or ""):gmatch('([%w_]+)%s*=%s*"([^"]*)"') do attrs[name] = value end
+  for name, value in (text or ""):gmatch("([%w_]+)%s*=%s*'([^']*)'") do
+    if attrs[name] == nil then attrs[name] = value end
+  end
+  return attrs
+end
+
+-- Text pieces joined by one blank line, so removed blocks leave no run of empty lines.
+local function join_pieces(pieces)
+  local kept = {}
+  for _, piece in ipairs(pieces) do
+    local trimmed = U.trim(piece)
+    if trimmed ~= "" then kept[#kept + 1] = trimmed end
+  end
+  return table.concat(kept, "\n\n")
+end
+
+-- The content of the fenced block a change body is wrapped in (the body itself when it is not fenced).
+local function fenced_content(body)
+  local lines = U.lines(U.trim(body))
+  local last = #lines
+  if last >= 2 and lines[1]:match("^```") and lines[last]:match("^```+%s*$") then
+    if last == 2 then return "" end
+    return table.concat(lines, "\n", 2, last - 1) .. "\n"
+  end
+  return U.trim(body) .. "\n"
+end
+
+----------------------------------------------------------------------------------------------------------------
+-- whole / search_replace_auto: <AIP_FILE_CHANGE file_path="..."> blocks
+
+-- ({ {paths = {file_path}, body} }, the text pieces around them). An unclosed block stays in the text.
+local function extract_file_change_tags(text)
+  local changes, pieces = {}, {}
+  local pos = 1
+  while true do
+    local open_from, open_to, attrs = text:find("<AIP_FILE_CHANGE(%s[^>]*)>", pos)
+    if not open_from then break end
+    local close_from, close_to = text:find("</AIP_FILE_CHANGE>", open_to + 1, true)
+    if not close_from then break end
+    pieces[#pieces + 1] = text:sub(pos, open_from - 1)
+    local file_path = attributes(attrs).file_path
+    local body = text:sub(open_to + 1, close_from - 1)
+    if file_path == nil or file_path == "" then
+      pieces[#pieces + 1] = body -- no target: the text goes back to the user
+    else
+      changes[#changes + 1] = { kind = "AIP_FILE_CHANGE", paths = { file_path }, body = body }
+    end
+    pos = close_to + 1
+  end
+  pieces[#pieces + 1] = text:sub(pos)
+  return changes, join_pieces(pieces)
+end
+
+local function has_edit_blocks(content)
+  return ("\n" .. content):find("\n<<<<<<< SEARCH\r?\n") ~= nil
+end
+
+-- Writes one file: (changed, failure reason | nil). save_changes may apply part of the blocks.
+local function write_tag_change(target, content, mode)
+  if mode == "whole" then
+    aip.file.save(target, content)
+    return true, nil
+  end
+  -- On a missing file, save_changes would write the markers themselves into a new file.
+  if has_edit_blocks(content) and not aip.path.exists(target) then
+    return false, "the file does not exist, so its SEARCH/REPLACE edits cannot be applied"
+  end
+  local _, info = aip.file.save_changes(target, content)
+  local failed = type(info) == "table" and U.nil_if_null(info.failed_changes) or nil
+  if type(failed) ~= "table" or failed[1] == nil then return true, nil end
+  local changed = type(info.changed_count) == "number" and info.changed_count > 0
+  return changed, U.nil_if_null(failed[1].reason) or "some changes could not be applied"
+end
+
+----------------------------------------------------------------------------------------------------------------
+-- udiffx: one <FILE_CHANGES> block of FILE_NEW / FILE_PATCH / FILE_RENAME / FILE_DELETE directives
+
+-- The paths each directive names, by kind (FILE_APPEND and FILE_COPY came later upstream; AIPack's udiffx
+-- decides whether it knows them, the paths are checked all the same).
+local DIRECTIVE_PATHS = {
+  FILE_NEW = { "file_path" },
+  FILE_PATCH = { "file_path" },
+  FILE_APPEND = { "file_path" },
+  FILE_DELETE = { "file_path" },
+  FILE_RENAME = { "from_path", "to_path" },
+  FILE_COPY = { "from_path", "to_path" },
+}
+
+-- The directives inside a FILE_CHANGES block: { {kind, paths, raw} } | nil, problem. raw is the directive's text.
+local function parse_directives(block)
+  local directives = {}
+  local pos = 1
+  while true do
+    local from, to, name, attrs, self_close = block:find("<(FILE_[%u_]+)([^>]-)(/?)>", pos)
+    if not from then break end
+    local raw
+    if self_close == "/" then
+      raw = block:sub(from, to)
+      pos = to + 1
+    else
+      local close_from, close_to = block:find("</" .. name .. ">", to + 1, true)
+      if not close_from then
+        directives[#directives + 1] = { kind = name, paths = {}, problem = "<" .. name .. "> is not closed", attrs = attributes(attrs) }
+        break
+      end
+      raw = block:sub(from, close_to)
+      pos = close_to + 1
+    end
+    local attr_values = attributes(attrs)
+    local directive = { kind = name, raw = raw, paths = {} }
+    local keys = DIRECTIVE_PATHS[name]
+    if keys == nil then
+      directive.problem = "unknown directive <" .. name .. ">"
+      directive.paths = { attr_values.file_path or attr_values.from_path or name }
+    else
+      for _, key in ipairs(keys) do
+        if attr_values[key] == nil or attr_values[key] == "" then
+          directive.problem = "<" .. name .. "> has no " .. key
+        end
+        directive.paths[#directive.paths + 1] = attr_values[key] or ""
+      end
+    end
+    directives[#directives + 1] = directive
+  end
+  return directives
+end
+
+-- ({ directives }, text without the block, problem | nil). Only the first FILE_CHANGES block is read, as
+-- AIPack's udiffx does.
+local function extract_file_changes_block(text)
+  local open_from, open_to = text:find("<FILE_CHANGES>", 1, true)
+  if not open_from then return {}, text end
+  local close_from, close_to = text:find("</FILE_CHANGES>", open_to + 1, true)
+  if not close_from then
+    return {}, text, "the <FILE_CHANGES> block is not closed (the answer may have been cut off): no change was applied"
+  end
+  local directives = parse_directives(text:sub(open_to + 1, close_from - 1))
+  return directives, join_pieces({ text:sub(1, open_from - 1), text:sub(close_to + 1) })
+end
+
+-- Applies one directive with AIPack's udiffx: (changed, failure reason | nil).
+local function apply_directive(directive, base_dir)
+  if not (aip.udiffx and aip.udiffx.apply_file_changes) then
+    return false, "aip.udiffx.apply_file_changes is not available in this AIPack (it came with 0.8.12)"
+  end
+  local block = "<FILE_CHANGES>\n" .. directive.raw .. "\n</FILE_CHANGES>"
+  local dir = base_dir
+  if dir == "" then dir = nil end
+  local status = aip.udiffx.apply_file_changes(block, dir)
+  if type(status) ~= "table" then return false, "aip.udiffx returned no status" end
+  local items = U.nil_if_null(status.items)
+  local item = type(items) == "table" and items[1] or nil
+  if type(item) == "table" then
+    if item.success == true then return true, nil end
+    return false, U.nil_if_null(item.error_msg) or "Unknown error"
+  end
+  if status.success == true then return false, "the directive was not recognised" end
+  return false, tostring(U.nil_if_null(status.error) or "Unknown error")
+end
+
+----------------------------------------------------------------------------------------------------------------
+-- The whole answer
+
+-- The changes of an answer: (changes, answer text without them, block problem | nil).
+local function extract(content, mode)
+  if mode == "udiffx" then return extract_file_changes_block(content) end
+  local changes, answer = extract_file_change_tags(content)
+  return changes, answer, nil
+end
+
+-- Checks a change's paths: (targets, nil) | (nil, { path, reason }).
+local function check_change(change, base_dir)
+  local targets = {}
+  for i, file_path in ipairs(change.paths) do
+    local dest = F.answer_target(base_dir, file_path)
+    if dest.reason then return nil, { path = dest.path, reason = dest.reason } end
+    targets[i] = dest
+  end
+  if change.problem then return nil, { path = targets[1] and targets[1].path or change.kind, reason = change.problem } end
+  return targets, nil
+end
+
+local function apply_one(change, targets, settings)
+  if change.kind == "AIP_FILE_CHANGE" then
+    return write_tag_change(targets[1].target, fenced_content(change.body), settings.file_content_mode)
+  end
+  return apply_directive(change, settings.base_dir)
+end
+
+--- Applies the file changes of an answer when write_mode is on:
+-- { answer = text without the change blocks, files_changed, files_failed, failures = { {path, reason} } }.
+-- Paths are relative to the workspace (base_dir joined). A rename reports its new path as changed.
+function M.apply(content, settings)
+  local applied = { answer = content, files_changed = {}, files_failed = {}, failures = {} }
+  if not settings.write_mode then return applied end
+  local changes, answer, problem = extract(content, settings.file_content_mode)
+  applied.answer = answer
+  local function fail(path, reason)
+    applied.files_failed[#applied.files_failed + 1] = path
+    applied.failures[#applied.failures + 1] = { path = path, reason = reason }
+  end
+  if problem then fail("<FILE_CHANGES>", problem) end
+
+  -- every change is checked before the first one is applied
+  local checked = {}
+  for i, change in ipairs(changes) do
+    local targets, failure = check_change(change, settings.base_dir)
+    checked[i] = { change = change, targets = targets, failure = failure }
+  end
+  for _, item in ipairs(checked) do
+    if item.failure then
+      fail(item.failure.path, item.failure.reason)
+    else
+      local path = item.targets[#item.targets].path
+      local ok, changed, reason = pcall(apply_one, item.change, item.targets, settings)
+      if not ok then
+        changed, reason = false, tostring(changed)
+      end
+      if changed then applied.files_changed[#applied.files_changed + 1] = path end
+      if reason then
+        if item.change.kind ~= "AIP_FILE_CHANGE" then reason = item.change.kind .. ": " .. reason end
+        fail(path, reason)
+      end
+    end
+  end
+  return applied
+end
+
+return M

@@ -1,0 +1,16 @@
+// The compiled package reads a few non-TypeScript files next to its modules (tsc copies only .ts).
+import { cpSync, readdirSync } from 'node:fs';
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = nodePath.dirname(nodePath.dirname(fileURLToPath(import.meta.url)));
+const ASSET = /\.(lua|hbs|md|toml)$/;
+
+function copy(dir) {
+  for (const e of readdirSync(nodePath.join(root, 'src', dir), { withFileTypes: true })) {
+    const rel = nodePath.join(dir, e.name);
+    if (e.isDirectory()) copy(rel);
+    else if (ASSET.test(e.name)) cpSync(nodePath.join(root, 'src', rel), nodePath.join(root, 'dist', rel));
+  }
+}
+copy('');

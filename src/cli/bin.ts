@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * The `coder-subagents` executable. The published package runs the compiled dist/. In a source checkout (src/ next
+ * to dist/) it runs the TypeScript sources through tsx instead, so that a CLI run never uses a stale build;
+ * CODER_SUBAGENTS_DIST=1 forces dist/ there (the start-up benchmark).
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const sources = new URL('../../src/cli/main.ts', import.meta.url);
+const compiled = import.meta.url.endsWith('.js');
+let main: (argv: string[]) => Promise<number>;
+if (compiled && process.env.CODER_SUBAGENTS_DIST !== '1' && existsSync(fileURLToPath(sources))) {
+  const tsx = 'tsx/esm/api';
+  const { register } = (await import(tsx)) as { register: () => void };
+  register();
+  ({ main } = (await import(sources.href)) as { main: typeof main });
+} else {
+  ({ main } = await import('./main.ts'));
+}
+process.exitCode = await main(process.argv);
