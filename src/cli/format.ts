@@ -25,8 +25,15 @@ function describe(e: TraceEvent): string | undefined {
       return `  ${e.stage}${e.task ? ` #${e.task}` : ''} ${pc.dim(`${ms(e.ms)}, ~${e.instructions} instr`)}${e.error ? ' ' + pc.red(headline(e.error)) : ''}`;
     case 'agent_call':
       return `  ${pc.cyan('aip.agent.run')} ${e.agent}${e.error ? ' ' + pc.red(headline(e.error)) : ''} ${pc.dim(ms(e.ms))}`;
-    case 'ai':
-      return `  ${pc.magenta('AI')} task #${e.task} model ${e.model}: ${JSON.stringify(truncate(e.response, 60))}`;
+    case 'ai': {
+      // every part sent, with its cache mark, so a user can compare with what upstream pro@coder sends
+      const parts = e.parts.map(
+        (p, i) =>
+          `\n${'  '.repeat(e.depth)}    part ${i + 1}/${e.parts.length} ${p.role}${p.cache ? ' ' + pc.green('[cache]') : ''} ` +
+          `${pc.dim(`${p.content.length} chars`)}: ${JSON.stringify(truncate(p.content.trim(), 70))}`,
+      );
+      return `  ${pc.magenta('AI')} task #${e.task} model ${e.model}: ${JSON.stringify(truncate(e.response, 60))}${parts.join('')}`;
+    }
     case 'pin':
       return `  pin ${e.scope} ${e.iden}: ${truncate(typeof e.content === 'string' ? e.content : JSON.stringify(e.content), 60)}`;
     case 'label':

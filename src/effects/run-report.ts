@@ -1,6 +1,6 @@
 import { STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
-import type { Trace } from '../runtime/trace.ts';
+import type { PromptPartSent, Trace } from '../runtime/trace.ts';
 import type { FileChanges } from '../runtime/vfs-types.ts';
 import { analyzeEffect, pickResponse, type StageEffect } from './effects.ts';
 
@@ -18,6 +18,8 @@ export interface AiCall {
   task: number;
   model: string;
   prompt: string;
+  /** the message parts sent, with their cache marks */
+  parts: PromptPartSent[];
   response: string;
 }
 
@@ -64,7 +66,7 @@ export function coderRunReport(args: {
   const aiCalls = trace
     .of('ai')
     .filter((e) => e.agent === coderName && e.depth === 0)
-    .map((e) => ({ task: e.task, model: e.model, prompt: e.prompt, response: e.response }));
+    .map((e) => ({ task: e.task, model: e.model, prompt: e.prompt, parts: e.parts, response: e.response }));
   const afterAll = outcome?.afterAll as { prompt_file?: unknown; message?: unknown } | undefined;
   const promptFile =
     typeof afterAll?.prompt_file === 'string'

@@ -22,13 +22,33 @@ export type TraceEvent =
       afterAll?: unknown;
       error?: string;
     }
-  | { kind: 'ai'; depth: number; agent: string; task: number; model: string; prompt: string; response: string; ms: number }
+  | {
+      kind: 'ai';
+      depth: number;
+      agent: string;
+      task: number;
+      model: string;
+      /** every message part sent, joined by a blank line */
+      prompt: string;
+      /** the message parts sent, in order, with their cache mark (attachments first) */
+      parts: PromptPartSent[];
+      response: string;
+      ms: number;
+    }
   | { kind: 'pin'; depth: number; agent: string; scope: 'run' | 'task'; iden: string; priority?: number; content: unknown }
   | { kind: 'label'; depth: number; agent: string; scope: 'run' | 'task'; label: string }
   | { kind: 'file'; depth: number; agent: string; op: 'write' | 'append' | 'delete' | 'copy' | 'move'; path: string }
   | { kind: 'print'; depth: number; agent: string; text: string }
   /** free-form notes from higher layers (e.g. the sub-agent pipeline's effects) */
   | { kind: 'note'; depth: number; agent: string; topic: string; data: unknown };
+
+/** One message part of a model request, as sent. */
+export interface PromptPartSent {
+  role: 'system' | 'user' | 'assistant';
+  /** the part's `cache = true` heading option (an explicit cache mark, Anthropic) */
+  cache: boolean;
+  content: string;
+}
 
 /** A trace event without the fields the recorder fills in. */
 export type TraceInput = TraceEvent;

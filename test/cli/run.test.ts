@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
@@ -82,5 +82,42 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--workspace', 'no/such/dir'], WS);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error: --workspace no/such/dir: no such directory\n');
+  });
+});
+
+describe('a workspace that used upstream pro@coder (fixtures/coder-upstream)', () => {
+  const UPSTREAM = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url));
+
+  it('install --workspace puts the pack in place of pro@coder, then run works on the existing prompt file', async () => {
+    const ws = tmpDir();
+    cpSync(UPSTREAM, ws, { recursive: true });
+    const before = readFileSync(`${ws}/.aipack/.prompt/pro@coder/coder-prompt.md`, 'utf8');
+    const installed = await runCli(['install', '--workspace', ws], ws);
+    expect(installed.code).toBe(0);
+    expect(existsSync(`${ws}/.aipack/pack/custom/pro/coder/main.aip`)).toBe(true);
+
+    const r = await runCli(['run', '--ai', 'ai.toml', '--json', '--write'], ws);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.status).toBe('completed');
+    expect(report.prompt_file).toBe('.aipack/.prompt/pro@coder/coder-prompt.md');
+    expect(report.sub_agents.map((c: { stage: string; agent: string }) => `${c.stage} ${c.agent}`)).toEqual(['post my-agents/after-run.aip']);
+    // every prompt part sent, with its cache mark
+    const parts = report.ai_calls[0].parts as { role: string; cache: boolean; content: string }[];
+    expect(parts.map((p) => p.cache)).toEqual([true, true, true, false, false]);
+    expect(parts[1]!.content).toContain('<FILE_CHANGES>');
+    // the answer's change into the installed pack was refused: the installed pack is intact
+    expect(readFileSync(`${ws}/.aipack/pack/custom/pro/coder/main.aip`, 'utf8')).toBe(readFileSync(fileURLToPath(new URL('../../pack/main.aip', import.meta.url)), 'utf8'));
+    const after = readFileSync(`${ws}/.aipack/.prompt/pro@coder/coder-prompt.md`, 'utf8');
+    expect(after.startsWith(before.slice(0, before.indexOf('\n====\n')))).toBe(true);
+    expect(after).toContain('Added `farewell` and changed the greeting.');
+    expect(readFileSync(`${ws}/notes/run-log.md`, 'utf8')).toMatch(/^stage=post event=end\n/);
+  });
+
+  it('--trace lists each prompt part sent with its role and cache mark', async () => {
+    const r = await runCli(['run', '--ai', 'ai.toml', '--trace'], UPSTREAM);
+    expect(r.stdout).toMatch(/part 1\/5 system \[cache\] \d+ chars: "You are an experienced/);
+    expect(r.stdout).toMatch(/part 3\/5 user \[cache\] \d+ chars: "Background material/);
+    expect(r.stdout).toMatch(/part 5\/5 user \d+ chars: "My instruction:/);
   });
 });

@@ -11,7 +11,7 @@ import { clock } from '../../src/aip/time.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { AgentRunError, Simulator, type RunOutcome } from '../../src/runtime/simulator.ts';
-import type { TraceEvent } from '../../src/runtime/trace.ts';
+import type { PromptPartSent, TraceEvent } from '../../src/runtime/trace.ts';
 
 export const WS = fileURLToPath(new URL('../../fixtures/coder/pipeline', import.meta.url)).replace(/[\\/]$/, '');
 export const AI_TOML = nodePath.join(WS, 'ai.toml');
@@ -40,6 +40,8 @@ export interface AiCall {
   task: number;
   model: string;
   prompt: string;
+  /** the message parts sent, with their cache marks */
+  parts: PromptPartSent[];
   response: string;
 }
 
@@ -51,6 +53,8 @@ export interface CoderRun {
   error?: AgentRunError;
   calls: SubAgentCall[];
   ai: AiCall[];
+  /** the coder's task pins: { iden, content = {label, content} } */
+  pins: { iden: string; content: unknown }[];
   /** what the coder printed */
   prints: string[];
   /** workspace-relative path of the prompt file of the run */
@@ -65,6 +69,8 @@ export interface CoderRun {
 
 export interface RunCoderOptions {
   aipackVersion?: string;
+  /** another fixture workspace (absolute), with its own ai.toml; default WS */
+  workspace?: string;
   /** the coder's input instead of `promptDir` (e.g. the prompt file's own path); `promptDir` still names its folder */
   input?: string;
 }
@@ -76,14 +82,16 @@ const asTable = (v: unknown): Table => (typeof v === 'object' && v !== null && !
  * default prompt file) when it is undefined. A failed run is returned, not thrown (`error`).
  */
 export function runCoder(promptDir?: string, options: RunCoderOptions = {}): CoderRun {
-  if (promptDir === undefined && !existsSync(nodePath.join(WS, DEFAULT_PROMPT))) {
+  const ws = options.workspace ?? WS;
+  if (promptDir === undefined && !existsSync(nodePath.join(ws, DEFAULT_PROMPT))) {
     // without it the coder would create one from its template and stop on the empty instruction
     throw new Error(
-      `fixture missing: ${nodePath.join(WS, DEFAULT_PROMPT)} (the .gitignore pattern *.aipack also matches .aipack/ folders: add it with git add -f)`,
+      `fixture missing: ${nodePath.join(ws, DEFAULT_PROMPT)} (the .gitignore pattern *.aipack also matches .aipack/ folders: add it with git add -f)`,
     );
   }
-  const ai = ScriptedAi.fromToml(readFileSync(AI_TOML, 'utf8'), AI_TOML);
-  const sim = new Simulator({ workspaceDir: WS, packs: [REPO_PACK], ai, aipackVersion: options.aipackVersion ?? '0.8.15' });
+  const aiToml = nodePath.join(ws, 'ai.toml');
+  const ai = ScriptedAi.fromToml(readFileSync(aiToml, 'utf8'), aiToml);
+  const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai, aipackVersion: options.aipackVersion ?? '0.8.15' });
   let outcome: RunOutcome | undefined;
   let error: AgentRunError | undefined;
   const realClock = { ...clock };
@@ -91,7 +99,7 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
   clock.timeZone = () => 'UTC';
   try {
     const input = options.input ?? promptDir;
-    outcome = sim.run({ name: 'pro@coder', inputs: input === undefined ? [] : [input], baseDir: WS });
+    outcome = sim.run({ name: 'pro@coder', inputs: input === undefined ? [] : [input], baseDir: ws });
   } catch (err) {
     if (!(err instanceof AgentRunError)) throw err;
     error = err;
@@ -115,11 +123,12 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
     outcome,
     error,
     calls,
-    ai: sim.trace.of('ai').map((e) => ({ task: e.task, model: e.model, prompt: e.prompt, response: e.response })),
+    ai: sim.trace.of('ai').map((e) => ({ task: e.task, model: e.model, prompt: e.prompt, parts: e.parts, response: e.response })),
+    pins: sim.trace.of('pin').filter((e) => e.agent === 'pro@coder').map((e) => ({ iden: e.iden, content: e.content })),
     prints: sim.trace.of('print').filter((e) => e.agent === 'pro@coder').map((e) => e.text),
     promptFile,
-    file: (rel) => sim.vfs.readFile(nodePath.join(WS, rel)),
-    original: (rel) => readFileSync(nodePath.join(WS, rel), 'utf8'),
+    file: (rel) => sim.vfs.readFile(nodePath.join(ws, rel)),
+    original: (rel) => readFileSync(nodePath.join(ws, rel), 'utf8'),
     touched: () => {
       const { created, changed, deleted } = sim.vfs.changes();
       return [...created, ...changed, ...deleted].filter((p) => !p.startsWith(cacheDir)).sort();

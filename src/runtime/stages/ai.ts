@@ -41,6 +41,7 @@ export function callAi(
     task: taskNum,
     model: answer.model_name,
     prompt: all.map((m) => m.content).join('\n\n'),
+    parts: all.map((m) => ({ role: m.role, cache: m.cache, content: m.content })),
     response: answer.content ?? '',
     ms: deps.trace.now() - t0,
   });

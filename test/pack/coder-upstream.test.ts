@@ -1,0 +1,158 @@
+/**
+ * A user of upstream pro@coder switches to this pack: their prompt files (written from upstream's template at the
+ * seed commit 2bcfdc3 and from its current one) and their sub-agents (upstream's `on` events) run here, in each
+ * file_content_mode, with the files written, the prompt file, the `.cache` reports, the pins and the prompt parts
+ * sent checked. Fixture: fixtures/coder-upstream (see its README).
+ */
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ScriptedAi } from '../../src/runtime/ai.ts';
+import { Simulator } from '../../src/runtime/simulator.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+import { belowSeparator, completed, DEFAULT_PROMPT, runCoder, type CoderRun } from '../helpers/coder.ts';
+
+const UP = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url)).replace(/[\\/]$/, '');
+const run = (dir?: string) => runCoder(dir, { workspace: UP });
+const cacheFile = (r: CoderRun, name: string) => r.file(`${nodePath.posix.dirname(r.promptFile)}/.cache/${name}`);
+const pin = (r: CoderRun, iden: string) => r.pins.find((p) => p.iden === iden)?.content as { label: string; content: string } | undefined;
+
+/** Whether the simulator implements aip.udiffx.apply_file_changes (issue 8 adds it; AIPack has it since 0.8.12). */
+function udiffxSimulated(): boolean {
+  const ws = '/__probe__/ws';
+  const probe = '# Output\n\n```lua\nlocal ok, err = pcall(aip.udiffx.apply_file_changes, "", nil)\nreturn ok or not tostring(err):find("not simulated", 1, true)\n```\n';
+  const sim = new Simulator({ workspaceDir: ws, vfs: createOverlayVfs(ws, { files: { [`${ws}/probe.aip`]: probe } }), packs: [], ai: ScriptedAi.fromList([], 'ai') });
+  return sim.run({ name: 'probe.aip', inputs: [1] }).outputs?.[0] === true;
+}
+
+describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit, auto_context, workbench, on: end)", () => {
+  const r = run();
+
+  it('runs from the default prompt file: base_dir absent is the workspace root, pinned globs are added in order', () => {
+    completed(r);
+    expect(r.promptFile).toBe(DEFAULT_PROMPT);
+    const files = cacheFile(r, 'last_prompt_file_paths.md')!;
+    expect(files).toContain('# Knowledge Files\n\n- docs/conventions.md\n');
+    // context_globs, then context_globs_post
+    expect(files).toContain('# Context Files\n\n- src/greet.ts\n- src/math.ts\n- docs/plan.md\n');
+  });
+
+  it('names the upstream keys it does not act on, instead of ignoring them', () => {
+    expect(r.prints.filter((p) => p.startsWith('WARNING: '))).toEqual([
+      "WARNING: prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
+      "WARNING: prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
+    ]);
+  });
+
+  it('sends the udiffx instructions and marks at most three parts for caching (cache_explicit)', () => {
+    const parts = r.ai[0]!.parts;
+    expect(parts.map((p) => [p.role, p.cache])).toEqual([
+      ['system', true],
+      ['user', true],
+      ['user', true],
+      ['user', false],
+      ['user', false],
+    ]);
+    expect(parts[1]!.content).toContain('<FILE_CHANGES>');
+    expect(parts[1]!.content).toContain('FILE_PATCH');
+    expect(parts[1]!.content).toContain('<suggested_git_command>'); // suggest_git_commit defaults to write_mode
+    expect(parts[2]!.content).toContain('<KNOWLEDGE_FILE file_path="docs/conventions.md">');
+    expect(parts[3]!.content).toContain('<CONTEXT_FILE file_path="docs/plan.md">');
+    expect(parts[4]!.content).toContain('[scenario: current] Add a farewell function');
+    expect(parts[4]!.content).toContain('(My local date and time: 2026-02-02T20:20:00+00:00 (Monday).)');
+    expect(parts[4]!.content).toContain('Keep every existing comment');
+  });
+
+  it('refuses the changes into an installed pack and out of base_dir before applying any, and reports each failed file', () => {
+    expect(r.touched().filter((p) => p.startsWith('.aipack/pack') || p.startsWith('..'))).toEqual([]);
+    const answer = belowSeparator(r.file(r.promptFile)!)!;
+    expect(answer).toContain(
+      '> FAILED: .aipack/pack/custom/pro/coder/main.aip: the path is inside .aipack/pack, which AIPack protects (installed packs and configuration)',
+    );
+    expect(answer).toContain('> FAILED: ../outside.txt: the path leaves base_dir');
+    expect(answer).toContain('Added `farewell` and changed the greeting.');
+    expect(answer).not.toContain('FILE_CHANGES');
+    const report = cacheFile(r, 'last_file_change_fails_report.md')!;
+    expect(report).toContain('# .aipack/pack/custom/pro/coder/main.aip\n');
+    expect(report).toContain('# ../outside.txt\n\n````\nthe path leaves base_dir\n````');
+    expect(pin(r, 'changes_failed')?.label).toBe('WARNING');
+    expect(pin(r, 'changes_failed')?.content).toContain('- ../outside.txt (the path leaves base_dir)');
+    expect(pin(r, 'gitc')).toEqual({ label: 'Git Commit', content: 'git add -A . && git commit -a -m "+ greet - add farewell"' });
+    // the raw answer keeps the whole FILE_CHANGES block
+    expect(cacheFile(r, 'last_ai_responses_for_raw.md')).toContain('<FILE_DELETE file_path="../outside.txt" />');
+  });
+
+  it.skipIf(!udiffxSimulated())('applies FILE_NEW and FILE_PATCH through aip.udiffx', () => {
+    expect(r.file('src/farewell.ts')).toBe('export function farewell(name: string): string {\n  return `Goodbye, ${name}.`;\n}\n');
+    expect(r.file('src/greet.ts')).toBe('export function greet(name: string): string {\n  return `Hello, ${name}.`;\n}\n');
+  });
+
+  it('runs the `on: end` sub-agent at post, where it reads stage, event and the task results', () => {
+    expect(r.calls.map((c) => [c.agent, c.stage, c.input.stage, c.input.event])).toEqual([['my-agents/after-run.aip', 'post', 'post', 'end']]);
+    expect(r.file('notes/run-log.md')).toMatch(/^stage=post event=end\ntask 1: \d changed, \d failed\n$/);
+  });
+});
+
+describe("upstream's seed-time template (base_dir \"\", search/replace by default, an image)", () => {
+  const r = run('prompts/seed');
+
+  it('applies the edits that match, reports the one that misses, and pins the missing-files request', () => {
+    completed(r);
+    const math = r.original('src/math.ts')
+      .replace('export function add(', '/** The sum of a and b. */\nexport function add(')
+      .replace('export function sub(', '/** The difference of a and b. */\nexport function sub(');
+    expect(r.file('src/math.ts')).toBe(math);
+    expect(r.file('src/greet.ts')).toBe(r.original('src/greet.ts'));
+    expect(r.touched()).toEqual(['prompts/seed/coder-prompt.md', 'src/math.ts']);
+    expect(cacheFile(r, 'last_file_change_fails_report.md')).toContain('# src/greet.ts\n\n````\nSearch block not found in content\n````');
+    expect(pin(r, 'mf_msg')).toEqual({ label: 'Missing Info:', content: 'The style guide would help.' });
+    expect(pin(r, 'mf_files')).toEqual({ label: 'Missing Files:', content: '- docs/style-guide.md' });
+  });
+
+  it('attaches the inline image, lists it in the file report, and sends no cache mark without cache_explicit', () => {
+    const parts = r.ai[0]!.parts;
+    expect(parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: prompts/seed/mockup.png (the layout)]' });
+    expect(parts.every((p) => !p.cache)).toBe(true);
+    expect(parts.map((p) => p.content).join('\n')).toContain('<<<<<<< SEARCH'); // search_replace_auto instructions
+    expect(parts.some((p) => p.content.includes('assume Python'))).toBe(true); // default_language
+    expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('# Attachments\n\n- prompts/seed/mockup.png\n');
+    expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('(Only file paths, not their content)\n- src/greet.ts\n- src/math.ts\n');
+  });
+
+  it('writes the answer without its file blocks below ====, and keeps the part above as it was', () => {
+    const before = r.original(r.promptFile);
+    const after = r.file(r.promptFile)!;
+    expect(after.startsWith(before.slice(0, before.indexOf('\n====\n')).trimEnd() + '\n\n====\n')).toBe(true);
+    const answer = belowSeparator(after)!;
+    expect(answer).toContain('> Files changed: 1 (src/math.ts)');
+    expect(answer).toContain('> FAILED: src/greet.ts: Search block not found in content');
+    expect(answer).not.toContain('AIP_FILE_CHANGE');
+    expect(cacheFile(r, 'last_ai_responses_for_prompt.md')!.trim()).toBe(`====\n${answer.trim()}`);
+  });
+});
+
+describe('seed-time template with file_content_mode whole, default_language, suggest_git_commit = false', () => {
+  const r = run('prompts/seed-whole');
+
+  it('writes the whole file, uses the language given, asks for no commit, and names the misspelt key', () => {
+    completed(r);
+    expect(r.file('src/greet.ts')).toBe('export function greet(name: string): string {\n  return `HELLO, ${name.toUpperCase()}!`;\n}\n');
+    const sent = r.ai[0]!.parts.map((p) => p.content).join('\n');
+    expect(sent).toContain('assume TypeScript');
+    expect(sent).not.toContain('suggested_git_command');
+    expect(sent).not.toContain('Earlier answer'); // write_mode: the history below ==== is not sent
+    expect(r.prints).toContain("WARNING: unknown prompt parameter 'contxt_globs': it is ignored");
+    expect(cacheFile(r, 'last_file_change_fails_report.md')).toBeUndefined();
+    expect(r.pins).toEqual([]);
+  });
+});
+
+describe("a sub-agent on an event this pack does not have", () => {
+  it('on: workbench::done skips the run with a message naming the entry, the event and the supported ones', () => {
+    const r = run('prompts/on-workbench');
+    expect(r.outcome?.skipped).toBe('sub_agents[2]: on must be one of start, end, got "workbench::done"');
+    expect(r.calls).toEqual([]);
+    expect(r.ai).toEqual([]);
+    expect(r.touched()).toEqual([]);
+  });
+});
