@@ -3,7 +3,7 @@ import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
 import { lua, lauxlib, lualib, setBigStringHook, to_luastring, type LuaState as L } from './fengari-vm.ts';
-import { createLimits, limitMessage, type RunLimits } from './limits.ts';
+import { chargeState, createLimits, limitMessage, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, packagePath, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 
@@ -60,7 +60,7 @@ class FengariState implements LuaState {
     this.L = lauxlib.luaL_newstate();
     byGlobal.set((this.L as unknown as { l_G: object }).l_G, this);
     this.openSandboxedLibs();
-    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, HOOK_INTERVAL);
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
   }
 
   private readonly hook = (L: L) => {
@@ -391,6 +391,12 @@ class FengariState implements LuaState {
       const message = cut >= 0 ? full.slice(0, cut) : full;
       const traceback = cut >= 0 ? full.slice(cut + 1) : '';
       throw new LuaRuntimeError(message, traceback, locationOf(message));
+    }
+    const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
+    if (hit !== undefined) {
+      // a nested run hit a limit of the tree and this chunk swallowed the error: the run ends all the same
+      lua.lua_settop(L, base);
+      throw new LuaRuntimeError(hit, '');
     }
     try {
       return mode ? toJs(L, -1, mode) : undefined;

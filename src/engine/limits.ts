@@ -27,6 +27,21 @@ export function limitMessage(limits: RunLimits, budgetMessage: string, memoryMes
   return undefined;
 }
 
+/**
+ * Instructions charged for each new state: a fresh state costs about what that much Lua does, and a run that
+ * spawns thousands of tiny stages (each under one hook interval) must still use up its tree's budget.
+ */
+export const STATE_COST = 20_000;
+
+/** Charges a new state; true when the tree is over a limit already (the state must raise at once). */
+export function chargeState(limits: RunLimits): boolean {
+  if (!limits.exceeded && !limits.memoryExceeded) {
+    limits.used += STATE_COST;
+    if (limits.used > limits.budget) limits.exceeded = true;
+  }
+  return limits.exceeded || limits.memoryExceeded;
+}
+
 /** Strings shorter than this are not charged by the library wrappers (their work is in the noise). */
 export const CHARGE_FROM_BYTES = 4096;
 /** Bytes of library work that cost one instruction of budget. */

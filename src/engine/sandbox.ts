@@ -86,7 +86,13 @@ do
 end
 do
   local pcall, xpcall = pcall, xpcall
-  local function done(...) allow_hooks() return ... end
+  -- a limit hit inside (this state's or a nested run's) is not swallowed
+  local function done(...)
+    allow_hooks()
+    local hit = limit_hit()
+    if hit then error(hit, 0) end
+    return ...
+  end
   _G.pcall = function(...) return done(pcall(...)) end
   _G.xpcall = function(f, handler, ...)
     local guarded = handler
@@ -99,6 +105,21 @@ do
       end
     end
     return done(xpcall(f, guarded, ...))
+  end
+end
+do
+  -- a resume costs far more than an instruction (fengari: microseconds), so yield loops are charged per switch
+  local resume, wrap = coroutine.resume, coroutine.wrap
+  coroutine.resume = function(co, ...)
+    charge(50)
+    return pass(resume(co, ...))
+  end
+  coroutine.wrap = function(f)
+    local co = wrap(f)
+    return function(...)
+      charge(50)
+      return co(...)
+    end
   end
 end
 do

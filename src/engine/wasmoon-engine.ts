@@ -1,5 +1,5 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
-import { createLimits, limitMessage, type RunLimits } from './limits.ts';
+import { chargeState, createLimits, limitMessage, type RunLimits } from './limits.ts';
 import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { ConversionError } from './fengari-bridge.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
@@ -156,7 +156,7 @@ class WasmoonState implements LuaState {
     if (!this.L) throw new Error('wasmoon: cannot create a Lua state');
     M._lua_atpanic(this.L, PANIC);
     this.protect((L) => this.openSandboxedLibs(L));
-    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, HOOK_INTERVAL);
+    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
   }
 
   hook(L: number): void {
@@ -503,6 +503,12 @@ class WasmoonState implements LuaState {
       const message = cut >= 0 ? full.slice(0, cut) : full;
       const traceback = cut >= 0 ? full.slice(cut + 1) : '';
       throw new LuaRuntimeError(message, traceback, locationOf(message));
+    }
+    const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
+    if (hit !== undefined) {
+      // a nested run hit a limit of the tree and this chunk swallowed the error: the run ends all the same
+      M._lua_settop(L, base);
+      throw new LuaRuntimeError(hit, '');
     }
     try {
       return mode ? toJs(L, -1, mode) : undefined;
