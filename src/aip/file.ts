@@ -10,6 +10,7 @@ import { toLuaData } from './pure-args.ts';
 import { rustTrimEnd, rustTrimStart } from './text.ts';
 import { parseTomlData } from './toml.ts';
 import { parseYamlDocs } from './yaml.ts';
+import { fileData } from './file-data.ts';
 import { expandGlob, globsArg, listFiles, type ListedFile } from './support/globs.ts';
 import {
   checkAccessDelete,
@@ -445,16 +446,26 @@ export const file: AipNamespaceFactory = (env) => {
     return multi(infoOf(p, abs), result.info);
   };
 
-  const loadParsed = <T>(fn: string, path: unknown, parse: (text: string) => T, what: string): T => {
+  /**
+   * Reads and parses a file; failures use AIPack's texts: "<fn> - Failed to read json file '<p>'.\nCause: ..."
+   * (`msgs.read` for a missing/unreadable file, `msgs.parse` for bad content; markdown has no wording of its own).
+   */
+  const loadParsed = <T>(fn: string, path: unknown, parse: (text: string) => T, msgs: { read: string; parse: string }): T => {
     const p = pathArg(path, fn);
-    const text = readText(p, resolvePath(env, p), fn);
+    const abs = resolvePath(env, p);
+    const text = vfs.readFile(abs);
+    if (text === undefined) {
+      const why = vfs.isDir(abs) ? 'it is a directory' : `file not found (resolved to '${abs}')`;
+      throw new LuaError(`${fn} - ${msgs.read} '${p}'.\nCause: ${why}`);
+    }
     try {
       return parse(text);
     } catch (e) {
       if (e instanceof LuaError) throw e;
-      throw new LuaError(`${fn} - Fail to parse ${what} file '${p}'. Cause: ${(e as Error).message}`);
+      throw new LuaError(`${fn} - ${msgs.parse} '${p}'.\nCause: ${(e as Error).message}`);
     }
   };
+  const kindMsgs = (kind: string) => ({ read: `Failed to read ${kind} file`, parse: `Failed to parse ${kind} file` });
 
   const jsonLine = (v: unknown, fn: string): string => toJsonText(v, '', fn) + '\n';
 
@@ -474,6 +485,7 @@ export const file: AipNamespaceFactory = (env) => {
   };
 
   return {
+    ...fileData(env, (op, abs) => trace(op, abs)),
     load,
     save,
     append,
@@ -523,7 +535,7 @@ export const file: AipNamespaceFactory = (env) => {
 
     load_json(path: unknown): unknown {
       if (path === undefined || path === null) return undefined;
-      const v = loadParsed(N('load_json'), path, parseRelaxedJson, 'JSON');
+      const v = loadParsed(N('load_json'), path, parseRelaxedJson, { read: 'Failed to read json file', parse: 'Failed to read json file' });
       return v === null ? undefined : v; // top-level null reads as nil, as for stage values
     },
 
@@ -538,19 +550,19 @@ export const file: AipNamespaceFactory = (env) => {
             try {
               return [JSON.parse(line) as unknown];
             } catch (e) {
-              throw new Error(`line ${i + 1}: ${(e as Error).message}`);
+              throw new Error(`Failed to parse JSON on line ${i + 1}: ${(e as Error).message}`);
             }
           }),
-        'NDJSON',
+        { read: 'Failed to load newline json file', parse: 'Failed to load newline json file' },
       );
     },
 
     load_toml(path: unknown): unknown {
-      return loadParsed(N('load_toml'), path, parseTomlData, 'TOML');
+      return loadParsed(N('load_toml'), path, parseTomlData, kindMsgs('toml'));
     },
 
     load_yaml(path: unknown): unknown[] {
-      return loadParsed(N('load_yaml'), path, (text) => parseYamlDocs(text).map(toLuaData), 'YAML');
+      return loadParsed(N('load_yaml'), path, (text) => parseYamlDocs(text).map(toLuaData), kindMsgs('yaml'));
     },
 
     append_json_line(path: unknown, data: unknown): Record<string, unknown> {
@@ -573,13 +585,13 @@ export const file: AipNamespaceFactory = (env) => {
     load_md_sections(path: unknown, headings?: unknown): Record<string, unknown>[] {
       const fn = N('load_md_sections');
       const filters = mdFilters(headings, fn);
-      const lines = loadParsed(fn, path, mdLines, 'markdown');
+      const lines = loadParsed(fn, path, mdLines, kindMsgs('markdown'));
       return (filters ? filteredSections(lines, filters) : allSections(lines)).map(sectionTable);
     },
 
     load_md_split_first(path: unknown): Record<string, unknown> {
       const fn = N('load_md_split_first');
-      const lines = loadParsed(fn, path, mdLines, 'markdown');
+      const lines = loadParsed(fn, path, mdLines, kindMsgs('markdown'));
       const first = allSections(lines)[0];
       return {
         before: '',

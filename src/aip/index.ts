@@ -3,9 +3,12 @@ import { LuaError } from '../engine/values.ts';
 import { aipFunctionsAt, aipackGlobalsAt } from './catalog.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { agent } from './agent.ts';
+import { cmd } from './cmd.ts';
 import { code } from './code.ts';
+import { csv } from './csv.ts';
 import { file } from './file.ts';
 import { flow } from './flow.ts';
+import { hash } from './hash.ts';
 import { hbs } from './hbs.ts';
 import { json } from './json.ts';
 import { md } from './md.ts';
@@ -16,12 +19,14 @@ import { tag } from './tag.ts';
 import { text } from './text.ts';
 import { time } from './time.ts';
 import { toml } from './toml.ts';
+import { udiffx } from './udiffx.ts';
 import { uuid } from './uuid.ts';
+import { web } from './web.ts';
 import { yaml } from './yaml.ts';
 
 /** The namespaces the simulator implements in JS, one module each; `aip.lua` lives in prelude.lua. */
 const FACTORIES: Record<string, AipNamespaceFactory> = {
-  agent, code, file, flow, hbs, json, md, path, run, semver, tag, task, text, time, toml, uuid, yaml,
+  agent, cmd, code, csv, file, flow, hash, hbs, json, md, path, run, semver, tag, task, text, time, toml, udiffx, uuid, web, yaml,
 };
 
 /** Implemented in Lua (prelude.lua), so they are not expected among the JS factories. */

@@ -199,7 +199,7 @@ function parse_ndjson(content: unknown): unknown[] | undefined {
     try {
       out.push(JSON.parse(line));
     } catch (e) {
-      throw new LuaError(`aip.json.parse_ndjson failed. Line ${n + 1}: ${(e as Error).message}`);
+      throw new LuaError(`aip.json.parse_ndjson failed. Invalid JSON at line ${n + 1}: ${(e as Error).message}`);
     }
   }
   return out.map(fixProto);

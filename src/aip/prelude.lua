@@ -152,3 +152,28 @@ function print(...)
   end
   host_print(concat(parts, "\n"))
 end
+
+
+-- In AIPack an error raised by an aip function is an error *value* (mlua userdata, `tostring` gives the
+-- message), not a string: a stage that returns the value pcall caught fails with its message (see
+-- Simulator.runStage). Here the value is a table with a `__tostring` metatable holding the message under
+-- `__aip_error`; like AIPack's it cannot be used as a string without tostring().
+do
+  local pcall, setmetatable, pairs = pcall, setmetatable, pairs
+  local err_mt = { __name = "Error", __tostring = function(e) return rawget(e, "__aip_error") end }
+  local function pass(ok, ...)
+    if ok then return ... end
+    local e = ...
+    if type(e) == "string" then error(setmetatable({ __aip_error = e }, err_mt), 0) end
+    error(e, 0)
+  end
+  for _, ns in pairs(aip) do
+    if type(ns) == "table" then
+      for k, f in pairs(ns) do
+        if type(f) == "function" then
+          ns[k] = function(...) return pass(pcall(f, ...)) end
+        end
+      end
+    end
+  end
+end

@@ -291,32 +291,42 @@ function ensure_single_trailing_newline(content: unknown): string | undefined {
   return s.replace(/(\r?\n)+$/, '') + '\n';
 }
 
-const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
+const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] as const;
 
 /**
- * Fixed 9-char, right-aligned size (decimal units, as the AIPack docs show):
- * 777 -> "   777 B ", 8777 -> "  8.78 KB", 5242880 -> "  5.24 MB".
+ * simple_fs `pretty_size_with_options`: 9 chars, the number right-aligned in 6, then the unit (bytes as "B ").
+ * Divides down to the lowest unit (unknown units count as "B", case-insensitive), then by 1000 while >= 1000.
  */
 export function formatSize(bytes: number, lowestUnit: string = 'B'): string {
-  let u = SIZE_UNITS.indexOf(lowestUnit as (typeof SIZE_UNITS)[number]);
-  if (u < 0 || u > 3) throw new LuaError(`aip.text.format_size: lowest_size_unit must be "B", "KB", "MB" or "GB", got "${lowestUnit}"`);
-  if (u === 0 && Math.abs(bytes) < 1000) return `${String(bytes).padStart(6)} B `;
-  u = Math.max(u, 1);
-  let value = bytes / 1000 ** u;
-  while (u < SIZE_UNITS.length - 1 && Math.abs(Number(value.toFixed(2))) >= 1000) {
+  const min = Math.max(0, SIZE_UNITS.slice(0, 5).indexOf(lowestUnit.toUpperCase() as (typeof SIZE_UNITS)[number]));
+  let size = bytes;
+  for (let i = 0; i < min; i++) size /= 1000;
+  let u = min;
+  while (size >= 1000 && u < SIZE_UNITS.length - 1) {
+    size /= 1000;
     u++;
-    value = bytes / 1000 ** u;
   }
-  return `${value.toFixed(2).padStart(6)} ${SIZE_UNITS[u]}`;
+  if (u === 0) return `${String(bytes).padStart(6)} B `;
+  return `${size.toFixed(2).padStart(6)} ${SIZE_UNITS[u]}`;
 }
 
-function format_size(bytes: unknown, lowestUnit: unknown): string | undefined {
+/** `format_size(bytes, options?)`: options = a lowest unit ("KB"), or `{ lowest_unit?, trim? }`. */
+function format_size(bytes: unknown, options: unknown): string | undefined {
   if (bytes === undefined) return undefined;
   if (typeof bytes !== 'number' || !Number.isFinite(bytes)) {
-    throw new LuaError(`aip.text.format_size: expected 'bytes' to be a number or nil, got ${luaTypeName(bytes)}`);
+    throw new LuaError(`error converting Lua ${luaTypeName(bytes)} to integer (bytes argument must be a number)`);
   }
-  const unit = lowestUnit === undefined || lowestUnit === null ? 'B' : reqStr(lowestUnit, N('format_size'), 'lowest_size_unit');
-  return formatSize(Math.trunc(bytes), unit);
+  let unit = 'B';
+  let trimmed = false;
+  if (typeof options === 'string') unit = options;
+  else if (options !== null && typeof options === 'object' && !Array.isArray(options)) {
+    const o = options as Record<string, unknown>;
+    if (typeof o.lowest_unit === 'string') unit = o.lowest_unit;
+    trimmed = o.trim === true;
+  }
+  // AIPack: integers below 0 count as 0, floats are rounded
+  const out = formatSize(Math.max(0, Math.round(bytes)), unit);
+  return trimmed ? out.trim() : out;
 }
 
 export const text: AipNamespaceFactory = () => ({

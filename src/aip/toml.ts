@@ -38,6 +38,31 @@ function prepare(v: unknown, path: string): unknown {
   throw new LuaError(`aip.toml.stringify fail to stringify. unsupported ${luaTypeName(v)} value at '${path || '<root>'}'`);
 }
 
+/**
+ * Rust's toml writes inline arrays as `["a", "b"]`, smol-toml as `[ "a", "b" ]`: drop the space after "[" and
+ * before "]" outside strings.
+ */
+export function tightenArrays(text: string): string {
+  let out = '';
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quote) {
+      out += c;
+      if (c === '\\' && quote === '"') {
+        out += text[++i] ?? '';
+      } else if (c === quote) {
+        quote = undefined;
+      }
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    if (c === ' ' && (out.endsWith('[') || text[i + 1] === ']')) continue;
+    out += c;
+  }
+  return out;
+}
+
 function stringify(content: unknown): string {
   if (!isPlainObject(content)) {
     // an empty Lua table arrives as [] in the default conversion: still "a table", so an empty document
@@ -45,7 +70,7 @@ function stringify(content: unknown): string {
     throw new LuaError(`aip.toml.stringify fail to stringify. expected a table with string keys, got ${Array.isArray(content) ? 'a list' : luaTypeName(content)}`);
   }
   try {
-    return smolStringify(prepare(content, '') as Record<string, unknown>);
+    return tightenArrays(smolStringify(prepare(content, '') as Record<string, unknown>));
   } catch (e) {
     if (e instanceof LuaError) throw e;
     throw new LuaError(`aip.toml.stringify fail to stringify. ${(e as Error).message}`);

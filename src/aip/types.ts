@@ -1,5 +1,6 @@
 import type { Vfs } from '../runtime/vfs-types.ts';
 import type { StageName, Trace } from '../runtime/trace.ts';
+import type { ScriptedCommands, ScriptedWeb } from '../runtime/scripted-io.ts';
 
 /** Everything an `aip.*` namespace needs from the simulated runtime, for one Lua stage. */
 export interface StageEnv {
@@ -40,6 +41,8 @@ export interface StageEnv {
   runAgent(name: unknown, options: unknown): unknown;
   /** the run log (Lua `print`) */
   print(text: string): void;
+  /** scripted answers for aip.cmd.exec and aip.web.get/post (none: every call fails) */
+  readonly scripted?: { commands: ScriptedCommands; web: ScriptedWeb };
 }
 
 /** One `aip.<namespace>` table: host functions (see ../engine/values.ts) and constants. */

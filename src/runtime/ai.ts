@@ -9,8 +9,10 @@
  *   model = "..."                # optional: model_name to report
  *
  * Responses are tried in file order; the first one whose filters match answers.
+ * The same file may hold `[[command]]` and `[[web]]` entries for aip.cmd.exec / aip.web.* (scripted-io.ts).
  */
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { ScriptedCommands, ScriptedIoError, ScriptedWeb } from './scripted-io.ts';
 
 export interface ScriptedResponse {
   agent?: string;
@@ -131,7 +133,13 @@ function agentMatches(filter: string, req: AiRequest): boolean {
 const tokens = (text: string) => Math.ceil([...text].length / 4);
 
 export class ScriptedAi {
-  private constructor(private readonly entries: Entry[]) {}
+  private constructor(
+    private readonly entries: Entry[],
+    /** answers for aip.cmd.exec */
+    readonly commands: ScriptedCommands = new ScriptedCommands([], '<none>'),
+    /** answers for aip.web.get / aip.web.post */
+    readonly web: ScriptedWeb = new ScriptedWeb([], '<none>'),
+  ) {}
 
   /** Parses and strictly validates a responses file; errors name `file` and the 1-based response index. */
   static fromToml(text: string, file: string): ScriptedAi {
@@ -145,15 +153,39 @@ export class ScriptedAi {
       throw e;
     }
     for (const key of Object.keys(doc)) {
-      if (key !== 'response') throw new ScriptedAiError(`${file}: unknown top-level key '${key}' (expected [[response]] tables)`);
+      if (key !== 'response' && key !== 'command' && key !== 'web') {
+        throw new ScriptedAiError(`${file}: unknown top-level key '${key}' (expected [[response]], [[command]] or [[web]] tables)`);
+      }
     }
-    const list = doc.response ?? [];
-    if (!Array.isArray(list)) throw new ScriptedAiError(`${file}: 'response' must be an array of tables ([[response]])`);
-    return new ScriptedAi(list.map((raw, i) => validate(raw, `${file}: [[response]] #${i + 1}`)));
+    const tables = (key: string): unknown[] => {
+      const list = doc[key] ?? [];
+      if (!Array.isArray(list)) throw new ScriptedAiError(`${file}: '${key}' must be an array of tables ([[${key}]])`);
+      return list;
+    };
+    const responses = tables('response').map((raw, i) => validate(raw, `${file}: [[response]] #${i + 1}`));
+    try {
+      return new ScriptedAi(responses, new ScriptedCommands(tables('command'), file), new ScriptedWeb(tables('web'), file));
+    } catch (e) {
+      if (e instanceof ScriptedIoError) throw new ScriptedAiError(e.message);
+      throw e;
+    }
   }
 
-  static fromList(responses: ScriptedResponse[], source = '<scripted responses>'): ScriptedAi {
-    return new ScriptedAi(responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)));
+  static fromList(
+    responses: ScriptedResponse[],
+    source = '<scripted responses>',
+    io: { commands?: unknown[]; web?: unknown[] } = {},
+  ): ScriptedAi {
+    try {
+      return new ScriptedAi(
+        responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)),
+        new ScriptedCommands(io.commands ?? [], source),
+        new ScriptedWeb(io.web ?? [], source),
+      );
+    } catch (e) {
+      if (e instanceof ScriptedIoError) throw new ScriptedAiError(e.message);
+      throw e;
+    }
   }
 
   /** Answers with the first usable response; throws NoScriptedResponseError when none matches. */

@@ -18,11 +18,25 @@ export class AgentNotFoundError extends Error {}
 
 const IDENT = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 
-/** Pack dir for `ns@name`: the workspace's custom packs first, then the simulator's packs (RUNTIME.md section 9). */
-export function findPackDir(vfs: Vfs, packs: readonly PackLocation[], namespace: string, name: string): string | undefined {
+/**
+ * Pack dir for `ns@name` (RUNTIME.md section 9): the workspace's custom packs first, then `<base>/pack/custom`
+ * when an AIPack base dir is given, then the simulator's packs (this repo's pack as pro@coder), then
+ * `<base>/pack/installed`.
+ */
+export function findPackDir(vfs: Vfs, packs: readonly PackLocation[], namespace: string, name: string, baseAipackDir?: string): string | undefined {
   const custom = nodePath.join(vfs.workspaceDir, '.aipack', 'pack', 'custom', namespace, name);
   if (vfs.isDir(custom)) return custom;
-  return packs.find((p) => p.namespace === namespace && p.name === name)?.dir;
+  if (baseAipackDir) {
+    const baseCustom = nodePath.join(baseAipackDir, 'pack', 'custom', namespace, name);
+    if (vfs.isDir(baseCustom)) return baseCustom;
+  }
+  const known = packs.find((p) => p.namespace === namespace && p.name === name)?.dir;
+  if (known) return known;
+  if (baseAipackDir) {
+    const installed = nodePath.join(baseAipackDir, 'pack', 'installed', namespace, name);
+    if (vfs.isDir(installed)) return installed;
+  }
+  return undefined;
 }
 
 export interface PackRef {
@@ -68,10 +82,10 @@ function candidates(base: string, name: string): string[] {
 }
 
 /** Finds an agent file as AIPack's find_agent does; `baseDir` resolves relative local names. */
-export function resolveAgent(vfs: Vfs, packs: readonly PackLocation[], name: string, baseDir: string): ResolvedAgent {
+export function resolveAgent(vfs: Vfs, packs: readonly PackLocation[], name: string, baseDir: string, baseAipackDir?: string): ResolvedAgent {
   if (name.includes('@')) {
     const ref = parsePackRef(name);
-    const dir = findPackDir(vfs, packs, ref.namespace, ref.name);
+    const dir = findPackDir(vfs, packs, ref.namespace, ref.name, baseAipackDir);
     const identity = `${ref.namespace}@${ref.name}`;
     if (!dir) throw new AgentNotFoundError(`No aipack matches for ${identity}.`);
     const files = ref.subPath ? candidates(dir, ref.subPath) : [nodePath.join(dir, 'main.aip')];

@@ -21,6 +21,8 @@ import { REPO_PACK } from './packs.ts';
 import { guardReads } from './read-guard.ts';
 import { summarize, Trace, type StageName } from './trace.ts';
 import { createOverlayVfs } from './vfs.ts';
+import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
+import { findAipFunction } from '../aip/catalog.ts';
 import type { Vfs } from './vfs-types.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
@@ -48,6 +50,14 @@ export interface SimulatorOptions {
   traceValues?: 'top' | 'full' | 'summary';
   /** Lua `print` output; by default it is only traced */
   onPrint?: (text: string, agent: string) => void;
+  /** user stubs for aip.* functions (mocks.ts); names must exist at the simulated version */
+  mocks?: Mocks;
+  /**
+   * an AIPack base dir (like `~/.aipack-base`), read-only: CTX.BASE_AIPACK_DIR, `~/.aipack-base/...` paths, and
+   * the packs under its pack/custom and pack/installed. Default: none (a virtual, empty one), so runs stay
+   * deterministic.
+   */
+  aipackBase?: string;
 }
 
 export interface RunRequest {
@@ -90,11 +100,16 @@ export class Simulator implements StageHost {
   private uidCounter = 0;
   private runCounter = 0;
   private configCache?: { text: string | undefined; options: AgentOptions };
+  private readonly aipackBase?: string;
+  private readonly mocksLua: string;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
-    this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir);
+    this.aipackBase = opts.aipackBase === undefined ? undefined : nodePath.resolve(opts.aipackBase);
+    this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir, { readOnlyRoots: this.aipackBase ? [this.aipackBase] : [] });
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
+    if (opts.mocks) checkMocksAt(opts.mocks, this.aipackVersion);
+    this.mocksLua = opts.mocks ? luaMocksCode(opts.mocks) : '';
     this.engine = typeof opts.engine === 'object' ? opts.engine : getEngine(opts.engine ?? defaultEngineName());
     // this repo's pack is always there as pro@coder, after any pack the caller puts first
     this.packs = [...(opts.packs ?? []), REPO_PACK];
@@ -107,7 +122,7 @@ export class Simulator implements StageHost {
     this.dirs = {
       workspace: this.workspaceDir,
       workspaceAipack: nodePath.join(this.workspaceDir, '.aipack'),
-      baseAipack: nodePath.join(home, '.aipack-base'),
+      baseAipack: this.aipackBase ?? nodePath.join(home, '.aipack-base'),
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
@@ -142,7 +157,7 @@ export class Simulator implements StageHost {
 
   private runAgent(request: RunRequest, chain: string[], parentRunUid: string | undefined): RunOutcome {
     const depth = chain.length;
-    const resolved = resolveAgent(this.vfs, this.packs, request.name, request.baseDir ?? this.workspaceDir);
+    const resolved = resolveAgent(this.vfs, this.packs, request.name, request.baseDir ?? this.workspaceDir, this.aipackBase);
     const content = this.vfs.readFile(resolved.file);
     if (content === undefined) throw new AgentNotFoundError(`cannot read ${resolved.file}`);
     const doc = parseAgentDoc(content, resolved.file);
@@ -255,6 +270,10 @@ export class Simulator implements StageHost {
     let error: string | undefined;
     try {
       const aip = buildAipTable(env);
+      for (const m of fixedMocks(this.opts.mocks ?? {})) {
+        // a constant (aip.web.UA_*) is stubbed by its value, a function by a function returning it
+        aip[m.ns][m.name] = findAipFunction(`aip.${m.ns}.${m.name}`)?.kind === 'constant' ? m.fn() : m.fn;
+      }
       state.setGlobal('aip', aip);
       // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
       state.execTrusted(aipackGlobalsAt(this.aipackVersion).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip', '=setup');
@@ -263,7 +282,11 @@ export class Simulator implements StageHost {
       state.setGlobal('__features', preludeFeatures(this.aipackVersion));
       state.setGlobal('__helpers', PRELUDE_HELPERS);
       state.execTrusted(PRELUDE, '=prelude');
-      return state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      if (this.mocksLua) state.exec(this.mocksLua, '=mocks');
+      const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
+      if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
+      return ret;
     } catch (err) {
       if (err instanceof LuaRuntimeError) {
         error = err.message;
@@ -284,11 +307,12 @@ export class Simulator implements StageHost {
 
   private stageEnv(frame: Frame, stage: StageName, taskNum: number | undefined): StageEnv {
     const file = frame.resolved.file;
-    const readRoots = [this.workspaceDir, this.dirs.home, nodePath.dirname(file), ...this.packs.map((p) => p.dir)];
+    const readRoots = [this.workspaceDir, this.dirs.home, this.dirs.baseAipack, nodePath.dirname(file), ...this.packs.map((p) => p.dir)];
     return {
       vfs: guardReads(this.vfs, readRoots),
       dirs: this.dirs,
-      findPackDir: (ns, name) => findPackDir(this.vfs, this.packs, ns, name),
+      findPackDir: (ns, name) => findPackDir(this.vfs, this.packs, ns, name, this.aipackBase),
+      scripted: { commands: this.ai.commands, web: this.ai.web },
       stage,
       taskNum,
       agent: { name: frame.name, filePath: file, dir: nodePath.dirname(file), packDir: frame.resolved.pack?.dir },

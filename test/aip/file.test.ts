@@ -338,7 +338,7 @@ describe('aip.file data loaders and JSON lines', () => {
     expect(f.load_json('conf.json')).toEqual({ a: [1, 2], b: null });
     expect(f.load_json(undefined)).toBeUndefined();
     put('bad.json', '{ "a": ');
-    expect(() => f.load_json('bad.json')).toThrow(/aip.file.load_json - Fail to parse JSON file 'bad.json'/);
+    expect(() => f.load_json('bad.json')).toThrow(/aip.file.load_json - Failed to read json file 'bad.json'/);
   });
 
   it('load_ndjson, load_toml, load_yaml', () => {

@@ -70,7 +70,7 @@ describe('aip.json.parse_ndjson', () => {
     expect(j.parse_ndjson(undefined)).toBeUndefined();
   });
   it('is strict and names the line', () => {
-    expect(() => j.parse_ndjson('{"id":1}\n{id:2}')).toThrow(/^aip\.json\.parse_ndjson failed\. Line 2/);
+    expect(() => j.parse_ndjson('{"id":1}\n{id:2}')).toThrow(/^aip\.json\.parse_ndjson failed\. Invalid JSON at line 2/);
   });
 });
 

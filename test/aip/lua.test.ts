@@ -7,7 +7,7 @@ describe('aip.lua (prelude.lua)', () => {
       local t = { a = 1, n = { x = 1 } }
       local r = aip.lua.merge(t, { b = 2 }, nil, null, { a = 3, n = { y = 2 } })
       local ok, err = pcall(aip.lua.merge, t, "nope")
-      return { same = r == t, a = t.a, b = t.b, n = t.n, err = err }
+      return { same = r == t, a = t.a, b = t.b, n = t.n, err = tostring(err) }
     `);
     expect(value).toMatchObject({ same: true, a: 3, b: 2, n: { y: 2 } });
     expect((value as { err: string }).err).toContain('Cannot merge a non table type. Actual type: string');

@@ -200,13 +200,13 @@ describe('aip.path.parse', () => {
 describe('aip.path.sort_by_globs', () => {
   const files = ['src/main.rs', 'README.md', 'src/lib.rs', 'Cargo.toml'];
 
-  it('orders by first matching glob, then path; unmatched keep their order at the end', () => {
-    expect(p.sort_by_globs(files, ['*.toml', '*.md'])).toEqual(['Cargo.toml', 'README.md', 'src/main.rs', 'src/lib.rs']);
+  it('orders by first matching glob, then path; unmatched at the end, by path too (simple_fs)', () => {
+    expect(p.sort_by_globs(files, ['*.toml', '*.md'])).toEqual(['Cargo.toml', 'README.md', 'src/lib.rs', 'src/main.rs']);
     expect(p.sort_by_globs(files, ['**/*.rs', '*.toml'])).toEqual(['src/lib.rs', 'src/main.rs', 'Cargo.toml', 'README.md']);
   });
 
   it('puts unmatched first with "start"', () => {
-    expect(p.sort_by_globs(files, ['*.toml'], 'start')).toEqual(['src/main.rs', 'README.md', 'src/lib.rs', 'Cargo.toml']);
+    expect(p.sort_by_globs(files, ['*.toml'], 'start')).toEqual(['README.md', 'src/lib.rs', 'src/main.rs', 'Cargo.toml']);
   });
 
   it('ranks by the last matching glob when end-weighted', () => {

@@ -161,7 +161,7 @@ describe('sandbox and errors', () => {
   });
 
   it('raises "aip.X.y is not simulated" for AIPack functions the simulator lacks, and hides newer ones', () => {
-    expect(runFixture('not-simulated').outcome.afterAll).toEqual({ err: 'aip.web.get is not simulated', redo_run_exists: false });
+    expect(runFixture('not-simulated').outcome.afterAll).toEqual({ err: 'aip.pdf.page_count is not simulated', redo_run_exists: false });
     expect(runFixture('not-simulated', { aipackVersion: '0.8.22' }).outcome.afterAll).toMatchObject({ redo_run_exists: true });
   });
 
@@ -217,7 +217,7 @@ describe('lifecycle details (RUNTIME.md sections 2-3)', () => {
 
   it('rejects directive options that are not a table', () => {
     const files = { 'y.aip': '# Before All\n\n```lua\nreturn aip.flow.before_all_response({ options = "fast" })\n```\n' };
-    expect(runLua('local ok, e = pcall(aip.agent.run, "y.aip") return e', { files }).value).toBe(
+    expect(runLua('local ok, e = pcall(aip.agent.run, "y.aip") return tostring(e)', { files }).value).toBe(
       "Failed to run agent 'y.aip': aip.flow.before_all_response(arg) - 'arg.options' must be a table, got string",
     );
   });
@@ -243,7 +243,7 @@ describe('aip.agent.run options and response (RUNTIME.md section 4)', () => {
 
   it('accepts any table as options (a list has no option keys), and still rejects non-tables', () => {
     const { value } = runLua(
-      'local ok, e = pcall(aip.agent.run, "x.aip", "nope") return { list = aip.agent.run("x.aip", { "ignored" }).outputs[1] == nil, err = e }',
+      'local ok, e = pcall(aip.agent.run, "x.aip", "nope") return { list = aip.agent.run("x.aip", { "ignored" }).outputs[1] == nil, err = tostring(e) }',
       { files: callee },
     );
     expect(value).toEqual({ list: true, err: 'RunAgentOptions argument must be nil or a table { inputs?, options? }' });

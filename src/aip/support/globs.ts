@@ -4,11 +4,11 @@
  * excludes lifted by explicit globs, files sorted by the glob that listed them (end-weighted) then by path.
  */
 import nodePath from 'node:path';
-import picomatch from 'picomatch';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
 import type { Vfs } from '../../runtime/vfs-types.ts';
 import type { StageEnv } from '../types.ts';
 import { collapse, resolvePackRef } from './paths.ts';
+import { compileGlob, GlobError } from './glob-match.ts';
 
 const posix = nodePath.posix;
 
@@ -26,14 +26,35 @@ const GLOB_META = /[*?[\]{}]/;
 
 const matcherCache = new Map<string, (p: string) => boolean>();
 
-/** A globset-like matcher for one pattern (literal separator; no negation or extglobs, which globset lacks). */
+/**
+ * A globset-like matcher for one pattern (glob-match.ts: linear time). A pattern it refuses is a Lua error
+ * naming the glob.
+ */
 export function globMatcher(pattern: string): (p: string) => boolean {
   let m = matcherCache.get(pattern);
   if (!m) {
-    m = picomatch(pattern, { dot: true, nonegate: true, noextglob: true });
+    try {
+      m = compileGlob(pattern);
+    } catch (e) {
+      if (e instanceof GlobError) throw new LuaError(`Invalid glob '${pattern.length > 80 ? pattern.slice(0, 80) + '...' : pattern}': ${e.message}`);
+      throw e;
+    }
+    if (matcherCache.size > 1000) matcherCache.clear();
     matcherCache.set(pattern, m);
   }
   return m;
+}
+
+/** Splits globs into includes and `!` excludes (the "!" removed). */
+export function splitExcludes(globs: readonly string[]): { includes: string[]; excludes: string[] } {
+  const includes: string[] = [];
+  const excludes: string[] = [];
+  for (const g of globs) {
+    const t = g.trim();
+    if (t.startsWith('!')) excludes.push(t.slice(1));
+    else includes.push(g);
+  }
+  return { includes, excludes };
 }
 
 /** Globs argument: a string or a list of strings. */
@@ -103,11 +124,24 @@ export interface ListedFile {
 }
 
 /** Files matching any glob, sorted by (last matching glob index, path). */
-export function listFiles(vfs: Vfs, globs: readonly string[], opts: ListOptions): ListedFile[] {
+export function listFiles(vfs: Vfs, allGlobs: readonly string[], opts: ListOptions): ListedFile[] {
+  const { includes: globs, excludes } = splitExcludes(allGlobs);
   if (opts.validate ?? true) validateGlobs(globs);
   const useExcludes = opts.defaultExcludes ?? true;
   const excluded = useExcludes ? excludedFolders(globs) : new Set<string>();
   const base = collapse(opts.baseDir);
+  // `!` globs: relative ones are matched against the path relative to the base dir, absolute ones against the
+  // absolute path (AIPack applies them with or without `absolute`)
+  const excludeMatchers = excludes.filter((g) => g !== '').map((g) => ({ abs: g.startsWith('/'), match: globMatcher(g.replace(/^\.\//, '')) }));
+  const isExcluded = (abs: string): boolean => {
+    if (excludeMatchers.length === 0) return false;
+    const rel = posix.relative(base, abs);
+    return excludeMatchers.some((m) => (m.abs ? m.match(abs) : !rel.startsWith('..') && m.match(rel)));
+  };
+  // a root outside what the simulation may read must fail loudly, not list nothing: listDir raises there
+  const touch = (dir: string): void => {
+    vfs.listDir(dir);
+  };
   const globIndex = new Map<string, number>();
   let dirsVisited = 0;
 
@@ -122,7 +156,8 @@ export function listFiles(vfs: Vfs, globs: readonly string[], opts: ListOptions)
       // a literal path: listed when it is a file
       const abs = collapse(posix.join(absolute ? '/' : base, ...segs));
       const name = posix.basename(abs);
-      if (vfs.isFile(abs) && !(useExcludes && isAlwaysExcludedName(name))) globIndex.set(abs, index);
+      if (!vfs.isFile(abs)) touch(posix.dirname(abs));
+      else if (!(useExcludes && isAlwaysExcludedName(name)) && !isExcluded(abs)) globIndex.set(abs, index);
       return;
     }
 
@@ -143,12 +178,13 @@ export function listFiles(vfs: Vfs, globs: readonly string[], opts: ListOptions)
           // excluded folders are never walked (they can be huge: node_modules, target)
           if (excluded.has(entry.name)) continue;
           if (depth + 1 < maxDepth) visit(abs, r, depth + 1);
-        } else if (!(useExcludes && isAlwaysExcludedName(entry.name)) && match(r) && vfs.isFile(abs)) {
+        } else if (!(useExcludes && isAlwaysExcludedName(entry.name)) && match(r) && vfs.isFile(abs) && !isExcluded(abs)) {
           globIndex.set(abs, index);
         }
       }
     };
     if (vfs.isDir(root)) visit(root, '', 0);
+    else touch(root);
   });
 
   const out: (ListedFile & { index: number })[] = [];
@@ -171,24 +207,29 @@ export interface SortByGlobsOptions {
   noMatchPosition?: 'start' | 'end';
 }
 
-/** simple_fs `sort_by_globs`: matched items by (glob index, path), unmatched kept in input order. */
+/** simple_fs `sort_by_globs`: by (matching glob index, path); items matching no glob last (or first), by path too. */
 export function sortByGlobs<T>(items: readonly T[], pathOf: (item: T) => string, globs: readonly string[], opts: SortByGlobsOptions = {}): T[] {
   const matchers = globs.map(globMatcher);
   const matched: { idx: number; path: string; item: T }[] = [];
-  const unmatched: T[] = [];
+  const unmatched: { idx: number; path: string; item: T }[] = [];
+  const byIdxPath = (a: { idx: number; path: string }, b: { idx: number; path: string }) =>
+    a.idx - b.idx || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   for (const item of items) {
     const path = pathOf(item);
+    // "./x" is matched as "x", as simple_fs does
+    const input = path.startsWith('./') ? path.slice(2) : path;
     let idx = -1;
     for (let i = 0; i < matchers.length; i++) {
-      if (matchers[i](path)) {
+      if (matchers[i](input)) {
         idx = i;
         if (!opts.endWeighted) break;
       }
     }
-    if (idx < 0) unmatched.push(item);
-    else matched.push({ idx, path, item });
+    (idx < 0 ? unmatched : matched).push({ idx, path, item });
   }
-  matched.sort((a, b) => a.idx - b.idx || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  matched.sort(byIdxPath);
+  unmatched.sort(byIdxPath);
   const sorted = matched.map((m) => m.item);
-  return opts.noMatchPosition === 'start' ? [...unmatched, ...sorted] : [...sorted, ...unmatched];
+  const rest = unmatched.map((m) => m.item);
+  return opts.noMatchPosition === 'start' ? [...rest, ...sorted] : [...sorted, ...rest];
 }

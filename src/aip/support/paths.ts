@@ -53,6 +53,8 @@ export function resolvePackRef(env: StageEnv, ref: string, original = ref): stri
  * A relative `baseDir` is itself resolved first.
  */
 export function resolvePath(env: StageEnv, p: string, baseDir?: string): string {
+  // `~/.aipack-base` is the base dir, which --aipack-base may put elsewhere than under the simulated home
+  if (p === '~/.aipack-base' || p.startsWith('~/.aipack-base/')) return collapse(posix.join(env.dirs.baseAipack, p.slice('~/.aipack-base'.length)));
   if (p === '~' || p.startsWith('~/')) return collapse(posix.join(env.dirs.home, p.slice(1)));
   if (p.startsWith('/')) return collapse(p);
   if (p === '$tmp' || p.startsWith('$tmp/')) return collapse(posix.join(env.dirs.tmp, p.slice(4)));

@@ -1,0 +1,38 @@
+/**
+ * `aip.cmd.exec(cmd_name, args?, options?)`: answered from the scripted `[[command]]` entries (scripted-io.ts).
+ * Nothing ever runs on the host; a command line no entry matches is an error naming it.
+ */
+import { LuaError, luaTypeName, optionsArg } from '../engine/values.ts';
+import type { AipNamespaceFactory } from './types.ts';
+import { compareVersions } from './catalog.ts';
+import { resolvePath } from './support/paths.ts';
+
+const FN = 'aip.cmd.exec';
+
+/** AIPack's `into_vec_of_strings`: a string or a list of strings. */
+function argsOf(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v) && v.every((a) => typeof a === 'string')) return v as string[];
+  throw new LuaError(`${FN} - command args must be a string or a list of strings, got ${luaTypeName(v)}`);
+}
+
+export const cmd: AipNamespaceFactory = (env) => ({
+  exec(cmdName: unknown, args?: unknown, options?: unknown): Record<string, unknown> {
+    if (typeof cmdName !== 'string') throw new LuaError(`${FN} - cmd_name must be a string, got ${luaTypeName(cmdName)}`);
+    const list = argsOf(args);
+    // the `cwd` option exists since 0.8.33; it must resolve like any other path (sandbox rules included)
+    const o = optionsArg(options, FN);
+    let cwd: string | undefined;
+    if (compareVersions(env.aipackVersion, '0.8.33') >= 0 && typeof o.cwd === 'string' && o.cwd.trim() !== '') {
+      cwd = resolvePath(env, o.cwd);
+    }
+    const line = [cmdName, ...list].join(' ');
+    const answer = env.scripted?.commands.answer(line);
+    env.trace.record({ kind: 'note', depth: env.depth, agent: env.agent.name, topic: 'cmd', data: { line, cwd, exit: answer?.exit } });
+    if (!answer) {
+      throw new LuaError(`no scripted command for ${line}\n(add a [[command]] entry whose 'match' regex matches this line; aip.cmd.exec never runs anything on the host)`);
+    }
+    return { stdout: answer.stdout, stderr: answer.stderr, exit: answer.exit };
+  },
+});

@@ -1,0 +1,200 @@
+/**
+ * The data parts of `aip.file.*`: file hashes, CSV files, and byte spans (line / CSV row) with `read_span`.
+ * Same path rules and write protection as file.ts; every failure is a Lua error with AIPack's wording.
+ */
+import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
+import type { StageEnv } from './types.ts';
+import { cellsOf, csvCell, csvOptionsArg, keysToLabels, parseCsv, writeCsv, type CsvContent } from './csv.ts';
+import { digest, encode, type HashAlgo, type HashEncoding } from './hash.ts';
+import { checkAccessWrite, fileInfoOf, pathArg, resolvePath } from './support/paths.ts';
+
+const N = (name: string) => `aip.file.${name}`;
+
+/** `[start, end)` byte spans of lines ("\n" separated, a "\r" before it excluded). */
+export function lineSpans(bytes: Uint8Array): [number, number][] {
+  const spans: [number, number][] = [];
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] !== 10) continue;
+    spans.push([start, i > start && bytes[i - 1] === 13 ? i - 1 : i]);
+    start = i + 1;
+  }
+  if (start < bytes.length) spans.push([start, bytes.length]);
+  return spans;
+}
+
+/** Like lineSpans, but a "\n" inside a double-quoted CSV field does not end the row (`""` is an escaped quote). */
+export function csvRowSpans(bytes: Uint8Array): [number, number][] {
+  const spans: [number, number][] = [];
+  let start = 0;
+  let inQuotes = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === 34) {
+      if (inQuotes && bytes[i + 1] === 34) i++;
+      else inQuotes = !inQuotes;
+    } else if (b === 10 && !inQuotes) {
+      spans.push([start, i > start && bytes[i - 1] === 13 ? i - 1 : i]);
+      start = i + 1;
+    }
+  }
+  if (start < bytes.length) spans.push([start, bytes.length]);
+  return spans;
+}
+
+export function fileData(env: StageEnv, trace: (op: 'write' | 'append', abs: string) => void): Record<string, unknown> {
+  const { vfs } = env;
+
+  const bytesOf = (fn: string, p: string, abs: string, fail: (why: string) => string): Uint8Array => {
+    const bytes = vfs.readBytes(abs);
+    if (bytes === undefined) throw new LuaError(fail(vfs.isDir(abs) ? 'it is a directory' : `file not found (resolved to '${abs}')`));
+    return bytes;
+  };
+
+  const infoOf = (p: string, abs: string) => {
+    const st = vfs.stat(abs);
+    return fileInfoOf(p, st && { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+  };
+
+  const out: Record<string, unknown> = {};
+
+  // -- hashes: aip.file.hash_<algo>[_b64|_b64u|_b58u]
+  const SUFFIX: [string, HashEncoding][] = [['', 'hex'], ['_b64', 'b64'], ['_b64u', 'b64u'], ['_b58u', 'b58']];
+  for (const algo of ['sha256', 'sha512', 'blake3'] as HashAlgo[]) {
+    for (const [suffix, enc] of SUFFIX) {
+      const fn = N(`hash_${algo}${suffix}`);
+      out[`hash_${algo}${suffix}`] = (path: unknown): string => {
+        const p = pathArg(path, fn);
+        const bytes = bytesOf(fn, p, resolvePath(env, p), (why) => `${fn} - Failed to hash file '${p}'.\nCause: ${why}`);
+        return encode(digest(algo, bytes), enc);
+      };
+    }
+  }
+
+  // -- CSV
+  const readCsv = (fn: string, path: unknown, options: unknown): CsvContent => {
+    const p = pathArg(path, fn);
+    const o = csvOptionsArg(options);
+    const fail = (why: string) => `${fn} - Failed to read csv file '${p}'.\nCause: ${why}`;
+    const text = new TextDecoder().decode(bytesOf(fn, p, resolvePath(env, p), fail));
+    try {
+      return parseCsv(text, o);
+    } catch (e) {
+      throw new LuaError(fail((e as Error).message));
+    }
+  };
+  out.load_csv = (path: unknown, options?: unknown) => readCsv(N('load_csv'), path, options);
+  out.load_csv_headers = (path: unknown) => {
+    const fn = N('load_csv_headers');
+    return readCsv(fn, path, { has_header: true }).headers;
+  };
+
+  /** Writes (or appends) records; the file's existing content decides whether headers are written on append. */
+  const writeRecords = (fn: string, verb: string, path: unknown, content: { headers: string[]; rows: string[][] }, o: ReturnType<typeof csvOptionsArg>, append: boolean) => {
+    const p = pathArg(path, fn);
+    const abs = resolvePath(env, p);
+    checkAccessWrite(env, abs);
+    const exists = vfs.isFile(abs);
+    let headers = content.headers;
+    if (o.header_labels) headers = keysToLabels(headers, o.header_labels);
+    const withHeaders = !(append && exists) && !(o.skip_header_row ?? false) && headers.length > 0;
+    const text = writeCsv([...(withHeaders ? [headers] : []), ...content.rows], o);
+    try {
+      if (append && exists) {
+        const prev = vfs.readBytes(abs) ?? new Uint8Array();
+        const add = new TextEncoder().encode(text);
+        const next = new Uint8Array(prev.length + add.length);
+        next.set(prev);
+        next.set(add, prev.length);
+        vfs.writeFile(abs, next);
+      } else {
+        vfs.writeFile(abs, text);
+      }
+    } catch (e) {
+      throw new LuaError(`${fn} - Failed to ${verb} '${p}'.\nCause: ${(e as Error).message}`);
+    }
+    trace(append ? 'append' : 'write', abs);
+    return infoOf(p, abs);
+  };
+
+  const matrix = (v: unknown, fn: string): string[][] => {
+    if (!Array.isArray(v)) return [];
+    return v.map((row) => cellsOf(row, fn));
+  };
+
+  out.save_as_csv = (path: unknown, data: unknown, options?: unknown) => {
+    const fn = N('save_as_csv');
+    const o = csvOptionsArg(options);
+    if (!isPlainObject(data) && !Array.isArray(data)) throw new LuaError('Data must be a table (matrix or structured {headers, rows})');
+    let content: { headers: string[]; rows: string[][] };
+    if (isPlainObject(data) && (data.rows !== undefined || data.headers !== undefined)) {
+      if (data.headers !== undefined && !Array.isArray(data.headers) && !isPlainObject(data.headers)) {
+        throw new LuaError(`'headers' must be a table, found ${luaTypeName(data.headers)}`);
+      }
+      if (data.rows !== undefined && !Array.isArray(data.rows) && !isPlainObject(data.rows)) {
+        throw new LuaError(`'rows' must be a table, found ${luaTypeName(data.rows)}`);
+      }
+      const headers = Array.isArray(data.headers) ? data.headers.map((h) => {
+        if (typeof h !== 'string') throw new LuaError(`CsvContent - 'headers' must be a list of strings, found ${luaTypeName(h)}`);
+        return h;
+      }) : [];
+      content = { headers, rows: matrix(data.rows, fn) };
+    } else {
+      const rows = matrix(data, fn);
+      const headers = o.has_header === true && rows.length > 0 ? (rows.shift() as string[]) : [];
+      content = { headers, rows };
+    }
+    return writeRecords(fn, 'save csv file', path, content, o, false);
+  };
+
+  out.save_records_as_csv = (path: unknown, records: unknown, headerKeys: unknown, options?: unknown) => {
+    const fn = N('save_records_as_csv');
+    if (!Array.isArray(records) && !isPlainObject(records)) throw new LuaError(`${fn} - 'records' must be a table, got ${luaTypeName(records)}`);
+    if (!Array.isArray(headerKeys) || !headerKeys.every((k) => typeof k === 'string')) {
+      throw new LuaError(`${fn} - 'header_keys' must be a list of strings, got ${luaTypeName(headerKeys)}`);
+    }
+    const keys = headerKeys as string[];
+    const rows = (Array.isArray(records) ? records : []).map((rec) => {
+      if (!isPlainObject(rec)) throw new LuaError('Records must be a list of tables');
+      return keys.map((k) => csvCell(rec[k], fn));
+    });
+    return writeRecords(fn, 'save csv file', path, { headers: keys, rows }, csvOptionsArg(options), false);
+  };
+
+  out.append_csv_rows = (path: unknown, lists: unknown, options?: unknown) => {
+    const fn = N('append_csv_rows');
+    if (!Array.isArray(lists) && !isPlainObject(lists)) throw new LuaError('value_lists must be a table (list of lists)');
+    return writeRecords(fn, 'append rows to csv file', path, { headers: [], rows: matrix(lists, fn) }, csvOptionsArg(options), true);
+  };
+
+  out.append_csv_row = (path: unknown, values: unknown, options?: unknown) => {
+    const fn = N('append_csv_row');
+    if (!Array.isArray(values) && !isPlainObject(values)) throw new LuaError('values must be a table (list)');
+    return writeRecords(fn, 'append row to csv file', path, { headers: [], rows: [cellsOf(values, fn)] }, csvOptionsArg(options), true);
+  };
+
+  // -- spans
+  const spansOf = (fn: string, split: (b: Uint8Array) => [number, number][]) => (path: unknown) => {
+    const p = pathArg(path, fn);
+    return split(bytesOf(fn, p, resolvePath(env, p), (why) => `${fn} - Cannot read file '${p}'. Cause: ${why}`));
+  };
+  out.line_spans = spansOf(N('line_spans'), lineSpans);
+  out.csv_row_spans = spansOf(N('csv_row_spans'), csvRowSpans);
+  out.read_span = (path: unknown, start: unknown, end: unknown): string => {
+    const fn = N('read_span');
+    const p = pathArg(path, fn);
+    if (typeof start !== 'number' || typeof end !== 'number' || !Number.isInteger(start) || !Number.isInteger(end)) {
+      throw new LuaError(`${fn} - start and end must be integers, got ${luaTypeName(start)} and ${luaTypeName(end)}`);
+    }
+    if (start < 0 || end < 0) throw new LuaError('read_span expects non-negative start/end offsets');
+    if (end < start) throw new LuaError('read_span expects end >= start');
+    const bytes = bytesOf(fn, p, resolvePath(env, p), (why) => `${fn} - Cannot read file '${p}'. Cause: ${why}`);
+    if (end > bytes.length) throw new LuaError(`${fn} - span [${start}, ${end}) is past the end of '${p}' (${bytes.length} bytes)`);
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, end));
+    } catch {
+      throw new LuaError(`${fn} - span [${start}, ${end}) of '${p}' is not valid UTF-8`);
+    }
+  };
+  return out;
+}
