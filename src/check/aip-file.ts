@@ -5,6 +5,8 @@
 import type { StageName } from '../aip/catalog.ts';
 import { nextFence, type Fence } from '../support/lines.ts';
 import { AgentLoadError, mapScriptLine, parseAgentDoc, type AgentDoc, type LuaScript } from '../runtime/agent-doc.ts';
+import type { Stage } from '../contract/index.ts';
+import { annotatedStagesOf } from './annotations.ts';
 import { lintLua, type Finding, type LintOptions } from './lint.ts';
 
 const STAGES: [keyof AgentDoc & ('beforeAll' | 'data' | 'output' | 'afterAll'), StageName][] = [
@@ -14,7 +16,8 @@ const STAGES: [keyof AgentDoc & ('beforeAll' | 'data' | 'output' | 'afterAll'), 
   ['afterAll', 'AfterAll'],
 ];
 
-export function lintAipFile(file: string, content: string, opts: LintOptions): Finding[] {
+/** `subAgentStages`: the stages the agent runs in as a sub-agent, when known (annotations in any block add to them). */
+export function lintAipFile(file: string, content: string, opts: LintOptions, subAgentStages: Stage[] = []): Finding[] {
   const findings: Finding[] = [];
   let doc: AgentDoc;
   try {
@@ -25,11 +28,17 @@ export function lintAipFile(file: string, content: string, opts: LintOptions): F
     // still lint the Lua: parse again with the # Options section turned into an ignored heading
     doc = parseAgentDoc(disableOptions(content), file);
   }
+  // an annotation in one block types `input` in every block of the agent
+  const stages = new Set<Stage>(subAgentStages);
+  for (const [key] of STAGES) {
+    const script = doc[key] as LuaScript | undefined;
+    if (script) for (const s of annotatedStagesOf(script.code)) stages.add(s);
+  }
   for (const [key, scope] of STAGES) {
     const script = doc[key] as LuaScript | undefined;
     if (!script) continue;
     // repeated stage headings are concatenated into one chunk, as AIPack runs them
-    for (const f of lintLua({ file, code: script.code, scope }, opts)) {
+    for (const f of lintLua({ file, code: script.code, scope, subAgentStages: [...stages] }, opts)) {
       findings.push({ ...f, line: mapScriptLine(script, f.line) });
     }
   }

@@ -7,6 +7,8 @@ import { renderPack as renderPackFromSources } from '../pack/build.ts';
 import { walkFiles } from '../support/walk.ts';
 import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
+import { luarcLibraries, SHIPPED_TYPES_DIR, staleLuaDefinitions } from './luals.ts';
+import { isPromptFile, stagesFromContract, stagesFromPrompt, type StageMap } from './stages.ts';
 
 /** A path given to check does not exist (the CLI reports it as bad usage). */
 export class CheckPathError extends Error {}
@@ -44,10 +46,12 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   const lintOpts = { minAipackVersion: opts.minAipackVersion };
 
   await checkPackFresh(root, findings, notes, opts.renderPack);
+  checkTypesFresh(root, findings);
 
   const explicit = opts.paths.length > 0;
   const luaFiles = new Set<string>();
   const aipFiles = new Set<string>();
+  const stageMap: StageMap = new Map();
   for (const dir of ['pack/lua', 'lua']) {
     for (const f of walk(join(root, dir))) if (f.endsWith('.lua')) luaFiles.add(f);
   }
@@ -59,6 +63,8 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
       continue;
     }
     for (const f of walk(abs)) {
+      if (f.endsWith('.contract.toml')) stagesFromContract(f, stageMap);
+      else if (isPromptFile(f, f === abs)) stagesFromPrompt(f, stageMap);
       if (f.endsWith('.aip')) aipFiles.add(f);
       // modules an agent can `require` (`<dir>/lua/...`), or a .lua file named explicitly
       else if (f.endsWith('.lua') && (f === abs || rel(root, f).split('/').includes('lua'))) luaFiles.add(f);
@@ -69,14 +75,17 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   for (const f of [...luaFiles].sort()) {
     const file = rel(root, f);
     if (ignored(file)) continue;
+    const code = readFileSync(f, 'utf8');
+    // LuaLS definition files (`---@meta`) only declare; they never run
+    if (code.startsWith('---@meta')) continue;
     files.add(file);
-    findings.push(...lintLua({ file, code: readFileSync(f, 'utf8'), scope: 'module' }, lintOpts));
+    findings.push(...lintLua({ file, code, scope: 'module' }, lintOpts));
   }
   for (const f of [...aipFiles].sort()) {
     const file = rel(root, f);
     if (ignored(file)) continue;
     files.add(file);
-    findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts));
+    findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts, [...(stageMap.get(f) ?? [])]));
   }
   return { findings, files: [...files], notes };
 }
@@ -140,6 +149,24 @@ async function checkPackFresh(
     else if (readFileSync(join(packDir, path), 'utf8') !== content) stale(path, 'stale');
   }
   for (const path of [...onDisk].sort()) if (!expected.has(path)) stale(path, 'unexpected');
+}
+
+/**
+ * Generated LuaLS definitions (the shipped `lua-types`, and every directory `.luarc.json` names) must be what
+ * `coder-subagents types` writes now.
+ */
+function checkTypesFresh(root: string, findings: Finding[]): void {
+  const dirs = [...luarcLibraries(root), ...(existsSync(join(root, SHIPPED_TYPES_DIR)) ? [SHIPPED_TYPES_DIR] : [])];
+  for (const s of staleLuaDefinitions(root, dirs)) {
+    const path = isAbsolute(s.dir) ? s.dir : s.dir.split(sep).join('/').replace(/\/$/, '');
+    findings.push({
+      file: `${path}/${s.file}`,
+      line: 1,
+      column: 1,
+      rule: 'stale-types',
+      message: `the Lua type definitions are not what \`coder-subagents types\` would write: ${s.file} is ${s.what}; run \`npx coder-subagents types --dir ${path}\``,
+    });
+  }
 }
 
 /** A file, or the files below a directory (skipping node_modules and dot-dirs). */

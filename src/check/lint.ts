@@ -16,6 +16,9 @@ import {
   isAvailableAt,
   type StageName,
 } from '../aip/catalog.ts';
+import type { Stage } from '../contract/index.ts';
+import { typeCheck, type TypeRule } from './infer.ts';
+import { annotatedStages } from './annotations.ts';
 
 export type Rule =
   | 'syntax'
@@ -25,7 +28,10 @@ export type Rule =
   | 'aip-too-new'
   | 'int-too-large'
   | 'options-toml'
-  | 'stale-pack';
+  | 'stale-pack'
+  | 'stale-types'
+  | 'annotation'
+  | TypeRule;
 
 export interface Finding {
   file: string;
@@ -33,6 +39,8 @@ export interface Finding {
   column: number;
   rule: Rule;
   message: string;
+  /** a likely bug that does not fail the check */
+  severity?: 'warning';
 }
 
 export interface LintSource {
@@ -42,6 +50,8 @@ export interface LintSource {
   lineOffset?: number;
   /** stage variables visible: a stage name, or 'module' for required modules (globals only) */
   scope: StageName | 'module';
+  /** the stages this code runs in as a sub-agent (from its contract file or a prompt file); annotations add to them */
+  subAgentStages?: Stage[];
 }
 
 export interface LintOptions {
@@ -159,10 +169,12 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
       allowed.set(line, set);
     }
   }
-  const report = (line: number, column: number, rule: Rule, message: string) => {
+  const report = (line: number, column: number, rule: Rule, message: string, severity?: 'warning') => {
     const allow = allowed.get(line);
     if (allow && (allow.has(rule) || allow.has('all'))) return;
-    findings.push({ file: src.file, line: line + offset, column, rule, message });
+    const f: Finding = { file: src.file, line: line + offset, column, rule, message };
+    if (severity) f.severity = severity;
+    findings.push(f);
   };
 
   // Lua 5.4 attribs: report, then blank them with same-length spaces so locations stay exact
@@ -207,6 +219,9 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
   collectGlobalWrites(chunk, defined);
 
   new Walker(src.scope, version, defined, report).block(chunk.body as LNode[]);
+  const annotated = annotatedStages(scan.comments.map((c) => ({ ...c, ...position(starts, c.index) })), report);
+  const stages = [...new Set([...(src.subAgentStages ?? []), ...annotated])];
+  typeCheck(chunk.body as LNode[], { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version }, report);
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
   return findings;
 }
@@ -231,7 +246,7 @@ function collectGlobalWrites(node: unknown, out: Set<string>): void {
   }
 }
 
-type Report = (line: number, column: number, rule: Rule, message: string) => void;
+type Report = (line: number, column: number, rule: Rule, message: string, severity?: 'warning') => void;
 
 class Walker {
   constructor(

@@ -3,6 +3,10 @@
  * editing, and a case file whose cases pass against it.
  */
 import type { Stage } from '../contract/index.ts';
+import { STAGE_INPUT_CLASS } from '../check/contract-types.ts';
+
+/** The annotation that types `input` for `check` and the Lua language server. */
+const annotate = (stage: Stage) => `---@param input ${STAGE_INPUT_CLASS[stage]}`;
 
 export interface StarterFiles {
   aip: string;
@@ -30,6 +34,7 @@ function pre(name: string, path: string): StarterFiles {
 # Output
 
 \`\`\`lua
+${annotate('pre')}
 -- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
 local focus = input.agent_config.focus  -- any extra key of the entry is available in agent_config
 if focus == nil then
@@ -85,6 +90,7 @@ function preTask(name: string, path: string): StarterFiles {
 # Output
 
 \`\`\`lua
+${annotate('pre_task')}
 -- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
 local task = input.coder_task  -- { num, count, working_files }
 if #task.working_files == 0 then
@@ -141,6 +147,7 @@ function postTask(name: string, path: string): StarterFiles {
 # Output
 
 \`\`\`lua
+${annotate('post_task')}
 -- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
 local marker = input.agent_config.marker or "DEBUG:"
 local content = input.coder_response.content  -- the AI's answer, file changes included
@@ -199,6 +206,7 @@ function post(name: string, path: string): StarterFiles {
 # Output
 
 \`\`\`lua
+${annotate('post')}
 -- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
 local lines = { "# Coder run summary", "" }
 for _, res in ipairs(input.coder_responses) do  -- { task_num, content, files_changed, files_failed }

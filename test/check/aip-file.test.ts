@@ -63,6 +63,8 @@ describe('lintAipFile', () => {
         rule: 'undefined-global',
         message: "undefined global 'ai_response' (stage variable of Output, not of Data)",
       },
+      // aip.file.copy returns a FileInfo, which has no content
+      { file: 'agent.aip', line: 15, column: 24, rule: 'unknown-field', message: "FileInfo has no field 'content'" },
       {
         file: 'agent.aip',
         line: 23,

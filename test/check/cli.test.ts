@@ -76,6 +76,17 @@ describe('coder-subagents check', () => {
     expect(stub.calls).toEqual([{ root: process.cwd(), paths: [], minAipackVersion: '0.8.15' }]);
   });
 
+  it('prints warnings, which alone do not fail the check', async () => {
+    const warning = { file: 'a.aip', line: 9, column: 10, rule: 'dropped-params', message: 'params dropped', severity: 'warning' } as const;
+    stub.result = { findings: [warning], files: ['a.aip'], notes: [] };
+    expect(await run()).toBe(0);
+    expect(out).toBe('a.aip:9:10: warning dropped-params: params dropped\ncheck passed (1 file) with 1 warning\n');
+    out = '';
+    stub.result = { findings: [FINDINGS.findings[0], warning], files: ['a.aip', 'pack/a.aip'], notes: [] };
+    expect(await run()).toBe(1);
+    expect(out.split('\n').at(-2)).toBe('1 finding and 1 warning in 2 files');
+  });
+
   it('--json prints the findings as JSON', async () => {
     stub.result = FINDINGS;
     expect(await run('--json')).toBe(1);

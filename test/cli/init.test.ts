@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseContractFile } from '../../src/harness/case-file.ts';
@@ -35,6 +35,7 @@ describe('coder-subagents init', () => {
       [
         'created agents/refiner.aip',
         'created agents/refiner.contract.toml',
+        'created .luarc.json (Lua types for your editor: lua-types, written)',
         '',
         'Next steps:',
         '  1. run its cases:      npx coder-subagents test agents',
@@ -70,6 +71,31 @@ describe('coder-subagents init', () => {
     const r = await runCli(['check', dir], process.cwd());
     expect(r.stdout).toMatch(/^check passed/);
     expect(r.code).toBe(0);
+  });
+
+  it('sets the editor up: an annotated agent, .luarc.json and the Lua type definitions', async () => {
+    const dir = tmpDir();
+    expect((await runCli(['init', 'a', '--stage', 'post_task'], dir)).code).toBe(0);
+    expect(readFileSync(nodePath.join(dir, 'a.aip'), 'utf8')).toContain('```lua\n---@param input CoderPostTaskInput\n');
+    expect(JSON.parse(readFileSync(nodePath.join(dir, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['lua-types']);
+    expect(readFileSync(nodePath.join(dir, 'lua-types/contract.lua'), 'utf8')).toContain('---@class CoderPostTaskInput\n');
+    const again = await runCli(['init', 'b'], dir);
+    expect(again.stdout).toContain('kept .luarc.json (Lua types for your editor: lua-types, written)\n');
+  });
+
+  it('as a new user: init, misspell an input field, check names the field and the right one', async () => {
+    const dir = tmpDir();
+    expect((await runCli(['init', 'refiner', '--dir', 'agents'], dir)).code).toBe(0);
+    const file = nodePath.join(dir, 'agents/refiner.aip');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('local prompts = input.coder_prompts'));
+    lines[at] = lines[at].replace('input.coder_prompts', 'input.coder_promts');
+    writeFileSync(file, lines.join('\n'));
+    const r = await runCli(['check', 'agents'], dir);
+    expect(r.stdout).toBe(
+      `agents/refiner.aip:${at + 1}:23: unknown-field: input.coder_promts: the input of stage pre has no field 'coder_promts'; did you mean coder_prompts?\n1 finding in 1 file\n`,
+    );
+    expect(r.code).toBe(1);
   });
 
   it('refuses to overwrite existing files and writes nothing', async () => {

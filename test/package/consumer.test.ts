@@ -52,6 +52,9 @@ describe('the packed package in a fresh project', () => {
     expect(test.stdout).toMatch(/✓ agents\/prompt-refiner\.contract\.toml › adds a focus line/);
     expect(test.stdout).toMatch(/\n3 passed, 0 failed/);
     expect(test.code).toBe(0);
+    // the editor setup points at the definitions shipped in the package
+    expect(JSON.parse(readFileSync(nodePath.join(dir, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['node_modules/coder-subagents/lua-types']);
+    expect(readFileSync(nodePath.join(dir, 'agents/prompt-refiner.aip'), 'utf8')).toContain('---@param input CoderPreInput');
     const check = cli('check', 'agents');
     expect(check.code, check.stdout + check.stderr).toBe(0);
     const version = cli('--version');

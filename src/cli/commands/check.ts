@@ -37,18 +37,23 @@ export function register(program: Command, setExit: SetExit): void {
           `nothing to check: no .aip or .lua file${unlisted} under ${where}; name your agents' directory, e.g. npx coder-subagents check my-agents`,
         );
       }
-      if (findings.length > 0) setExit(1);
+      const errors = findings.filter((f) => f.severity !== 'warning');
+      const warnings = findings.length - errors.length;
+      if (errors.length > 0) setExit(1);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ ok: findings.length === 0, files: files.length, findings, notes }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ ok: errors.length === 0, files: files.length, findings, notes }, null, 2)}\n`);
         return;
       }
       for (const n of notes) process.stderr.write(`note: ${n}\n`);
-      for (const f of findings) process.stdout.write(`${f.file}:${f.line}:${f.column}: ${f.rule}: ${f.message}\n`);
-      if (findings.length > 0) {
+      for (const f of findings) {
+        const kind = f.severity === 'warning' ? `warning ${f.rule}` : f.rule;
+        process.stdout.write(`${f.file}:${f.line}:${f.column}: ${kind}: ${f.message}\n`);
+      }
+      const s = (n: number) => (n === 1 ? '' : 's');
+      const warned = warnings > 0 ? ` and ${warnings} warning${s(warnings)}` : '';
+      if (errors.length > 0) {
         const withFindings = new Set(findings.map((f) => f.file)).size;
-        process.stdout.write(
-          `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${withFindings} file${withFindings === 1 ? '' : 's'}\n`,
-        );
-      } else process.stdout.write(`check passed (${files.length} file${files.length === 1 ? '' : 's'})\n`);
+        process.stdout.write(`${errors.length} finding${s(errors.length)}${warned} in ${withFindings} file${s(withFindings)}\n`);
+      } else process.stdout.write(`check passed (${files.length} file${s(files.length)})${warnings > 0 ? ` with ${warnings} warning${s(warnings)}` : ''}\n`);
     });
 }

@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
   test: () => import('./test.ts'),
   init: () => import('./init.ts'),
   demo: () => import('./demo.ts'),
+  types: () => import('./types.ts'),
 };
 
 /** The register functions of the named commands (all of them when `names` is omitted), in COMMANDS order. */

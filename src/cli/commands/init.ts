@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type Stage } from '../../contract/index.ts';
+import { setUpLuaTypes } from '../../check/luals.ts';
 import { starterFiles } from '../../harness/templates.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
@@ -57,11 +58,21 @@ export function register(program: Command, _setExit: SetExit): void {
       mkdirSync(dir, { recursive: true });
       writeFileSync(aipFile, files.aip, { flag: 'wx' });
       writeFileSync(contractFile, files.contract, { flag: 'wx' });
+      // editor support: the Lua language server completes input., aip.*, CTX with the generated definitions
+      let types: string;
+      try {
+        const t = setUpLuaTypes(process.cwd());
+        const what = t.luarc === 'unchanged' ? 'kept .luarc.json' : `${t.luarc} .luarc.json`;
+        types = `${what} (Lua types for your editor: ${t.library}${t.copied ? ', written' : ''})`;
+      } catch (err) {
+        types = `.luarc.json not changed: ${(err as Error).message}`;
+      }
       const testDir = shown(dir);
       process.stdout.write(
         [
           `created ${shown(aipFile)}`,
           `created ${shown(contractFile)}`,
+          types,
           '',
           'Next steps:',
           `  1. run its cases:      npx coder-subagents test ${testDir}`,

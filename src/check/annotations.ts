@@ -1,0 +1,56 @@
+// Stage annotations in a sub-agent's Lua: `---@param input CoderPostTaskInput` (or `---@type CoderPreInput`) says
+// which stage's input the script receives, for the checker and for the Lua language server.
+
+import { STAGES, type Stage } from '../contract/index.ts';
+import { suggest } from '../effects/effects.ts';
+import { ANY_INPUT_CLASS, STAGE_INPUT_CLASS } from './contract-types.ts';
+
+const CLASS_STAGES = new Map<string, Stage[]>([
+  ...STAGES.map((s): [string, Stage[]] => [STAGE_INPUT_CLASS[s], [s]]),
+  [ANY_INPUT_CLASS, [...STAGES]],
+]);
+
+// comment text is what follows `--`: `-@param input X`
+const PARAM_RE = /^-\s*@param\s+input\s+([A-Za-z_][\w.]*)/;
+const TYPE_RE = /^-\s*@type\s+(Coder[\w.]*)/;
+
+export interface AnnotationComment {
+  text: string;
+  line: number;
+  column: number;
+}
+
+/** The stages named by annotations; an unknown input class is reported (when `report` is given). */
+export function annotatedStages(
+  comments: AnnotationComment[],
+  report?: (line: number, column: number, rule: 'annotation', message: string) => void,
+): Stage[] {
+  const out = new Set<Stage>();
+  for (const c of comments) {
+    const m = PARAM_RE.exec(c.text) ?? TYPE_RE.exec(c.text);
+    if (!m) continue;
+    const stages = CLASS_STAGES.get(m[1]);
+    if (stages) {
+      for (const s of stages) out.add(s);
+      continue;
+    }
+    const hint = suggest(m[1], [...CLASS_STAGES.keys()]);
+    report?.(
+      c.line,
+      c.column,
+      'annotation',
+      `unknown input class '${m[1]}'${hint ? `; did you mean ${hint}?` : ''} (one of ${[...CLASS_STAGES.keys()].join(', ')})`,
+    );
+  }
+  return [...out];
+}
+
+/** Annotated stages of Lua code, without reports (comments found by a plain line scan). */
+export function annotatedStagesOf(code: string): Stage[] {
+  const comments: AnnotationComment[] = [];
+  code.split('\n').forEach((l, i) => {
+    const k = l.indexOf('--');
+    if (k >= 0) comments.push({ text: l.slice(k + 2), line: i + 1, column: k + 1 });
+  });
+  return annotatedStages(comments);
+}

@@ -1,0 +1,70 @@
+// Which stages a sub-agent runs in, for the checker: from its contract file (`*.contract.toml`: `agent` and the
+// cases' `stage`) and from the `sub_agents` entries of prompt files. Broken files are skipped here: the `test`
+// command and the pack report them; the checker only loses type information.
+
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import nodePath from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { md } from '../aip/md.ts';
+import type { StageEnv } from '../aip/types.ts';
+import { STAGES, normalizeList, type Stage } from '../contract/index.ts';
+import { LuaMulti } from '../engine/values.ts';
+import { findWorkspace } from '../runtime/workspace.ts';
+
+export type StageMap = Map<string, Set<Stage>>;
+
+const add = (map: StageMap, file: string, stages: Iterable<Stage>) => {
+  const set = map.get(file) ?? new Set<Stage>();
+  for (const s of stages) set.add(s);
+  map.set(file, set);
+};
+
+const isStage = (s: unknown): s is Stage => typeof s === 'string' && (STAGES as readonly string[]).includes(s);
+
+/** `agent` of a contract file, resolved (a pack agent `ns@pack/x` is not a file here: skipped). */
+export function stagesFromContract(file: string, map: StageMap): void {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  if (typeof doc.agent !== 'string' || doc.agent.includes('@')) return;
+  const cases = Array.isArray(doc.case) ? (doc.case as Record<string, unknown>[]) : [];
+  const stages = cases.map((c) => c?.stage).filter(isStage);
+  if (stages.length === 0) return;
+  const agent = resolveAgentFile(nodePath.resolve(nodePath.dirname(file), doc.agent));
+  if (agent) add(map, agent, stages);
+}
+
+// aip.md.extract_meta needs no stage environment
+const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: string) => LuaMulti;
+
+/** The `sub_agents` entries of a prompt file; names resolve from the workspace root, as the pack runs them. */
+export function stagesFromPrompt(file: string, map: StageMap): void {
+  let meta: unknown;
+  try {
+    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+  } catch {
+    return;
+  }
+  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
+  if (entries === undefined) return;
+  const r = normalizeList(entries);
+  if (!r.ok) return;
+  const ws = findWorkspace(nodePath.dirname(file));
+  for (const c of r.configs) {
+    if (c.name.includes('@')) continue;
+    const agent = resolveAgentFile(nodePath.resolve(ws, c.name));
+    if (agent) add(map, agent, c.stages);
+  }
+}
+
+/** AIPack's candidates for a local agent name: the file, `<name>.aip`, `<name>/main.aip`. */
+function resolveAgentFile(p: string): string | undefined {
+  const candidates = p.endsWith('.aip') ? [p] : p.endsWith('/') ? [nodePath.join(p, 'main.aip')] : [`${p}.aip`, nodePath.join(p, 'main.aip')];
+  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+}
+
+/** A prompt file: a Markdown file whose meta may list sub_agents. */
+export const isPromptFile = (f: string, explicit: boolean) => (explicit ? f.endsWith('.md') : nodePath.basename(f) === 'coder-prompt.md');
