@@ -160,7 +160,7 @@ export class Simulator implements StageHost {
     const resolved = resolveAgent(this.vfs, this.packs, request.name, request.baseDir ?? this.workspaceDir, this.aipackBase);
     const content = this.vfs.readFile(resolved.file);
     if (content === undefined) throw new AgentNotFoundError(`cannot read ${resolved.file}`);
-    const doc = parseAgentDoc(content, resolved.file);
+    const doc = parsedAgent(content, resolved.file);
     this.runCounter += 1;
     const frame: Frame = {
       name: request.name,
@@ -430,6 +430,20 @@ export class Simulator implements StageHost {
     };
   }
 
+}
+
+// `.aip` files parsed once per path and content: every aip.agent.run of a chain reads the same few agents.
+const DOC_CACHE_LIMIT = 500;
+const docCache = new Map<string, ReturnType<typeof parseAgentDoc>>();
+function parsedAgent(content: string, file: string): ReturnType<typeof parseAgentDoc> {
+  const key = file + '\0' + content;
+  let doc = docCache.get(key);
+  if (!doc) {
+    doc = parseAgentDoc(content, file);
+    if (docCache.size >= DOC_CACHE_LIMIT) docCache.delete(docCache.keys().next().value as string);
+    docCache.set(key, doc);
+  }
+  return doc;
 }
 
 /** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */
