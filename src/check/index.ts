@@ -2,7 +2,7 @@
 
 import picomatch from 'picomatch';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { renderPack as renderPackFromSources } from '../pack/build.ts';
 import { walkFiles } from '../support/walk.ts';
 import { lintAipFile } from './aip-file.ts';
@@ -73,6 +73,13 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
       // modules an agent can `require` (`<dir>/lua/...`), or a .lua file named explicitly
       else if (f.endsWith('.lua') && (f === abs || rel(root, f).split('/').includes('lua'))) luaFiles.add(f);
     }
+  }
+
+  // a workspace's own prompt files (<ws>/.aipack/.prompt/<pack>/coder-prompt.md) name its sub-agents too
+  const dirs = new Set([...aipFiles].map((f) => dirname(f)));
+  for (const d of [...dirs]) for (let up = d; up.startsWith(root) && up !== dirname(up); up = dirname(up)) dirs.add(up);
+  for (const d of dirs) {
+    for (const f of walkFiles(join(d, '.aipack', '.prompt'))) if (isPromptFile(f, false)) stagesFromPrompt(f, stageMap);
   }
 
   const ignored = readIgnore(root);

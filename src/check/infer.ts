@@ -10,7 +10,7 @@ import { CTX_KEYS, LUA_CLASSES, signatureOf, splitTop, type LuaClass, type Param
 import { isAvailableAt, type StageName } from '../aip/catalog.ts';
 import { CHECK_TEMPLATES, fill, type Stage } from '../contract/index.ts';
 import { suggest } from '../effects/effects.ts';
-import { responseFields, stagesWithInputField, inputShapeFor, type Shape, type ShapeField } from './contract-types.ts';
+import { luaTypeOf, responseFields, stagesWithInputField, inputShapeFor, type Shape, type ShapeField } from './contract-types.ts';
 
 interface LNode {
   type: string;
@@ -22,6 +22,7 @@ export type TypeRule =
   | 'unknown-field'
   | 'response-key'
   | 'response-exclusive'
+  | 'response-type'
   | 'dropped-params'
   | 'aip-arity'
   | 'aip-arg-type'
@@ -160,6 +161,30 @@ const describe = (t: T): string => {
   if (t.k === 'string' && t.value !== undefined) return `the string ${JSON.stringify(t.value)}`;
   return kind === 'nil' ? 'nil' : `a ${kind}`;
 };
+
+/** Lua types a contract shape admits (undefined: any). */
+function shapeKinds(s: Shape): Set<string> | undefined {
+  switch (s.t) {
+    case 'any':
+      return undefined;
+    case 'string':
+    case 'boolean':
+      return new Set([s.t]);
+    case 'number':
+      return new Set(['number']);
+    case 'union': {
+      const out = new Set<string>();
+      for (const o of s.of) {
+        const k = shapeKinds(o);
+        if (!k) return undefined;
+        for (const x of k) out.add(x);
+      }
+      return out;
+    }
+    default:
+      return new Set(['table']);
+  }
+}
 
 const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
 
@@ -505,7 +530,8 @@ class Checker {
     if (base.k === 'class') {
       const f = base.cls.fields.find((x) => x.name === name);
       if (f) return f.optional ? UNKNOWN : fromLuaType(f.type);
-      if (base.cls.closed && !this.written.has(name)) {
+      // AIPack's docs promise `{ error = ... }` on failure (the code raises instead): `res.error` checks are harmless
+      if (base.cls.closed && !this.written.has(name) && name !== 'error') {
         const hint = suggest(name, base.cls.fields.map((x) => x.name));
         this.report(line, column, 'unknown-field', `${base.cls.name} has no field '${name}'${hint ? `; did you mean ${hint}?` : ''}`);
       }
@@ -605,6 +631,12 @@ class Checker {
       }
       if (!used(f)) {
         this.report(line, column, 'response-key', `response key '${key}' is ignored in ${stageWord} (only ${f.stages!.join(', ')} ${f.stages!.length === 1 ? 'uses' : 'use'} it)`);
+        continue;
+      }
+      const kind = kindOf(value);
+      const expected = shapeKinds(f.shape);
+      if (kind !== undefined && kind !== 'nil' && expected && !expected.has(kind)) {
+        this.report(line, column, 'response-type', `response key '${key}' must be ${luaTypeOf(f.shape)}, got ${describe(value)}`);
         continue;
       }
       if (key === 'coder_params' && value.k === 'table' && !value.spread) {

@@ -75,6 +75,16 @@ const ResponsesItemSchema = z.strictObject({
   files_failed: StringList.optional(),
 });
 
+const PrevItemSchema = z.strictObject({
+  name: z.string().min(1),
+  agent_result: z.unknown().optional(),
+  config: Table.optional(),
+});
+
+const AiPromptSchema = z.union([z.string(), z.strictObject({ match: z.string() })], {
+  error: 'expected a string (the exact prompt), or a table { match = "regex" }',
+});
+
 export const ExpectSchema = z.strictObject({
   params: Table.optional(),
   params_contains: Table.optional(),
@@ -84,6 +94,9 @@ export const ExpectSchema = z.strictObject({
   unchanged: z.boolean().optional(),
   error: z.string().optional(),
   files: FileMap.optional(),
+  agent_result: z.unknown().optional(),
+  sub_agents_next: z.array(z.unknown()).optional(),
+  ai_prompts: z.array(AiPromptSchema).optional(),
 });
 
 /** The inputs of one stage run (a case without its name and expectations). */
@@ -98,6 +111,7 @@ export const stageInputShape = {
   task: TaskSchema.optional(),
   response: CoderResponseSchema.optional(),
   responses: z.array(ResponsesItemSchema).optional(),
+  prev: z.array(PrevItemSchema).optional(),
 };
 
 export const CaseSchema = z.strictObject({
@@ -118,6 +132,8 @@ export type CaseExpect = z.infer<typeof ExpectSchema>;
 export type CaseTask = z.infer<typeof TaskSchema>;
 export type CoderResponseInput = z.infer<typeof CoderResponseSchema>;
 export type ResponsesItem = z.infer<typeof ResponsesItemSchema>;
+export type PrevItem = z.infer<typeof PrevItemSchema>;
+export type AiPromptExpectation = z.infer<typeof AiPromptSchema>;
 
 /** One checked case. */
 export interface ContractCase {
@@ -134,6 +150,7 @@ export interface ContractCase {
   task?: CaseTask;
   response?: CoderResponseInput;
   responses?: ResponsesItem[];
+  prev?: PrevItem[];
   expect: CaseExpect;
 }
 
@@ -162,6 +179,7 @@ function keysAt(path: PropertyKey[]): string[] {
   if (p.length === 3 && k === 'task') return Object.keys(TaskSchema.shape);
   if (p.length === 4 && k === 'responses') return Object.keys(ResponsesItemSchema.shape);
   if (p.length === 4 && k === 'ai') return Object.keys(AiAnswerTableSchema.shape);
+  if (p.length === 4 && k === 'prev') return Object.keys(PrevItemSchema.shape);
   if (p.length === 3 && k === 'response') return Object.keys(CoderResponseTableSchema.shape);
   if (p.length === 4 && k === 'response' && p[3] === 'usage') return Object.keys(UsageSchema.shape);
   return [];
@@ -321,11 +339,28 @@ export function caseProblem(c: StageInputFields): [string, string] | undefined {
     } catch (err) {
       return ['expect.error', `invalid regex: ${(err as Error).message}`];
     }
-    for (const key of ['params', 'params_contains', 'prompts', 'prompt', 'response', 'unchanged'] as const) {
+    for (const key of ['params', 'params_contains', 'prompts', 'prompt', 'response', 'unchanged', 'agent_result', 'sub_agents_next'] as const) {
       if (e[key] !== undefined) return [`expect.${key}`, 'cannot be combined with expect.error (a failed stage has no result)'];
     }
   }
   if (e.params && 'sub_agents' in e.params) return ['expect.params.sub_agents', 'sub_agents is never part of the compared params'];
+  for (const [i, p] of (c.prev ?? []).entries()) {
+    if (!p.name.endsWith('.aip') || nodePath.isAbsolute(p.name) || p.name.split(/[\\/]/).includes('..')) {
+      return [`prev[${i + 1}].name`, `expected a workspace-relative .aip path (no leading /, no ..), got '${p.name}'`];
+    }
+    for (const key of ['name', 'stages'] as const) {
+      if (p.config && key in p.config) return [`prev[${i + 1}].config.${key}`, 'set by the harness; remove it'];
+    }
+  }
+  for (const [i, a] of (e.ai_prompts ?? []).entries()) {
+    if (typeof a === 'object') {
+      try {
+        new RegExp(a.match);
+      } catch (err) {
+        return [`expect.ai_prompts[${i + 1}].match`, `invalid regex: ${(err as Error).message}`];
+      }
+    }
+  }
   if (c.ai) {
     for (const [i, a] of c.ai.entries()) {
       if (typeof a === 'object' && a.match !== undefined) {
@@ -354,6 +389,7 @@ function toCase(c: z.infer<typeof CaseSchema>, index: number): ContractCase {
     task: c.task,
     response: c.response,
     responses: c.responses,
+    prev: c.prev,
     expect: c.expect ?? {},
   };
 }

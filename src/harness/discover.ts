@@ -1,6 +1,7 @@
 /** Finding case files, and which of them a changed file affects (for `test --watch`). */
 import { existsSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
+import picomatch from 'picomatch';
 import { isInside } from '../runtime/vfs.ts';
 import { walkFiles } from '../support/walk.ts';
 import { CASE_FILE_SUFFIX } from './case-file.ts';
@@ -12,31 +13,67 @@ export class DiscoveryError extends Error {
   }
 }
 
+export interface Discovered {
+  /** case files, absolute, sorted, without duplicates */
+  files: string[];
+  /** agents (`.aip`) found under the directories and by the globs given, absolute, sorted */
+  agents: string[];
+}
+
+const toPosix = (p: string) => p.split(nodePath.sep).join('/');
+
+/** The files a glob argument matches: walked from its static base, matched as written (relative to `cwd`). */
+function globFiles(pattern: string, cwd: string): string[] {
+  const scan = picomatch.scan(pattern);
+  const base = nodePath.resolve(cwd, scan.base || '.');
+  const isMatch = picomatch(toPosix(pattern), { dot: false });
+  const absolute = nodePath.isAbsolute(pattern);
+  return walkFiles(base).filter((f) => isMatch(absolute ? toPosix(f) : toPosix(nodePath.relative(cwd, f))));
+}
+
 /**
- * The case files (`*.contract.toml`) under `paths` (files or directories, resolved from `cwd`), absolute,
- * sorted, without duplicates. Directories are searched recursively, skipping node_modules and dot-dirs; a file
- * named explicitly is taken whatever its name, except an agent (`x.aip`), which stands for its case file
- * `x.contract.toml`. A path that does not exist is a DiscoveryError.
+ * What `test` runs for `paths` (files, directories or globs, resolved from `cwd`; default `.`). Directories are
+ * searched recursively, skipping node_modules and dot-dirs; a file named explicitly is taken whatever its name,
+ * except an agent (`x.aip`), which stands for its case file `x.contract.toml`. A glob (`'agents/*guard*'`) takes
+ * the case files it matches and the case files of the agents it matches. A path that does not exist, or a glob
+ * that matches nothing, is a DiscoveryError.
  */
-export function findContractFiles(paths: string[], cwd = process.cwd()): string[] {
+export function discover(paths: string[], cwd = process.cwd()): Discovered {
   const out: string[] = [];
+  const agents: string[] = [];
+  const caseFileOf = (aip: string) => aip.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
   for (const p of paths.length > 0 ? paths : ['.']) {
     const abs = nodePath.resolve(cwd, p);
-    if (!existsSync(abs)) throw new DiscoveryError(`${p}: no such file or directory`);
-    if (statSync(abs).isDirectory()) out.push(...walkFiles(abs).filter((f) => f.endsWith(CASE_FILE_SUFFIX)));
-    else if (abs.endsWith('.aip')) {
+    if (!existsSync(abs)) {
+      if (!picomatch.scan(p).isGlob) throw new DiscoveryError(`${p}: no such file or directory`);
+      const matched = globFiles(p, cwd);
+      const cases = matched.filter((f) => f.endsWith(CASE_FILE_SUFFIX));
+      const aips = matched.filter((f) => f.endsWith('.aip'));
+      if (cases.length === 0 && aips.length === 0) throw new DiscoveryError(`${p}: no case file or agent matches this pattern`);
+      out.push(...cases, ...aips.map(caseFileOf).filter((f) => existsSync(f)));
+      agents.push(...aips);
+    } else if (statSync(abs).isDirectory()) {
+      const files = walkFiles(abs);
+      out.push(...files.filter((f) => f.endsWith(CASE_FILE_SUFFIX)));
+      agents.push(...files.filter((f) => f.endsWith('.aip')));
+    } else if (abs.endsWith('.aip')) {
       // an agent named instead of its case file: take the case file next to it
-      const cases = abs.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
+      const cases = caseFileOf(abs);
       if (!existsSync(cases)) {
         const shown = p.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
         throw new DiscoveryError(`${p} is an agent, not a case file, and ${shown} does not exist (npx coder-subagents init writes both)`);
       }
       out.push(cases);
+      agents.push(abs);
     } else out.push(abs);
   }
-  return [...new Set(out)].sort();
+  return { files: [...new Set(out)].sort(), agents: [...new Set(agents)].sort() };
 }
 
+/** The case files `test` runs for `paths` (see discover). */
+export function findContractFiles(paths: string[], cwd = process.cwd()): string[] {
+  return discover(paths, cwd).files;
+}
 
 /**
  * The case files to re-run when `changed` (absolute) changed: a case file itself (also a new one), and every case

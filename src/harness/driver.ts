@@ -8,7 +8,8 @@
  * with no sub-agent (which fills in the glob defaults as the coder would), then the stage under test.
  *
  * Its single input:
- *   { stage, params, prompts, prompt_dir, entry, task?, response?, responses? }
+ *   { stage, params, prompts, prompt_dir, entries, task?, response?, responses? }
+ * (`entries`: the `prev` stand-ins of the case, then the agent under test's entry)
  * Its output:
  *   { ok = true, params, prompts, response = <post_task: the text the coder applies> | nil }
  *   | { ok = false, error = message, raised = bool }
@@ -29,7 +30,7 @@ local U = require("utils_common")
 
 local case = input
 local meta = U.deep_copy(case.params or {})
-meta.sub_agents = { case.entry }
+meta.sub_agents = case.entries
 
 local configs, err = SA.prepare(meta)
 if not configs then return { ok = false, error = err } end

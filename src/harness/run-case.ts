@@ -4,7 +4,7 @@
  */
 import nodePath from 'node:path';
 import type { Stage } from '../contract/index.ts';
-import { CaseFileError, loadContractFile, type ContractCase, type ContractFile } from './case-file.ts';
+import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
 import { prepareAgent, runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './stage.ts';
 
@@ -23,6 +23,8 @@ export interface CaseResult {
   warnings: string[];
   /** the stage run (absent for a skipped case) */
   result?: StageResult;
+  /** wall time of the case (its stage run and checks), in milliseconds */
+  ms: number;
 }
 
 export interface RunOptions extends HarnessOptions {
@@ -30,6 +32,8 @@ export interface RunOptions extends HarnessOptions {
   strict?: boolean;
   /** run only cases whose file path or name contains this text (case-insensitive); the others are left out */
   filter?: string;
+  /** run only cases whose name (or `file › name`) matches this regex (`-t` of vitest and jest) */
+  testNamePattern?: RegExp;
 }
 
 export interface ContractFileResult {
@@ -39,25 +43,56 @@ export interface ContractFileResult {
   cases: CaseResult[];
   /** files and dirs whose changes affect these cases (case file, agent, its lua/ dir, support paths) */
   watch: string[];
+  /** the agent's .aip file (absolute) */
+  agentFile: string;
 }
 
-/** The line telling that a list of changes happened, for `unchanged` expectations. */
+/**
+ * What the whole stage changed (every sub-agent it ran, a sub_agents_next tail included), for `unchanged`:
+ * the stage's result against its starting point, not one response.
+ */
 function changesOf(r: StageResult): string[] {
   const out: string[] = [];
-  const e = r.effect;
-  if (e?.params.replaced) {
-    const parts = [
-      e.params.added.length ? `added ${e.params.added.join(', ')}` : '',
-      e.params.changed.length ? `changed ${e.params.changed.join(', ')}` : '',
-      e.params.removed.length ? `removed ${e.params.removed.join(', ')}` : '',
-    ].filter(Boolean);
-    if (parts.length) out.push(`params (${parts.join('; ')})`);
+  const before = r.before.params;
+  const keys = new Set([...Object.keys(before), ...Object.keys(r.params)]);
+  const added: string[] = [];
+  const changed: string[] = [];
+  const removed: string[] = [];
+  for (const k of [...keys].sort()) {
+    if (!(k in before) || before[k] === undefined) {
+      if (r.params[k] !== undefined) added.push(k);
+    } else if (!(k in r.params) || r.params[k] === undefined) removed.push(k);
+    else if (diffValues(k, before[k], r.params[k]).length > 0) changed.push(k);
   }
-  if (e?.prompts.changed) out.push(`prompts (now ${show(e.prompts.after)})`);
-  if (e?.coderResponse.replaced && e.coderResponse.after !== e.coderResponse.before) out.push('response (replaced)');
+  const parts = [
+    added.length ? `added ${added.join(', ')}` : '',
+    changed.length ? `changed ${changed.join(', ')}` : '',
+    removed.length ? `removed ${removed.join(', ')}` : '',
+  ].filter(Boolean);
+  if (parts.length) out.push(`params (${parts.join('; ')})`);
+  if (diffValues('prompts', r.before.prompts, r.prompts).length > 0) out.push(`prompts (now ${show(r.prompts)})`);
+  if (r.stage === 'post_task' && r.response !== r.before.response) out.push('response (replaced)');
   const files = Object.keys(r.files);
   if (files.length) out.push(`files (${files.join(', ')})`);
   return out;
+}
+
+/** `expect.ai_prompts`: the prompts sent to the model, in order; a string is the exact text, `{ match }` a regex. */
+function aiPromptProblems(want: AiPromptExpectation[], got: string[]): string[] {
+  const problems: string[] = [];
+  if (want.length !== got.length) {
+    problems.push(`ai_prompts: expected ${want.length} prompt${want.length === 1 ? '' : 's'} sent to the model, got ${got.length}`);
+  }
+  want.forEach((w, i) => {
+    const label = `ai_prompts[${i + 1}]`;
+    const actual = got[i];
+    if (actual === undefined) return;
+    if (typeof w === 'string') problems.push(...diffValues(label, w, actual));
+    else if (!new RegExp(w.match).test(actual)) {
+      problems.push(`${label}: expected a match for /${w.match}/, got:\n  ${actual.split('\n').join('\n  ')}`);
+    }
+  });
+  return problems;
 }
 
 /** The problems of a finished stage run against the case's expectations and the always-on checks. */
@@ -86,12 +121,16 @@ export function checkCase(c: ContractCase, r: StageResult, strict = false): stri
     if (x.prompts !== undefined) problems.push(...diffValues('prompts', x.prompts, r.prompts));
     if (x.prompt !== undefined) problems.push(...diffValues('prompt', x.prompt, r.prompt));
     if (x.response !== undefined) problems.push(...diffValues('response', x.response, r.response));
+    const response = (typeof r.rawResponse === 'object' && r.rawResponse !== null ? r.rawResponse : {}) as Record<string, unknown>;
+    if ('agent_result' in x) problems.push(...diffValues('agent_result', x.agent_result, response.agent_result));
+    if (x.sub_agents_next !== undefined) problems.push(...diffValues('sub_agents_next', x.sub_agents_next, response.sub_agents_next));
     if (x.unchanged !== undefined) {
       const changes = changesOf(r);
       if (x.unchanged && changes.length > 0) problems.push(`unchanged: expected no change, but the stage changed ${changes.join(', ')}`);
       if (!x.unchanged && changes.length === 0) problems.push('unchanged = false: expected a change, but the stage changed nothing');
     }
   }
+  if (x.ai_prompts !== undefined) problems.push(...aiPromptProblems(x.ai_prompts, r.aiPrompts));
   for (const [path, want] of Object.entries(x.files ?? {})) {
     const got = r.readFile(path);
     const label = `files["${path}"]`;
@@ -130,8 +169,9 @@ export function runCase(
   } else {
     c = caseOrName;
   }
+  const t0 = performance.now();
   const base = { file: file.file, name: c.name, index: c.index, stage: c.stage };
-  if (c.skip) return { ...base, status: 'skipped', warnings: [] };
+  if (c.skip) return { ...base, status: 'skipped', warnings: [], ms: 0 };
   const subject = agent ?? prepareAgent(file.agent, file.dir, file.support, options, file.file);
   const result = runPreparedStage(subject, c, options);
   const problems = checkCase(c, result, options.strict);
@@ -141,11 +181,13 @@ export function runCase(
     ...(problems.length > 0 ? { message: problems.join('\n') } : {}),
     warnings: result.warnings,
     result,
+    ms: performance.now() - t0,
   };
 }
 
-/** True when a case is selected by a filter text (file path or case name, case-insensitive). */
-export function matchesFilter(file: string, name: string, filter: string | undefined): boolean {
+/** True when a case is selected by a filter text (file path or case name, case-insensitive) and a name pattern. */
+export function matchesFilter(file: string, name: string, filter: string | undefined, pattern?: RegExp): boolean {
+  if (pattern && !pattern.test(name) && !pattern.test(`${file} › ${name}`)) return false;
   if (!filter) return true;
   const f = filter.toLowerCase();
   return name.toLowerCase().includes(f) || file.toLowerCase().includes(f) || `${file} › ${name}`.toLowerCase().includes(f);
@@ -163,7 +205,12 @@ export function runContractFile(path: string, options: RunOptions = {}): Contrac
   const file = loadContractFile(path);
   const agent = prepareAgent(file.agent, file.dir, file.support, options, path);
   const cases = file.cases
-    .filter((c) => matchesFilter(path, c.name, options.filter))
+    .filter((c) => matchesFilter(path, c.name, options.filter, options.testNamePattern))
     .map((c) => runCase(file, c, options, agent));
-  return { file: file.file, agent: file.agent, cases, watch: [file.file, ...agent.watch.map((p) => nodePath.resolve(p))] };
+  return { file: file.file, agent: file.agent, cases, watch: watchOf(file, agent), agentFile: agent.file };
+}
+
+/** What a change of re-runs a file's cases: the case file, the agent, its lua/ dir and support paths. */
+export function watchOf(file: ContractFile, agent: AgentUnderTest): string[] {
+  return [file.file, ...agent.watch.map((p) => nodePath.resolve(p))];
 }

@@ -28,13 +28,19 @@ import {
   type AiAnswer,
   type CaseTask,
   type CoderResponseInput,
+  type PrevItem,
   type ResponsesItem,
 } from './case-file.ts';
 import { DRIVER_AIP, DRIVER_FILE } from './driver.ts';
 import { walkFiles } from '../support/walk.ts';
 
-/** Where sandboxes live: a path that exists nowhere on disk, so the workspace holds only virtual files. */
-export const SANDBOX_ROOT = '/__coder_subagents_sandbox__';
+/**
+ * Where sandboxes live: an ordinary-looking path (an agent must not be able to tell it runs under test from
+ * CTX.WORKSPACE_DIR), which the sandbox never looks up on disk, so the workspace holds only virtual files.
+ */
+export const SANDBOX_ROOT = '/home/user';
+/** The sandbox workspace (nested one `w` dir deeper per `..` the agent's files climb). */
+export const SANDBOX_WS = `${SANDBOX_ROOT}/project`;
 
 /** The model name a simulated coder answer reports (the simulator's stock model). */
 const SIM_MODEL = 'sim-model';
@@ -70,6 +76,8 @@ export interface StageInput {
   response?: CoderResponseInput;
   /** post: `coder_responses` */
   responses?: ResponsesItem[];
+  /** sub-agents run before this one in the stage run: seeds `sub_agents_prev` with their `agent_result` */
+  prev?: PrevItem[];
 }
 
 export interface StageRequest extends StageInput, HarnessOptions {
@@ -97,6 +105,10 @@ export interface StageResult {
   response?: string;
   /** what the sub-agent returned (After All value, else first output; undefined for nil) */
   rawResponse: unknown;
+  /** the params, prompts and (post_task) coder answer as the stage began: what `unchanged` compares with */
+  before: { params: Record<string, unknown>; prompts: string[]; response?: string };
+  /** the prompts the sub-agent (and agents it called) sent to the model, in order: trimmed, sandbox paths workspace-relative */
+  aiPrompts: string[];
   /** the input table the sub-agent received (undefined when it never ran) */
   input: unknown;
   /** what the response does (undefined when the sub-agent never ran, e.g. a bad config) */
@@ -228,7 +240,7 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
 
 /** The sandbox workspace for an agent: nested as deep as its files climb with `..`. */
 function sandboxDir(agent: AgentUnderTest): string {
-  return [SANDBOX_ROOT, 'ws', ...Array<string>(agent.depth).fill('w')].join('/');
+  return [SANDBOX_WS, ...Array<string>(agent.depth).fill('w')].join('/');
 }
 
 function coderResponse(r: CoderResponseInput | undefined): Record<string, unknown> {
@@ -243,9 +255,22 @@ function coderResponse(r: CoderResponseInput | undefined): Record<string, unknow
   };
 }
 
-function scripted(ai: AiAnswer[]): ScriptedAi {
+function scripted(ai: AiAnswer[], view: (text: string) => string): ScriptedAi {
   const list: ScriptedResponse[] = ai.map((a) => (typeof a === 'string' ? { content: a } : { ...a }));
-  return ScriptedAi.fromList(list, 'ai');
+  return ScriptedAi.fromList(list, 'ai', {}, view);
+}
+
+/** A Lua long string holding `text` (a level no `]=...=]` in it closes). */
+function longString(text: string): string {
+  let eq = '';
+  while (text.includes(`]${eq}]`)) eq += '=';
+  return `[${eq}[\n${text}]${eq}]`;
+}
+
+/** A stand-in for a sub-agent that ran earlier in the stage run: it only returns its agent_result. */
+function prevStub(item: PrevItem): string {
+  const body = item.agent_result === undefined ? 'return nil' : `return { agent_result = aip.json.parse(${longString(JSON.stringify(item.agent_result))}) }`;
+  return `# Description\n\nStand-in for an earlier sub-agent of the stage run (contract case \`prev\`).\n\n# Output\n\n\`\`\`lua\n${body}\n\`\`\`\n`;
 }
 
 const plain = (v: unknown): Record<string, unknown> => {
@@ -299,8 +324,13 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const files: Record<string, string | Uint8Array> = { [nodePath.join(pack.dir, DRIVER_FILE)]: DRIVER_AIP };
   for (const [rel, content] of agent.files) files[nodePath.join(ws, rel)] = content;
   for (const [rel, content] of Object.entries(input.files ?? {})) files[nodePath.join(ws, rel)] = content;
-  const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir] });
-  const ai = scripted(input.ai ?? []);
+  for (const [i, item] of (input.prev ?? []).entries()) {
+    if (item.name === agent.name) throw new CaseFileError(`prev[${i + 1}].name: '${item.name}' is the agent under test; prev lists the sub-agents that ran before it`, agent.name);
+    files[nodePath.join(ws, item.name)] = prevStub(item);
+  }
+  const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir], diskless: [SANDBOX_ROOT] });
+  const view = (text: string) => unsandbox(text, ws);
+  const ai = scripted(input.ai ?? [], view);
   const sim = new Simulator({
     workspaceDir: ws,
     vfs,
@@ -321,7 +351,10 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     prompts,
     prompt_dir: nodePath.join(ws, '.aipack', '.prompt', `${pack.namespace}@${pack.name}`),
     // an upstream `on` stays as written (the pipeline maps it, or fails on it); else the case's stage
-    entry: input.config?.on !== undefined ? { ...input.config, name: agent.name } : { ...(input.config ?? {}), name: agent.name, stages: [stage] },
+    entries: [
+      ...(input.prev ?? []).map((p) => ({ ...(p.config ?? {}), name: p.name, stages: [stage] })),
+      input.config?.on !== undefined ? { ...input.config, name: agent.name } : { ...(input.config ?? {}), name: agent.name, stages: [stage] },
+    ],
   };
   if (inTask) {
     driverInput.task = { num, count: input.task?.count ?? Math.max(num, 1), working_files: input.task?.working_files ?? [] };
@@ -350,8 +383,9 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     throw new CaseFileError(`the contract driver returned no result (got ${JSON.stringify(out)})`, agent.name);
   }
 
-  // The first aip.agent.run of the driver is the agent under test (later ones come from sub_agents_next).
-  const call = sim.trace.of('agent_call').find((e) => e.caller === driverName && e.depth === 0);
+  // The driver's first run of the agent under test (prev stand-ins run before it, sub_agents_next tails after it).
+  const driverCalls = sim.trace.of('agent_call').filter((e) => e.caller === driverName && e.depth === 0);
+  const call = driverCalls.find((e) => e.agent === agent.name);
   const subInput = call?.inputs[0];
   const rawResponse = call && call.error === undefined ? pickResponse(call) : undefined;
   const effect = call ? analyzeEffect(stage, subInput, rawResponse, call.error !== undefined ? { raised: call.error } : {}) : undefined;
@@ -363,6 +397,15 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const ok = result.ok === true;
   const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
   delete paramsBefore.sub_agents;
+  // the stage's starting point: what its first sub-agent (a prev stand-in, or the agent) was given
+  const firstInput = driverCalls[0]?.inputs[0] as Record<string, unknown> | undefined;
+  const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
+  delete startParams.sub_agents;
+  const before = {
+    params: startParams,
+    prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
+    ...(stage === 'post_task' ? { response: coderResponse(input.response).content as string } : {}),
+  };
   const finalPrompts = ok ? stringList(result.prompts) : effect?.prompts.before ?? prompts;
   const trace = new Trace();
   // the sub-agent's events, with the paths the user knows
@@ -385,6 +428,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     prompt: finalPrompts.join('\n\n'),
     ...(stage === 'post_task' ? { response: ok && typeof result.response === 'string' ? result.response : coderResponse(input.response).content as string } : {}),
     rawResponse,
+    before,
+    aiPrompts: sim.trace.of('ai').map((e) => view(e.prompt).trim()),
     input: subInput,
     effect,
     warnings,
@@ -395,11 +440,11 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   };
 }
 
-const SANDBOX_PATH = new RegExp(`${SANDBOX_ROOT.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/ws(?:/[^\\s:'"()\\]]*)?`, 'g');
+const SANDBOX_PATH = new RegExp(`${SANDBOX_WS.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:/[^\\s:'"()\\]]*)?(?![\\w.-])`, 'g');
 
 /**
  * A message with the sandbox's paths written as the case file names them (relative to its directory), so that a
- * Lua error reads `refiner.aip:19: ...` and not `/__coder_subagents_sandbox__/ws/refiner.aip:19: ...`.
+ * Lua error reads `refiner.aip:19: ...` and not `/home/user/project/refiner.aip:19: ...`.
  */
 export function unsandbox(text: string, ws: string): string {
   return text.replace(SANDBOX_PATH, (p) => nodePath.posix.relative(ws, p) || '.');

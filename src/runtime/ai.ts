@@ -133,12 +133,17 @@ function agentMatches(filter: string, req: AiRequest): boolean {
 const tokens = (text: string) => Math.ceil([...text].length / 4);
 
 export class ScriptedAi {
+  /**
+   * `view` turns a rendered prompt into the text `match` runs against and errors show (the contract harness writes
+   * its sandbox paths workspace-relative there, so a regex copied from the error matches).
+   */
   private constructor(
     private readonly entries: Entry[],
     /** answers for aip.cmd.exec */
     readonly commands: ScriptedCommands = new ScriptedCommands([], '<none>'),
     /** answers for aip.web.get / aip.web.post */
     readonly web: ScriptedWeb = new ScriptedWeb([], '<none>'),
+    private readonly view: (prompt: string) => string = (p) => p,
   ) {}
 
   /** Parses and strictly validates a responses file; errors name `file` and the 1-based response index. */
@@ -175,12 +180,14 @@ export class ScriptedAi {
     responses: ScriptedResponse[],
     source = '<scripted responses>',
     io: { commands?: unknown[]; web?: unknown[] } = {},
+    view?: (prompt: string) => string,
   ): ScriptedAi {
     try {
       return new ScriptedAi(
         responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)),
         new ScriptedCommands(io.commands ?? [], source),
         new ScriptedWeb(io.web ?? [], source),
+        view,
       );
     } catch (e) {
       if (e instanceof ScriptedIoError) throw new ScriptedAiError(e.message);
@@ -191,15 +198,16 @@ export class ScriptedAi {
   /** Answers with the first usable response; throws NoScriptedResponseError when none matches. */
   answer(req: AiRequest): AiAnswer {
     const prompt = req.messages.map((m) => m.content).join('\n\n');
+    const shown = this.view(prompt);
     for (const entry of this.entries) {
       const r = entry.response;
       if (!r.reusable && entry.hits > 0) continue;
       if (r.agent !== undefined && !agentMatches(r.agent, req)) continue;
-      if (entry.regex && !entry.regex.test(prompt)) continue;
+      if (entry.regex && !entry.regex.test(shown)) continue;
       entry.hits++;
       return buildAnswer(r, req, prompt);
     }
-    throw new NoScriptedResponseError(req.agentName, prompt);
+    throw new NoScriptedResponseError(req.agentName, shown);
   }
 
   /** Responses that never answered (a reusable one that answered at least once is not remaining). */

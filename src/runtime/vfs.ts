@@ -19,6 +19,8 @@ export interface OverlayVfsOptions {
    * `.aipack/`); paths with a `.aipack-base` segment are always treated so
    */
   virtualRoots?: string[];
+  /** absolute dirs never looked up on the real disk (a sandbox whose made-up path may exist on this machine) */
+  diskless?: string[];
 }
 
 interface FileEntry {
@@ -103,6 +105,11 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     isInside(abs, workspace) &&
     !abs.split('/').includes('.aipack-base') &&
     !virtualRoots.some((r) => isInside(abs, r));
+  const diskless = (opts.diskless ?? []).map((r) => nodePath.resolve(r));
+  const offDisk = (abs: string): boolean => diskless.some((r) => isInside(abs, r));
+  const dStat = (abs: string) => (offDisk(abs) ? undefined : diskStat(abs));
+  const dLstat = (abs: string) => (offDisk(abs) ? undefined : diskLstat(abs));
+  const dReadFile = (abs: string) => (offDisk(abs) ? undefined : diskReadFile(abs));
   const createdAt = Date.now();
 
   // -- baseline layer (virtual "disk" content)
@@ -118,9 +125,9 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const overlayDirs = new Set<string>();
 
   // lower = baseline over disk
-  const lowerFile = (abs: string): Uint8Array | undefined => baseline.get(abs)?.data ?? diskReadFile(abs);
-  const lowerIsFile = (abs: string): boolean => baseline.has(abs) || (diskStat(abs)?.isFile() ?? false);
-  const lowerIsDir = (abs: string): boolean => baselineDirs.has(abs) || (diskStat(abs)?.isDirectory() ?? false);
+  const lowerFile = (abs: string): Uint8Array | undefined => baseline.get(abs)?.data ?? dReadFile(abs);
+  const lowerIsFile = (abs: string): boolean => baseline.has(abs) || (dStat(abs)?.isFile() ?? false);
+  const lowerIsDir = (abs: string): boolean => baselineDirs.has(abs) || (dStat(abs)?.isDirectory() ?? false);
 
   const isFile = (abs: string): boolean => {
     const e = overlay.get(abs);
@@ -183,7 +190,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const e = overlay.get(abs) ?? (overlay.has(abs) ? null : baseline.get(abs));
       if (e === null) return undefined;
       if (e) return { size: e.data.length, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs };
-      const st = diskStat(abs);
+      const st = dStat(abs);
       if (st && (st.isFile() || st.isDirectory())) {
         // ctime here means creation time (AIPack's `created`), so prefer birthtime where the OS has one
         return { size: st.isFile() ? st.size : 0, mtimeMs: st.mtimeMs, ctimeMs: st.birthtimeMs || st.ctimeMs };
@@ -199,17 +206,17 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const abs = norm(p, 'listDir');
       if (!isDir(abs)) return [];
       const entries = new Map<string, boolean>();
-      const st = diskStat(abs);
+      const st = dStat(abs);
       if (st?.isDirectory()) {
         let dirents: fs.Dirent[] = [];
         try {
-          dirents = fs.readdirSync(abs, { withFileTypes: true });
+          dirents = (offDisk(abs) ? [] : fs.readdirSync(abs, { withFileTypes: true }));
         } catch {
           dirents = [];
         }
         for (const d of dirents) {
           // symlinks are reported as what they point to (a dangling link reads as a file)
-          const dirLike = d.isDirectory() || (d.isSymbolicLink() && (diskStat(nodePath.join(abs, d.name))?.isDirectory() ?? false));
+          const dirLike = d.isDirectory() || (d.isSymbolicLink() && (dStat(nodePath.join(abs, d.name))?.isDirectory() ?? false));
           entries.set(d.name, dirLike);
         }
       }
@@ -303,7 +310,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       // Refuse (before writing anything) any target that a symlink would send outside the workspace.
       const assertStaysInside = (abs: string, followTarget: boolean): void => {
         let probe = followTarget ? abs : nodePath.dirname(abs);
-        while (!diskLstat(probe)) probe = nodePath.dirname(probe);
+        while (!dLstat(probe)) probe = nodePath.dirname(probe);
         const real = fs.realpathSync(probe);
         if (!isInside(real, realWs)) {
           throw new Error(`Vfs.commit: refusing to write '${abs}': it resolves to '${real}', outside the workspace '${realWs}'`);
@@ -315,7 +322,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       for (const d of dirs) fs.mkdirSync(d, { recursive: true });
       for (const [abs, e] of files) {
         if (e === null) {
-          if (diskLstat(abs)) fs.unlinkSync(abs);
+          if (dLstat(abs)) fs.unlinkSync(abs);
         } else {
           fs.mkdirSync(nodePath.dirname(abs), { recursive: true });
           fs.writeFileSync(abs, e.data);

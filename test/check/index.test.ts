@@ -103,3 +103,37 @@ describe('runCheck', () => {
     ]);
   });
 });
+
+describe('runCheck: the stage of a sub-agent', () => {
+  const agent = aip('local p = input.coder_parms\nreturn nil').replace('# Data', '# Output');
+  const finding = (file: string, stages: string) =>
+    `${file}:3:17: unknown-field: input.coder_parms: the input of ${stages} has no field 'coder_parms'; did you mean coder_params?`;
+  const shown = async (paths: string[]) =>
+    (await runCheckDetailed({ root, paths, minAipackVersion: '0.8.15', renderPack: null })).findings.map(
+      (f) => `${f.file}:${f.line}:${f.column}: ${f.rule}: ${f.message}`,
+    );
+
+  it('comes from its contract file (the stages of its cases)', async () => {
+    write('agents/a.aip', agent);
+    write('agents/a.contract.toml', 'agent = "a.aip"\n[[case]]\nname = "x"\nstage = "post"\n[[case]]\nname = "y"\nstage = "pre"\n');
+    expect(await shown(['agents'])).toEqual([finding('agents/a.aip', 'stages post, pre')]);
+  });
+
+  it('comes from the sub_agents of a prompt file given to check, or of a workspace prompt file', async () => {
+    write('.aipack/config.toml', '');
+    write('agents/a.aip', agent);
+    const prompt = '```toml\n#!meta\nsub_agents = [{ name = "agents/a", stages = ["pre_task"] }]\n```\nDo it\n';
+    write('prompts/coder-prompt.md', prompt);
+    expect(await shown(['agents'])).toEqual([]);
+    expect(await shown(['prompts/coder-prompt.md', 'agents'])).toEqual([finding('agents/a.aip', 'stage pre_task')]);
+    write('.aipack/.prompt/pro@coder/coder-prompt.md', prompt.replace('pre_task', 'post_task'));
+    expect(await shown(['agents'])).toEqual([finding('agents/a.aip', 'stage post_task')]);
+  });
+
+  it('a broken contract or prompt file only loses the stage', async () => {
+    write('agents/a.aip', agent);
+    write('agents/a.contract.toml', 'agent = [');
+    write('p.md', '```toml\n#!meta\nsub_agents = "nope"\n```\n');
+    expect(await shown(['agents', 'p.md'])).toEqual([]);
+  });
+});

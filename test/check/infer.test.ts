@@ -77,6 +77,14 @@ describe('type check: the response', () => {
     ]);
   });
 
+  it('reports a response value of a plainly wrong type', () => {
+    expect(shown('return { coder_prompts = "one", success = "yes", agent_result = 1, error_msg = nil }', ['pre'])).toEqual([
+      "1:10 response-type: response key 'coder_prompts' must be string[], got the string \"one\"",
+      "1:33 response-type: response key 'success' must be boolean, got the string \"yes\"",
+    ]);
+    expect(shown('local p = input.coder_prompts\nreturn { coder_prompts = p, coder_params = input.coder_params }', ['pre'])).toEqual([]);
+  });
+
   it('warns about coder_params built without the input params, not when they are copied', () => {
     expect(shown('return { coder_params = { model = "flash" } }', ['pre'])).toEqual([
       '1:10 dropped-params (warning): coder_params replaces all the params, and this table is not built from input.coder_params: every param it does not list (globs, model, ...) is dropped; change a copy of input.coder_params instead',
@@ -141,7 +149,7 @@ describe('type check: aip.* calls', () => {
   });
 
   it('reports unknown fields of closed tables aip.* returns', () => {
-    const code = 'local rec = aip.file.load("a")\nlocal t = rec.contnet\nfor _, f in ipairs(aip.file.list("*")) do print(f.pth) end\nreturn rec.content';
+    const code = 'local rec = aip.file.load("a")\nlocal t = rec.contnet or rec.error\nfor _, f in ipairs(aip.file.list("*")) do print(f.pth) end\nreturn rec.content';
     expect(shown(code)).toEqual([
       "2:15 unknown-field: FileRecord has no field 'contnet'; did you mean content?",
       "3:51 unknown-field: FileInfo has no field 'pth'; did you mean path?",

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.ts';
 import { FIXTURES, tmpDir, write } from '../harness/helpers.ts';
 
-const lines = (s: string) => s.trimEnd().split('\n');
+/** Output lines, without the per-case times (they vary from run to run). */
+const lines = (s: string) => s.trimEnd().split('\n').map((l) => l.replace(/ \d+ ms( \(slow\))?$/, ''));
 
 const WRONG = `agent = "prompt-refiner.aip"
 [[case]]
@@ -50,6 +51,9 @@ describe('coder-subagents test', () => {
       '    prompts[2]: expected "Focus: billing", got "Focus: app"',
       '✓ agents/wrong.contract.toml › right prompts (pre)',
       '',
+      'stages covered:',
+      '  agents/prompt-refiner.aip: pre ×2',
+      '',
       '1 passed, 1 failed',
     ]);
   });
@@ -59,7 +63,7 @@ describe('coder-subagents test', () => {
     expect(lax.code).toBe(0);
     const strict = await runCli(['test', 'agents/param-dropper.contract.toml', '--strict'], FIXTURES);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain('✗ agents/param-dropper.contract.toml › replaces the params (pre)\n    --strict: the 4 warnings below fail this case\n    warning: ');
+    expect(lines(strict.stdout).join('\n')).toContain('✗ agents/param-dropper.contract.toml › replaces the params (pre)\n    --strict: the 4 warnings below fail this case\n    warning: ');
     expect(lines(strict.stdout).at(-1)).toBe('0 passed, 1 failed');
   });
 
@@ -69,7 +73,11 @@ describe('coder-subagents test', () => {
     const r = await runCli(['test', 'agents/wrong.contract.toml', 'agents/param-dropper.contract.toml', '--json'], dir);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out)).toEqual(['cases', 'passed', 'failed', 'skipped', 'errors']);
+    expect(Object.keys(out)).toEqual(['cases', 'passed', 'failed', 'skipped', 'not_run', 'errors', 'agents_without_contract', 'coverage']);
+    expect(out.coverage).toEqual([
+      { agent: 'agents/param-dropper.aip', stages: { pre: 1 } },
+      { agent: 'agents/prompt-refiner.aip', stages: { pre: 2 } },
+    ]);
     expect(out.passed).toBe(2);
     expect(out.failed).toBe(1);
     expect(out.skipped).toBe(0);
@@ -81,6 +89,8 @@ describe('coder-subagents test', () => {
       status: 'passed',
       message: null,
       warnings: expect.arrayContaining(["unknown response key 'coder_promt' (did you mean 'coder_prompt'?): it is ignored"]),
+      ms: expect.any(Number),
+      slow: expect.any(Boolean),
     });
     expect(out.cases[1]).toEqual({
       file: 'agents/wrong.contract.toml',
@@ -89,13 +99,23 @@ describe('coder-subagents test', () => {
       status: 'failed',
       message: 'prompts[2]: expected "Focus: billing", got "Focus: app"',
       warnings: [],
+      ms: expect.any(Number),
+      slow: expect.any(Boolean),
     });
   });
 
   it('--filter runs only matching cases; filtered cases are not counted as skipped', async () => {
     const r = await runCli(['test', 'agents', '--filter', 'DEBUG'], FIXTURES);
     expect(r.code).toBe(0);
-    expect(lines(r.stdout)).toEqual(['✓ agents/answer-cleaner.contract.toml › removes DEBUG lines (post_task)', '', '1 passed, 0 failed']);
+    expect(lines(r.stdout)).toEqual([
+      '✓ agents/answer-cleaner.contract.toml › removes DEBUG lines (post_task)',
+      '',
+      'stages covered:',
+      '  agents/answer-cleaner.aip: post_task ×1',
+      expect.stringMatching(/^no contract file \(not tested\): agents\/lister\.aip(, |$)/),
+      '',
+      '1 passed, 0 failed',
+    ]);
     const none = await runCli(['test', 'agents', '--filter', 'no such case'], FIXTURES);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^error: no case matches --filter "no such case"/);
@@ -116,7 +136,7 @@ describe('coder-subagents test', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       "error: agents/bad.contract.toml: case #1 \"typo\": unknown key 'promt' (did you mean 'prompt'?) " +
-        '(allowed: name, skip, stage, prompt, prompts, params, config, files, ai, task, response, responses, expect)\n',
+        '(allowed: name, skip, stage, prompt, prompts, params, config, files, ai, task, response, responses, prev, expect)\n',
     );
     expect(lines(r.stdout).at(-1)).toBe('13 passed, 0 failed, 1 skipped, 1 case file not run (see the error above)');
   });

@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaseFileError } from '../../src/harness/case-file.ts';
-import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT, unsandbox } from '../../src/harness/stage.ts';
+import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT, SANDBOX_WS, unsandbox } from '../../src/harness/stage.ts';
 import { runContractFile } from '../../src/harness/run-case.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
 
@@ -112,7 +112,7 @@ describe('runStage: one stage through the pack pipeline', () => {
     const r = runStage({ ...at('lister.aip'), prompt: 'List', files: { 'src/a.ts': 'a', 'README.md': 'r' } });
     expect(r.ok).toBe(true);
     expect([...r.prompts].sort()).toEqual(['List', 'README.md', 'lister.aip', 'lua/refine.lua', 'src/a.ts'].sort());
-    const ws = `${SANDBOX_ROOT}/ws`;
+    const ws = SANDBOX_WS;
     expect(r.rawResponse).toEqual({ coder_prompts: r.prompts, agent_result: `${ws}/.aipack/.prompt/pro@coder` });
   });
 
@@ -179,10 +179,12 @@ describe('runStage: one stage through the pack pipeline', () => {
 
 describe('unsandbox: messages name files as the case file does', () => {
   it('writes sandbox paths relative to the sandbox workspace, also above it', () => {
-    const ws = `${SANDBOX_ROOT}/ws/w`;
+    const ws = `${SANDBOX_WS}/w`;
     expect(unsandbox(`Lua error:\n${ws}/agent.aip:19: 'then' expected`, ws)).toBe("Lua error:\nagent.aip:19: 'then' expected");
-    expect(unsandbox(`failed '${SANDBOX_ROOT}/ws/agents/a.aip': (${ws}/x.lua:2)`, ws)).toBe("failed '../agents/a.aip': (x.lua:2)");
+    expect(unsandbox(`failed '${SANDBOX_WS}/agents/a.aip': (${ws}/x.lua:2)`, ws)).toBe("failed '../agents/a.aip': (x.lua:2)");
     expect(unsandbox(`in ${ws}`, ws)).toBe('in .');
+    // a longer name that merely starts like the sandbox is not a sandbox path
+    expect(unsandbox(`${SANDBOX_WS}-old/x`, ws)).toBe(`${SANDBOX_WS}-old/x`);
   });
 
   it('leaves the path of a Lua syntax error as the agent is named', () => {

@@ -1,9 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { main } from '../../src/cli/main.ts';
 
 // the sources through tsx (dist/ may be stale while editing; the packed package has its own test)
-const BIN = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
+/** tsx's loader by absolute path: `--import tsx` would be resolved from the child's cwd, often a temp dir. */
+export const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** node arguments that run the CLI sources. */
+export const cliArgs = (args: string[]) => ['--import', TSX, BIN, ...args];
 
 export interface CliResult {
   code: number;
@@ -13,7 +19,7 @@ export interface CliResult {
 
 /** Runs the real CLI binary (as `npx coder-subagents` does) in `cwd`: slow, use for the entry point itself. */
 export function spawnCli(args: string[], cwd: string): CliResult {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, cliArgs(args), { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -1,25 +1,43 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { affectedContractFiles, DiscoveryError, findContractFiles } from '../../harness/discover.ts';
+import { isValidVersion } from '../../aip/catalog.ts';
+import { ConfigError, findConfigFile, loadConfig, REPORTERS, type ReporterName, type TestConfig } from '../../harness/config.ts';
+import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
 import { stalePackFiles } from '../../harness/pack-freshness.ts';
-import type { RunOptions } from '../../harness/run-case.ts';
-import { formatSuite, runContractFiles, suiteJson, type SuiteResult } from '../../harness/suite.ts';
+import { formatSuite, runContractFiles, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
-import { addEngineOption, engineFromOption } from '../sim-options.ts';
+import { engineFromOption } from '../sim-options.ts';
 import type { EngineName } from '../../engine/engine.ts';
 
-interface TestOptions {
+interface TestFlags {
   json?: boolean;
   strict?: boolean;
   watch?: boolean;
   filter?: string;
+  testNamePattern?: string;
+  bail?: number | true;
+  reporter?: string;
+  outputFile?: string;
+  aipackVersion?: string;
+  budget?: string;
+  shard?: string;
+  config?: string;
   trace?: boolean;
   engine?: string;
-  /** the loaded engine (from --engine) */
-  engineName?: EngineName;
+}
+
+/** The flags, with the config file's values under them: what one run does. */
+interface Settings {
+  paths: string[];
+  reporter: ReporterName;
+  outputFile?: string;
+  trace: boolean;
+  slowMs: number;
+  watch: boolean;
+  options: SuiteOptions;
 }
 
 /** 0 all passed, 1 a case failed, 2 a harness problem (malformed case file, missing agent). */
@@ -28,27 +46,67 @@ function exitCodeOf(r: SuiteResult): number {
   return r.failed > 0 ? 1 : 0;
 }
 
-function report(r: SuiteResult, o: TestOptions): void {
-  const cwd = process.cwd();
-  if (o.json) {
-    process.stdout.write(JSON.stringify(suiteJson(r, cwd), null, 2) + '\n');
-    return;
-  }
-  const text = formatSuite(r, { cwd, trace: o.trace, formatTrace: (c) => (c.result ? formatTrace(c.result.trace) : '') });
-  for (const e of r.errors) process.stderr.write(`error: ${e}\n`);
-  process.stdout.write(text + '\n');
-}
+const positiveInt = (flag: string, v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} ${v}: expected a positive integer`);
+  return n;
+};
 
-function find(paths: string[]): string[] {
-  let files: string[];
-  try {
-    files = findContractFiles(paths);
-  } catch (err) {
-    if (err instanceof DiscoveryError) throw new UsageError(err.message);
-    throw err;
+function settingsOf(paths: string[], o: TestFlags): Settings {
+  const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
+  let config: Partial<TestConfig> = {};
+  if (configFile) {
+    try {
+      config = loadConfig(configFile);
+    } catch (err) {
+      if (err instanceof ConfigError || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new UsageError(err instanceof ConfigError ? err.message : `--config ${o.config}: file not found`);
+      }
+      throw err;
+    }
   }
-  if (files.length === 0) throw new UsageError(`no case files (*.contract.toml) found under ${(paths.length ? paths : ['.']).join(', ')}`);
-  return files;
+  if (o.json && o.reporter && o.reporter !== 'json') throw new UsageError(`--json and --reporter ${o.reporter}: give one of them`);
+  const reporter = (o.json ? 'json' : o.reporter ?? config.reporter ?? 'default') as ReporterName;
+  if (!(REPORTERS as readonly string[]).includes(reporter)) throw new UsageError(`--reporter ${reporter}: expected one of ${REPORTERS.join(', ')}`);
+  const aipackVersion = o.aipackVersion ?? config.aipack_version;
+  if (aipackVersion !== undefined && !isValidVersion(aipackVersion)) {
+    throw new UsageError(`${o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`} ${aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
+  }
+  let testNamePattern: RegExp | undefined;
+  if (o.testNamePattern !== undefined) {
+    try {
+      testNamePattern = new RegExp(o.testNamePattern);
+    } catch (err) {
+      throw new UsageError(`--test-name-pattern ${o.testNamePattern}: invalid regex: ${(err as Error).message}`);
+    }
+  }
+  let shard: SuiteOptions['shard'];
+  if (o.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(o.shard);
+    const index = Number(m?.[1]);
+    const count = Number(m?.[2]);
+    if (!m || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
+    shard = { index, count };
+  }
+  return {
+    paths: paths.length > 0 ? paths : config.paths ?? [],
+    reporter,
+    outputFile: o.outputFile ?? config.output_file,
+    trace: o.trace ?? false,
+    slowMs: config.slow_ms ?? SLOW_MS,
+    watch: o.watch ?? false,
+    options: {
+      strict: o.strict ?? config.strict,
+      filter: o.filter,
+      testNamePattern,
+      bail: o.bail === true ? 1 : o.bail,
+      shard,
+      aipackVersion,
+      budget: o.budget !== undefined ? positiveInt('--budget', o.budget) : config.budget,
+      // checked and loaded by the action (engineFromOption)
+      engine: (o.engine ?? config.engine) as EngineName | undefined,
+    },
+  };
 }
 
 /** A path as the user would write it: relative to the working directory when below it. */
@@ -57,25 +115,64 @@ function relative(abs: string): string {
   return rel && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : abs;
 }
 
-function runOnce(files: string[], o: TestOptions): { result: SuiteResult; code: number } {
-  const options: RunOptions = { strict: o.strict, filter: o.filter, engine: o.engineName };
-  // relative paths, so that messages name the files as the user does
-  const result = runContractFiles(files.map(relative), options);
-  if (o.filter && result.cases.length === 0 && result.errors.length === 0) {
-    throw new UsageError(`no case matches --filter ${JSON.stringify(o.filter)} in ${files.length} case file${files.length === 1 ? '' : 's'}`);
+function find(paths: string[]): { files: string[]; agents: string[] } {
+  let found;
+  try {
+    found = discover(paths);
+  } catch (err) {
+    if (err instanceof DiscoveryError) throw new UsageError(err.message);
+    throw err;
   }
-  report(result, o);
+  if (found.files.length === 0) {
+    const where = (paths.length ? paths.map(relative) : ['.']).join(', ');
+    const lonely = found.agents.length > 0 ? ` (agents without one: ${found.agents.map(relative).join(', ')}; npx coder-subagents init writes a starter)` : '';
+    throw new UsageError(`no case files (*.contract.toml) found under ${where}${lonely}`);
+  }
+  return found;
+}
+
+/** Prints (and writes) the reports of one run. */
+function report(r: SuiteResult, s: Settings): void {
+  const cwd = process.cwd();
+  const human = () => formatSuite(r, { cwd, trace: s.trace, slowMs: s.slowMs, formatTrace: (c) => (c.result ? formatTrace(c.result.trace) : '') });
+  const machine = s.reporter === 'json' ? JSON.stringify(suiteJson(r, cwd, s.slowMs), null, 2) + '\n' : s.reporter === 'junit' ? suiteJunit(r, cwd) : undefined;
+  if (s.outputFile) {
+    const out = nodePath.resolve(s.outputFile);
+    mkdirSync(nodePath.dirname(out), { recursive: true });
+    writeFileSync(out, machine ?? human() + '\n');
+  }
+  if (machine !== undefined && !s.outputFile) {
+    process.stdout.write(machine);
+    return;
+  }
+  for (const e of r.errors) process.stderr.write(`error: ${e}\n`);
+  process.stdout.write(human() + '\n');
+  if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relative(nodePath.resolve(s.outputFile))}\n`));
+}
+
+function runOnce(files: string[], agents: string[], s: Settings): { result: SuiteResult; code: number } {
+  // relative paths, so that messages name the files as the user does
+  const result = runContractFiles(files.map(relative), { ...s.options, agents });
+  if ((s.options.filter || s.options.testNamePattern) && result.cases.length === 0 && result.errors.length === 0 && !s.options.shard) {
+    const what = [s.options.filter ? `--filter ${JSON.stringify(s.options.filter)}` : '', s.options.testNamePattern ? `--test-name-pattern ${s.options.testNamePattern}` : '']
+      .filter(Boolean)
+      .join(' and ');
+    throw new UsageError(`no case matches ${what} in ${files.length} case file${files.length === 1 ? '' : 's'}`);
+  }
+  report(result, s);
   return { result, code: exitCodeOf(result) };
 }
 
 /**
- * `--watch`: re-runs the case files a change affects (affectedContractFiles), until the process is stopped.
- * Watches the given paths and every watched path of the known case files (agents may live elsewhere).
+ * `--watch`: re-runs the case files a change affects (affectedContractFiles) until the process is stopped. Watches
+ * the searched paths (new case files) and every watched path of the known case files (agent, its lua/, support),
+ * through chokidar, which follows editors' safe-writes (write a temp file, rename it over the original).
  */
-function watchLoop(paths: string[], first: SuiteResult, o: TestOptions): Promise<never> {
+async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
+  const { watch } = await import('chokidar');
   const watched = new Map<string, readonly string[]>(first.files.map((f) => [f.file, f.watch]));
-  const roots = new Set<string>((paths.length ? paths : ['.']).map((p) => nodePath.resolve(p)));
-  for (const ws of watched.values()) for (const p of ws) roots.add(nodePath.dirname(p));
+  const roots = new Set<string>((s.paths.length ? s.paths : ['.']).map((p) => nodePath.resolve(p)).filter((p) => !/[*?[{]/.test(p)));
+  for (const ws of watched.values()) for (const p of ws) roots.add(p);
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
@@ -87,27 +184,25 @@ function watchLoop(paths: string[], first: SuiteResult, o: TestOptions): Promise
     process.stdout.write(`\n${pc.dim(`re-running ${[...files].map(relative).join(', ')}`)}\n`);
     try {
       warnIfStale();
-      const { result } = runOnce([...files], o);
-      for (const f of result.files) watched.set(f.file, f.watch);
+      const { result } = runOnce([...files], [], s);
+      for (const f of result.files) {
+        watched.set(f.file, f.watch);
+        for (const p of f.watch.filter((w) => !roots.has(w))) {
+          roots.add(p);
+          watcher.add(p);
+        }
+      }
     } catch (err) {
       process.stderr.write(`error: ${(err as Error).message}\n`);
     }
   };
-  const watchers: FSWatcher[] = [];
-  for (const root of roots) {
-    try {
-      watchers.push(
-        watch(root, { recursive: true }, (_event, name) => {
-          if (!name) return;
-          pending.add(nodePath.resolve(root, name.toString()));
-          // coalesce the burst of events one save produces (editors write, rename, chmod)
-          if (!timer) timer = setTimeout(flush, 100);
-        }),
-      );
-    } catch {
-      // a root that vanished or cannot be watched: the others still are
-    }
-  }
+  const watcher = watch([...roots], { ignoreInitial: true, atomic: true, ignored: (p) => /(^|[\\/])(node_modules|\.git)([\\/]|$)/.test(p) });
+  watcher.on('all', (_event, path) => {
+    pending.add(nodePath.resolve(path));
+    // coalesce the burst of events one save produces (editors write, rename, chmod)
+    if (!timer) timer = setTimeout(flush, 100);
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   process.stdout.write(pc.dim(`watching ${roots.size} path${roots.size === 1 ? '' : 's'} (Ctrl-C to stop)\n`));
   return new Promise<never>(() => {});
 }
@@ -120,22 +215,38 @@ function warnIfStale(): void {
   process.stderr.write(`warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`);
 }
 
+const bailCount = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+};
+
 export function register(program: Command, setExit: SetExit): void {
-  const cmd = program
+  program
     .command('test [paths...]')
     .description("run sub-agent contract cases (*.contract.toml) through the coder pack's own pipeline code")
-    .option('--json', 'print one JSON object: { cases, passed, failed, skipped, errors }')
-    .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
-    .option('--watch', 're-run the affected case files when a case file or its agent changes')
+    .option('-t, --test-name-pattern <regex>', 'run only the cases whose name (or "file › name") matches REGEX')
     .option('--filter <text>', 'run only the cases whose file path or name contains TEXT')
-    .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)");
-  addEngineOption(cmd)
-    .action(async (paths: string[], o: TestOptions) => {
-      o.engineName = await engineFromOption(o.engine);
-      const files = find(paths);
+    .option('--bail [n]', 'stop after N failed cases (default 1)', bailCount)
+    .addOption(new Option('--reporter <name>', 'report format').choices(REPORTERS))
+    .option('--output-file <path>', 'write the report to PATH (the default report still prints)')
+    .option('--json', 'the same as --reporter json: { cases, passed, failed, skipped, errors, ... }')
+    .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
+    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)')
+    .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
+    .option('--shard <index/count>', 'run only part INDEX of COUNT of the cases (to split a suite across CI machines)')
+    .option('--config <file>', 'config file (default: coder-subagents.config.toml here or above, up to the project root)')
+    .option('--watch', 're-run the affected case files when a case file, its agent, its lua/ or support files change')
+    .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
+    .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
+    .action(async (paths: string[], o: TestFlags) => {
+      const s = settingsOf(paths, o);
+      s.options.engine = await engineFromOption(s.options.engine);
+      const found = find(s.paths);
       warnIfStale();
-      const { result, code } = runOnce(files, o);
+      const { result, code } = runOnce(found.files, found.agents, s);
       setExit(code);
-      if (o.watch) await watchLoop(paths, result, o);
+      if (s.watch) await watchLoop(result, s);
     });
 }
+

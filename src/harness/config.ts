@@ -1,0 +1,98 @@
+/**
+ * `coder-subagents.config.toml`: a project's defaults for `coder-subagents test` (flags given on the command line
+ * win). Found in the working directory or the nearest directory above it, stopping at the project root (the first
+ * directory with a package.json or .git). Unknown keys are errors, with a "did you mean".
+ *
+ *   paths = ["agents"]              # what `test` runs without path arguments (relative to this file)
+ *   engine = "fengari"              # the Lua engine
+ *   aipack_version = "0.8.15"       # simulated AIPack version
+ *   budget = 5000000                # instruction budget of each Lua stage
+ *   strict = true                   # warnings fail the case
+ *   reporter = "junit"              # default | json | junit
+ *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)
+ *   slow_ms = 300                   # a case slower than this is flagged slow
+ */
+import { ENGINE_NAMES } from '../engine/index.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import nodePath from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { unknownKeysMessage } from './case-file.ts';
+
+export const CONFIG_FILE = 'coder-subagents.config.toml';
+
+export const REPORTERS = ['default', 'json', 'junit'] as const;
+export type ReporterName = (typeof REPORTERS)[number];
+
+/** Engines this build can run (the CLI's --engine accepts the same names). */
+export const ENGINES = ENGINE_NAMES;
+
+const ConfigSchema = z.strictObject({
+  paths: z.array(z.string().min(1)).optional(),
+  engine: z.string().optional(),
+  aipack_version: z.string().optional(),
+  budget: z.number().int().positive().optional(),
+  strict: z.boolean().optional(),
+  reporter: z.enum(REPORTERS).optional(),
+  output_file: z.string().min(1).optional(),
+  slow_ms: z.number().int().positive().optional(),
+});
+
+export type TestConfig = z.infer<typeof ConfigSchema> & {
+  /** the config file (absolute); paths and output_file are already resolved against its directory */
+  file: string;
+};
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The config file that applies in `cwd`, or undefined. */
+export function findConfigFile(cwd = process.cwd()): string | undefined {
+  let dir = nodePath.resolve(cwd);
+  for (;;) {
+    const candidate = nodePath.join(dir, CONFIG_FILE);
+    if (existsSync(candidate)) return candidate;
+    if (existsSync(nodePath.join(dir, 'package.json')) || existsSync(nodePath.join(dir, '.git'))) return undefined;
+    const parent = nodePath.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Reads and checks a config file; every problem is a ConfigError naming the file and the key. */
+export function loadConfig(file: string): TestConfig {
+  const shown = nodePath.relative(process.cwd(), file) || file;
+  let raw: unknown;
+  try {
+    raw = parseToml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err instanceof TomlError) throw new ConfigError(`${shown}:${err.line}:${err.column}: invalid TOML: ${err.message.split('\n')[0]}`);
+    throw err;
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues;
+    const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
+    if (issue.code === 'unrecognized_keys') {
+      throw new ConfigError(`${shown}: ${unknownKeysMessage(issue.keys, Object.keys(ConfigSchema.shape))}`);
+    }
+    const key = issue.path.map(String).join('.');
+    const detail = issue.code === 'invalid_value' ? `expected one of ${REPORTERS.join(', ')}` : issue.message;
+    throw new ConfigError(`${shown}: ${key}: ${detail}`);
+  }
+  const c = parsed.data;
+  if (c.engine !== undefined && !(ENGINES as readonly string[]).includes(c.engine)) {
+    throw new ConfigError(`${shown}: engine: '${c.engine}' is not an engine of this version (expected one of ${ENGINES.join(', ')})`);
+  }
+  const dir = nodePath.dirname(file);
+  return {
+    ...c,
+    file,
+    ...(c.paths ? { paths: c.paths.map((p) => nodePath.resolve(dir, p)) } : {}),
+    ...(c.output_file ? { output_file: nodePath.resolve(dir, c.output_file) } : {}),
+  };
+}
