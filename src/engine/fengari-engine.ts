@@ -3,7 +3,7 @@ import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
 import { lua, lauxlib, lualib, setBigStringHook, to_luastring, type LuaState as L } from './fengari-vm.ts';
-import { chargeState, createLimits, limitMessage, type RunLimits } from './limits.ts';
+import { chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, packagePath, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 
@@ -50,6 +50,8 @@ class FengariState implements LuaState {
   private readonly limits: RunLimits & { heapBaseline?: number; pressure?: number };
   private readonly memoryMessage: string;
   private used = 0;
+  /** this state hit a limit of its tree, or was created after (it stops at once; see limits.ts mustStop) */
+  private hitHere = false;
   private hooks = 0;
   private running = 0;
 
@@ -60,7 +62,8 @@ class FengariState implements LuaState {
     this.L = lauxlib.luaL_newstate();
     byGlobal.set((this.L as unknown as { l_G: object }).l_G, this);
     this.openSandboxedLibs();
-    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
+    this.hitHere = chargeState(this.limits);
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, this.hitHere ? 1 : HOOK_INTERVAL);
   }
 
   private readonly hook = (L: L) => {
@@ -81,11 +84,14 @@ class FengariState implements LuaState {
       limits.used += n;
       if (limits.used <= limits.budget) return;
       limits.exceeded = true;
+      this.hitHere = true;
     }
+    if (!mustStop(limits, this.hitHere, n)) return;
     this.failFast(L);
   }
 
   private failFast(L: L): never {
+    this.hitHere = true;
     lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
     lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
     return raise(L, limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) as string);
@@ -235,7 +241,7 @@ class FengariState implements LuaState {
     });
     lua.lua_setfield(L, -2, str('charge'));
     lua.lua_pushjsfunction(L, (L: L) => {
-      const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
+      const hit = mustStop(this.limits, this.hitHere, 0) ? limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) : undefined;
       if (hit === undefined) return 0;
       lua.lua_pushstring(L, luaBytes(hit));
       return 1;
@@ -391,12 +397,6 @@ class FengariState implements LuaState {
       const message = cut >= 0 ? full.slice(0, cut) : full;
       const traceback = cut >= 0 ? full.slice(cut + 1) : '';
       throw new LuaRuntimeError(message, traceback, locationOf(message));
-    }
-    const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
-    if (hit !== undefined) {
-      // a nested run hit a limit of the tree and this chunk swallowed the error: the run ends all the same
-      lua.lua_settop(L, base);
-      throw new LuaRuntimeError(hit, '');
     }
     try {
       return mode ? toJs(L, -1, mode) : undefined;

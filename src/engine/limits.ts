@@ -12,12 +12,20 @@ export interface RunLimits {
   readonly memoryMax: number;
   memoryUsed: number;
   memoryExceeded: boolean;
+  /**
+   * instructions left, once a limit is hit, to the states that were already running (the callers of the run that
+   * hit it): they may handle the failure, as the coder pipeline reports a failed sub-agent. The state that hit the
+   * limit and every state created after it stop at once.
+   */
+  grace: number;
 }
+
+export const GRACE = 1_000_000;
 
 export const DEFAULT_MEMORY_MAX = 512 * 1024 * 1024;
 
 export function createLimits(budget: number, memoryMax = DEFAULT_MEMORY_MAX): RunLimits {
-  return { budget, used: 0, exceeded: false, memoryMax, memoryUsed: 0, memoryExceeded: false };
+  return { budget, used: 0, exceeded: false, memoryMax, memoryUsed: 0, memoryExceeded: false, grace: GRACE };
 }
 
 /** The message a state raises once a limit of its tree is hit (memory first: it explains a budget hit too). */
@@ -25,6 +33,17 @@ export function limitMessage(limits: RunLimits, budgetMessage: string, memoryMes
   if (limits.memoryExceeded) return memoryMessage;
   if (limits.exceeded) return budgetMessage;
   return undefined;
+}
+
+/**
+ * Whether a state must stop now: its tree is over a limit, and it hit the limit itself (`hitHere`), was created
+ * after, or the callers' grace is used up. Charges `n` to the grace otherwise.
+ */
+export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolean {
+  if (!limits.exceeded && !limits.memoryExceeded) return false;
+  if (hitHere) return true;
+  limits.grace -= n;
+  return limits.grace < 0;
 }
 
 /**

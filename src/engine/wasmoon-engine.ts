@@ -1,5 +1,5 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
-import { chargeState, createLimits, limitMessage, type RunLimits } from './limits.ts';
+import { chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { ConversionError } from './fengari-bridge.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
@@ -67,7 +67,10 @@ const ALLOCATOR = M.addFunction((ud: number, ptr: number, osize: number, nsize: 
     if (end > limits.memoryMax + (limits.memoryExceeded ? MEMORY_SLACK : 0)) {
       // Lua collects garbage in an emergency and asks again before it raises: only a second refusal of the same
       // request means the run tree really holds that much.
-      if (state.refused === nsize) limits.memoryExceeded = true;
+      if (state.refused === nsize) {
+        limits.memoryExceeded = true;
+        state.hitHere = true;
+      }
       state.refused = nsize;
       return 0;
     }
@@ -140,6 +143,8 @@ class WasmoonState implements LuaState {
   private readonly id: number;
   private readonly ids: number[] = [];
   private used = 0;
+  /** this state hit a limit of its tree, or was created after (it stops at once; see limits.ts mustStop) */
+  hitHere = false;
   /** > 0 while Lua code of this state runs: the memory cap applies then (setup is the simulator's own work) */
   running = 0;
   /** size of the last refused allocation (see ALLOCATOR) */
@@ -156,7 +161,8 @@ class WasmoonState implements LuaState {
     if (!this.L) throw new Error('wasmoon: cannot create a Lua state');
     M._lua_atpanic(this.L, PANIC);
     this.protect((L) => this.openSandboxedLibs(L));
-    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
+    this.hitHere = chargeState(this.limits);
+    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.hitHere ? 1 : HOOK_INTERVAL);
   }
 
   hook(L: number): void {
@@ -174,7 +180,10 @@ class WasmoonState implements LuaState {
       limits.used += n;
       if (limits.used <= limits.budget) return;
       limits.exceeded = true;
+      this.hitHere = true;
     }
+    if (!mustStop(limits, this.hitHere, n)) return;
+    this.hitHere = true;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, 1);
     M._lua_sethook(L, HOOK, LUA_MASKCOUNT, 1);
     raise(L, limitMessage(limits, this.options.budgetMessage, this.memoryMessage) as string);
@@ -263,7 +272,7 @@ class WasmoonState implements LuaState {
     });
     M._lua_setfield(L, -2, cstr('charge'));
     this.fn(L, (L) => {
-      const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
+      const hit = mustStop(this.limits, this.hitHere, 0) ? limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) : undefined;
       if (hit === undefined) return 0;
       pushString(L, hit);
       return 1;
@@ -503,12 +512,6 @@ class WasmoonState implements LuaState {
       const message = cut >= 0 ? full.slice(0, cut) : full;
       const traceback = cut >= 0 ? full.slice(cut + 1) : '';
       throw new LuaRuntimeError(message, traceback, locationOf(message));
-    }
-    const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
-    if (hit !== undefined) {
-      // a nested run hit a limit of the tree and this chunk swallowed the error: the run ends all the same
-      M._lua_settop(L, base);
-      throw new LuaRuntimeError(hit, '');
     }
     try {
       return mode ? toJs(L, -1, mode) : undefined;
