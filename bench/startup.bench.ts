@@ -37,7 +37,7 @@ try {
   report('node -e 0 (the floor)', ['-e', '0'], undefined, true);
   report('coder-subagents --version', ['--version'], 300);
   report('coder-subagents --help', ['--help']);
-  report('coder-subagents test (one case)', ['test', 'agents', '--filter', 'adds a focus'], 600);
+  report('coder-subagents test (one case)', ['test', 'agents', '-t', 'adds a focus'], 600);
   report('coder-subagents test (init: 3 cases)', ['test', 'agents']);
   report('coder-subagents check agents', ['check', 'agents']);
 } finally {

@@ -6,7 +6,13 @@ import type { EngineName } from '../engine/engine.ts';
 import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName, loadEngine } from '../engine/index.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
-import { DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
+import { DeadlineError, IsolateCrashError, runIsolated, parseTimeoutSeconds, type SerializedError } from '../isolate/isolate.ts';
+import type { SimSpec, SimulateResult } from '../isolate/jobs.ts';
+import { CommitError, writeChanges } from '../runtime/commit.ts';
+import { AgentRunError, DEFAULT_AIPACK_VERSION, type RunOutcome, type RunRequest } from '../runtime/simulator.ts';
+import { Trace, type StageName } from '../runtime/trace.ts';
+import type { FileChanges } from '../runtime/vfs-types.ts';
+import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { requireDir, UsageError } from './errors.ts';
 
@@ -19,6 +25,7 @@ export interface SimCliOptions {
   json?: boolean;
   trace?: boolean;
   budget?: string;
+  timeout?: string;
   engine?: string;
 }
 
@@ -27,15 +34,21 @@ export function addEngineOption(cmd: Command): Command {
   return cmd.option('--engine <name>', `Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $${ENGINE_ENV})`);
 }
 
-/** Checks and loads the engine named by `--engine` (lua54 instantiates its WebAssembly module once). */
-export async function engineFromOption(name: string | undefined): Promise<EngineName> {
-  let engine: EngineName;
+/** Checks the engine named by `--engine` (default from the environment); `load` also loads it in this thread. */
+export function engineOf(name: string | undefined): EngineName {
+  let engine: string;
   try {
-    engine = name === undefined ? defaultEngineName() : (name as EngineName);
+    engine = name === undefined ? defaultEngineName() : name;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
   if (!isEngineName(engine)) throw new UsageError(`--engine ${name}: expected ${ENGINE_NAMES.join(' or ')}`);
+  return engine;
+}
+
+/** Checks and loads the engine named by `--engine` (lua54 instantiates its WebAssembly module once). */
+export async function engineFromOption(name: string | undefined): Promise<EngineName> {
+  const engine = engineOf(name);
   await loadEngine(engine);
   return engine;
 }
@@ -48,19 +61,21 @@ export function addSimOptions(cmd: Command): Command {
     .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
-    .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)');
+    .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
+    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
 }
 
-export async function makeSimulator(o: SimCliOptions): Promise<Simulator> {
-  const engine = await engineFromOption(o.engine);
+/** The simulator the options describe, as plain data for the run's worker (isolate/jobs.ts). Throws UsageError. */
+export function makeSimSpec(o: SimCliOptions): SimSpec {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
   if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
   if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
-  let ai: ScriptedAi | undefined;
+  let ai: SimSpec['ai'];
   if (o.ai) {
     if (!existsSync(o.ai)) throw new UsageError(`--ai ${o.ai}: file not found`);
+    ai = { text: readFileSync(o.ai, 'utf8'), file: o.ai };
     try {
-      ai = ScriptedAi.fromToml(readFileSync(o.ai, 'utf8'), o.ai);
+      ScriptedAi.fromToml(ai.text, ai.file); // checked here, so a bad file is a usage error before any run
     } catch (err) {
       if (err instanceof ScriptedAiError) throw new UsageError(err.message);
       throw err;
@@ -71,5 +86,87 @@ export async function makeSimulator(o: SimCliOptions): Promise<Simulator> {
     budget = Number(o.budget);
     if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--budget ${o.budget}: expected a positive integer`);
   }
-  return new Simulator({ workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, engine, traceValues: o.trace ? 'full' : 'top' });
+  return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, engine: engineOf(o.engine), traceValues: o.trace ? 'full' : 'top' };
+}
+
+export function timeoutOf(o: { timeout?: string }): number {
+  const ms = parseTimeoutSeconds(o.timeout ?? '60');
+  if (ms === undefined) throw new UsageError(`--timeout ${o.timeout}: expected a number of seconds (0 = no deadline)`);
+  return ms;
+}
+
+/** A finished simulated run as the CLI reports it. */
+export interface CliRun {
+  workspaceDir: string;
+  outcome?: RunOutcome;
+  error?: Error;
+  trace: Trace;
+  files: FileChanges;
+  /** the files the run would write; written by writeRun */
+  pending: SimulateResult['pending'];
+}
+
+/** Runs an agent in a worker under the `--timeout` deadline; a timeout or crash is the run's error. */
+export async function simulateCli(o: SimCliOptions, request: RunRequest): Promise<CliRun> {
+  const spec = makeSimSpec(o);
+  const timeoutMs = timeoutOf(o);
+  const none = { created: [], changed: [], deleted: [] };
+  try {
+    const r = await runIsolated('simulate', { sim: spec, request }, { timeoutMs });
+    const trace = new Trace();
+    trace.events.push(...r.events);
+    return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, pending: r.pending };
+  } catch (err) {
+    if (err instanceof DeadlineError || err instanceof IsolateCrashError) {
+      return { workspaceDir: spec.workspaceDir, error: err, trace: new Trace(), files: none, pending: { changes: [], dirs: [] } };
+    }
+    throw err;
+  }
+}
+
+/** The error of a run, with its class back when the CLI needs it (AgentRunError: agent, stage, traceback). */
+function rebuildError(e: SerializedError): Error {
+  if (e.name === 'AgentRunError') {
+    const f = e.fields as { agent: string; stage?: StageName; traceback?: string };
+    return new AgentRunError(e.message, f.agent, f.stage, f.traceback);
+  }
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
+
+/**
+ * `--write`: the run's changes, all checked and then written atomically (runtime/commit.ts). Returns the error
+ * when they cannot be written (nothing was), else undefined.
+ */
+export function writeRun(run: CliRun): Error | undefined {
+  try {
+    writeChanges(run.workspaceDir, run.pending.changes, run.pending.dirs, [nodePath.join(run.workspaceDir, '.aipack', 'pack')]);
+    return undefined;
+  } catch (err) {
+    if (err instanceof CommitError) return err;
+    return new Error(`cannot write the changes: ${(err as Error).message}`);
+  }
+}
+
+/** Holds the workspace's write lock while `fn` runs, when `write` is set. */
+export async function withWriteLock<T>(write: boolean | undefined, workspaceDir: string, fn: () => Promise<T>): Promise<T> {
+  if (!write) return fn();
+  let release: () => void;
+  try {
+    release = lockWorkspace(workspaceDir);
+  } catch (err) {
+    if (err instanceof WorkspaceLockedError) throw new UsageError(err.message);
+    throw err;
+  }
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+/** The workspace `o` names, for the lock (the same rule as makeSimSpec). */
+export function workspaceOf(o: SimCliOptions): string {
+  return o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
 }

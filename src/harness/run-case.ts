@@ -34,6 +34,8 @@ export interface RunOptions extends HarnessOptions {
   filter?: string;
   /** run only cases whose name (or `file › name`) matches this regex (`-t` of vitest and jest) */
   testNamePattern?: RegExp;
+  /** told the name of each case before it runs (e.g. for a deadline's message) */
+  onCase?: (name: string, file: string) => void;
 }
 
 export interface ContractFileResult {
@@ -172,6 +174,7 @@ export function runCase(
   const t0 = performance.now();
   const base = { file: file.file, name: c.name, index: c.index, stage: c.stage };
   if (c.skip) return { ...base, status: 'skipped', warnings: [], ms: 0 };
+  options.onCase?.(c.name, file.file);
   const subject = agent ?? prepareAgent(file.agent, file.dir, file.support, options, file.file);
   const result = runPreparedStage(subject, c, options);
   const problems = checkCase(c, result, options.strict);

@@ -339,6 +339,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     aipackVersion: options.aipackVersion,
     budget: options.budget,
     engine: options.engine,
+    // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
+    readRoots: [nodePath.dirname(sandboxDir({ ...agent, depth: 0 }))],
   });
 
   const prompts = input.prompts ?? [input.prompt ?? ''];

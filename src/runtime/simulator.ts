@@ -10,7 +10,7 @@ import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
-import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation } from './resolve.ts';
+import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
 import { runAfterAll } from './stages/after-all.ts';
 import { callAi } from './stages/ai.ts';
 import { runBeforeAll } from './stages/before-all.ts';
@@ -18,7 +18,7 @@ import { runData } from './stages/data.ts';
 import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads } from './read-guard.ts';
+import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type StageName } from './trace.ts';
 import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
@@ -48,6 +48,10 @@ export interface SimulatorOptions {
    * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
    */
   traceValues?: 'top' | 'full' | 'summary';
+  /** told where the run is at each Lua stage ("<agent> <stage> (task n)"), e.g. for a deadline's message */
+  onStage?: (where: string) => void;
+  /** more dirs a run may read and run agents from, besides the workspace and the packs (e.g. a case sandbox) */
+  readRoots?: string[];
   /** Lua `print` output; by default it is only traced */
   onPrint?: (text: string, agent: string) => void;
   /** user stubs for aip.* functions (mocks.ts); names must exist at the simulated version */
@@ -100,6 +104,10 @@ export class Simulator implements StageHost {
   private uidCounter = 0;
   private runCounter = 0;
   private configCache?: { text: string | undefined; options: AgentOptions };
+  /** what every read of a run may reach: the workspace, the simulated home, the packs (real paths) */
+  private readonly readPolicy: ReadPolicy;
+  /** the Vfs behind that policy: agent and pack lookup, `require`/`dofile`, `aip.file.*` all read through it */
+  private readonly readVfs: Vfs;
   private readonly aipackBase?: string;
   private readonly mocksLua: string;
 
@@ -126,6 +134,8 @@ export class Simulator implements StageHost {
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
+    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    this.readVfs = guardReads(this.vfs, this.readPolicy);
   }
 
   /** true when the simulated AIPack version is `version` or later */
@@ -157,8 +167,8 @@ export class Simulator implements StageHost {
 
   private runAgent(request: RunRequest, chain: string[], parentRunUid: string | undefined): RunOutcome {
     const depth = chain.length;
-    const resolved = resolveAgent(this.vfs, this.packs, request.name, request.baseDir ?? this.workspaceDir, this.aipackBase);
-    const content = this.vfs.readFile(resolved.file);
+    const resolved = this.resolveAgent(request.name, request.baseDir ?? this.workspaceDir);
+    const content = this.readVfs.readFile(resolved.file);
     if (content === undefined) throw new AgentNotFoundError(`cannot read ${resolved.file}`);
     const doc = parsedAgent(content, resolved.file);
     this.runCounter += 1;
@@ -185,6 +195,27 @@ export class Simulator implements StageHost {
     }
   }
 
+  /**
+   * Agents run only from the workspace, the simulated home and the packs: lookups elsewhere are not even tried, so
+   * a sub-agent can neither run nor probe the host's `.aip` files.
+   */
+  private resolveAgent(name: string, baseDir: string): ResolvedAgent {
+    try {
+      return resolveAgent(this.readVfs, this.packs, name, baseDir, this.aipackBase);
+    } catch (err) {
+      if (err instanceof AgentNotFoundError && !name.includes('@')) {
+        const abs = nodePath.resolve(baseDir, name);
+        if (!this.readPolicy.allows(abs)) {
+          throw new AgentNotFoundError(
+            `The agent path '${name}' (${abs}) is outside the workspace '${this.workspaceDir}' and the packs (symlinks resolved): ` +
+              'a simulated run only runs agents from them',
+          );
+        }
+      }
+      throw err;
+    }
+  }
+
   private agentOptions(frame: Frame, runOptions: AgentOptions | undefined): AgentOptions {
     return mergeOptions(STOCK_OPTIONS, this.workspaceOptions(frame.name), frame.doc.options, runOptions ?? {});
   }
@@ -192,7 +223,7 @@ export class Simulator implements StageHost {
   /** `[options]` of `<workspace>/.aipack/config.toml`, parsed again only when its text changed (every run reads it). */
   private workspaceOptions(agent: string): AgentOptions {
     const configFile = nodePath.join(this.workspaceDir, '.aipack', 'config.toml');
-    const text = this.vfs.readFile(configFile);
+    const text = this.readVfs.readFile(configFile);
     if (this.configCache && this.configCache.text === text) return this.configCache.options;
     let options: AgentOptions = {};
     if (text !== undefined) {
@@ -246,12 +277,13 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    return callAi({ ai: this.ai, trace: this.trace, vfs: this.vfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    return callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
   }
 
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
   runStage(frame: Frame, stage: StageName, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
+    this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
     const packDir = frame.resolved.pack?.dir;
     const state = this.engine.createState({
       budget: this.budget,
@@ -260,7 +292,15 @@ export class Simulator implements StageHost {
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
       // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
-      readFile: (abs) => this.vfs.readFile(abs),
+      // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason
+      readFile: (abs) => {
+        try {
+          return this.readVfs.readFile(abs);
+        } catch (err) {
+          if (err instanceof ReadRefused) return undefined;
+          throw err;
+        }
+      },
       loadRoots: [this.workspaceDir, ...(packDir ? [packDir] : [])],
       baseDir: this.workspaceDir,
       print: env.print,
@@ -307,11 +347,10 @@ export class Simulator implements StageHost {
 
   private stageEnv(frame: Frame, stage: StageName, taskNum: number | undefined): StageEnv {
     const file = frame.resolved.file;
-    const readRoots = [this.workspaceDir, this.dirs.home, this.dirs.baseAipack, nodePath.dirname(file), ...this.packs.map((p) => p.dir)];
     return {
-      vfs: guardReads(this.vfs, readRoots),
+      vfs: this.readVfs,
       dirs: this.dirs,
-      findPackDir: (ns, name) => findPackDir(this.vfs, this.packs, ns, name, this.aipackBase),
+      findPackDir: (ns, name) => findPackDir(this.readVfs, this.packs, ns, name, this.aipackBase),
       scripted: { commands: this.ai.commands, web: this.ai.web },
       stage,
       taskNum,

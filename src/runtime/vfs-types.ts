@@ -40,6 +40,11 @@ export interface Vfs {
   changes(): FileChanges;
   /** the current content of every changed/created workspace file (workspace-relative keys), deleted -> null */
   snapshot(): Map<string, string | null>;
-  /** writes the overlay to disk (workspace paths only) */
+  /** what commit() would write: changed files (null = deleted) and created empty dirs, absolute paths */
+  pending(): { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
+  /**
+   * writes the overlay to disk (workspace paths only, never `.aipack/pack/`): every change checked first (a
+   * CommitError lists those that cannot be written, and nothing is), then each file replaced atomically
+   */
   commit(): void;
 }

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import nodePath from 'node:path';
+import { writeChanges, type Change } from './commit.ts';
 import type { DirEntry, FileChanges, FileStat, Vfs } from './vfs-types.ts';
 
 export interface OverlayVfsOptions {
@@ -71,14 +72,6 @@ function diskStat(abs: string): fs.Stats | undefined {
   }
 }
 
-function diskLstat(abs: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(abs, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
 function diskReadFile(abs: string): Uint8Array | undefined {
   if (!diskStat(abs)?.isFile()) return undefined;
   try {
@@ -108,7 +101,6 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const diskless = (opts.diskless ?? []).map((r) => nodePath.resolve(r));
   const offDisk = (abs: string): boolean => diskless.some((r) => isInside(abs, r));
   const dStat = (abs: string) => (offDisk(abs) ? undefined : diskStat(abs));
-  const dLstat = (abs: string) => (offDisk(abs) ? undefined : diskLstat(abs));
   const dReadFile = (abs: string) => (offDisk(abs) ? undefined : diskReadFile(abs));
   const createdAt = Date.now();
 
@@ -300,36 +292,19 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       return out;
     },
 
+    pending() {
+      const changes: Change[] = [...overlay.entries()]
+        .filter(([abs]) => committable(abs))
+        .map(([abs, e]) => [abs, e === null ? null : new Uint8Array(e.data)] as const);
+      return { changes, dirs: [...overlayDirs].filter(committable) };
+    },
+
     commit() {
-      const files = [...overlay.entries()].filter(([abs]) => committable(abs));
-      const dirs = [...overlayDirs].filter(committable);
-      if (files.length === 0 && dirs.length === 0) return;
-
-      fs.mkdirSync(workspace, { recursive: true });
-      const realWs = fs.realpathSync(workspace);
-      // Refuse (before writing anything) any target that a symlink would send outside the workspace.
-      const assertStaysInside = (abs: string, followTarget: boolean): void => {
-        let probe = followTarget ? abs : nodePath.dirname(abs);
-        while (!dLstat(probe)) probe = nodePath.dirname(probe);
-        const real = fs.realpathSync(probe);
-        if (!isInside(real, realWs)) {
-          throw new Error(`Vfs.commit: refusing to write '${abs}': it resolves to '${real}', outside the workspace '${realWs}'`);
-        }
-      };
-      for (const [abs, e] of files) assertStaysInside(abs, e !== null);
-      for (const d of dirs) assertStaysInside(d, true);
-
-      for (const d of dirs) fs.mkdirSync(d, { recursive: true });
-      for (const [abs, e] of files) {
-        if (e === null) {
-          if (dLstat(abs)) fs.unlinkSync(abs);
-        } else {
-          fs.mkdirSync(nodePath.dirname(abs), { recursive: true });
-          fs.writeFileSync(abs, e.data);
-        }
-      }
+      const { changes, dirs } = vfs.pending();
+      // all checked before anything is written, each file replaced atomically (commit.ts)
+      writeChanges(workspace, changes, dirs, [nodePath.join(workspace, '.aipack', 'pack')]);
       // the disk now holds these; the overlay keeps only what never reaches it (outside the workspace)
-      for (const [abs] of files) {
+      for (const [abs] of changes) {
         overlay.delete(abs);
         baseline.delete(abs); // the disk is now the truth for this path
       }

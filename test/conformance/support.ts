@@ -53,6 +53,8 @@ export function runCase(c: Pick<Case, 'lua' | 'version' | 'files' | 'commands' |
   });
   const sim = new Simulator({
     workspaceDir: SANDBOX_DIR,
+    // the snippet agent lives beside the sandbox workspace, as a case sandbox's agent may
+    readRoots: [AGENT_DIR],
     vfs,
     aipackVersion: c.version ?? UPSTREAM_VERSION,
     ai: ScriptedAi.fromList([], 'conformance', { commands: c.commands, web: c.web }),

@@ -55,6 +55,12 @@ describe('the packed package in a fresh project', () => {
     // the editor setup points at the definitions shipped in the package
     expect(JSON.parse(readFileSync(nodePath.join(dir, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['node_modules/coder-subagents/lua-types']);
     expect(readFileSync(nodePath.join(dir, 'agents/prompt-refiner.aip'), 'utf8')).toContain('---@param input CoderPreInput');
+    const junit = cli('test', '--reporter', 'junit', '--output-file', 'r.xml');
+    expect(junit.code).toBe(0);
+    expect(readFileSync(nodePath.join(dir, 'r.xml'), 'utf8')).toContain('<testsuite name="agents/prompt-refiner.contract.toml" tests="3" failures="0"');
+    const named = cli('test', '-t', 'focus line');
+    expect(named.stdout).toMatch(/^✓ agents\/prompt-refiner\.contract\.toml › adds a focus line and a context glob \(pre\) \d+ ms$/m);
+    expect(named.stdout).toMatch(/\n1 passed, 0 failed/);
     const check = cli('check', 'agents');
     expect(check.code, check.stdout + check.stderr).toBe(0);
     const version = cli('--version');

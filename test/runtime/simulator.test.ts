@@ -135,7 +135,7 @@ describe('sandbox and errors', () => {
       loadlib: 'nil',
       debug: 'nil',
       dofile_outside: 'cannot open /etc/hostname: outside the workspace',
-      read_outside: `Read protection (simulator) - The path \`/etc/hostname\` is outside the workspace \`${WS}\` and the packs; a simulated run does not read it`,
+      read_outside: `Read protection (simulator) - The path \`/etc/hostname\` is outside the workspace \`${WS}\` and the packs (symlinks resolved); a simulated run does not read it`,
       exists_outside: false,
       os_time: 'function',
       binary_chunk_refused: true,

@@ -74,10 +74,19 @@ export function displayForTrace(env: StageEnv, abs: string): string {
   return rel === '' || rel.startsWith('..') ? abs : rel;
 }
 
+const isBelow = (abs: string, root: string) => abs === root || abs.startsWith(root + '/');
+
 /** RUNTIME.md 10 `check_access_write`: inside the workspace, or any path containing ".aipack-base". */
 export function checkAccessWrite(env: StageEnv, abs: string): void {
   const rel = relToWorkspace(env, abs);
   // AIPack tests the string prefix, so a workspace entry named "..x" is refused too (kept: it only refuses more)
+  if (rel.startsWith('..') && abs.includes('.aipack-base') && !isBelow(abs, env.dirs.baseAipack)) {
+    // sandbox rule: AIPack lets any path naming ".aipack-base" through; the simulation only has its own base dir
+    throw new LuaError(
+      `Save file protection (simulator) - The path \`${abs}\` is outside the workspace and outside the simulated ` +
+        `aipack base \`${env.dirs.baseAipack}\`; a simulated run does not save it`,
+    );
+  }
   if (rel.startsWith('..') && !abs.includes('.aipack-base')) {
     throw new LuaError(
       `Save file protection - The path \`${rel}\` does not belong to the workspace dir \`${env.dirs.workspace}\` or to the .aipack-base.\n` +

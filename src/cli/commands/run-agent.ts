@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
+import { AgentRunError } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
-import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
+import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
 
 interface RunAgentOptions extends SimCliOptions {
   input: string[];
@@ -30,49 +30,45 @@ export function register(program: Command, setExit: SetExit): void {
       if (!Array.isArray(list)) throw new UsageError(`--inputs expects a JSON array, got: ${o.inputs}`);
       inputs.push(...list);
     }
-    const sim = await makeSimulator(o);
-    let outcome: RunOutcome | undefined;
-    let error: AgentRunError | Error | undefined;
-    try {
-      outcome = sim.run({ name: agent, inputs, baseDir: process.cwd() });
-    } catch (err) {
-      error = err as Error;
-    }
-    const files = sim.vfs.changes();
-    if (!error && o.write) sim.vfs.commit();
-    if (o.json) {
-      const out = {
-        outputs: toJsonValue(outcome?.outputs),
-        after_all: toJsonValue(outcome?.afterAll),
-        redo_requested: outcome?.redoRequested ?? false,
-        skipped: outcome?.skipped ?? null,
-        files,
-        ...(error ? { error: error.message } : {}),
-        ...(o.trace ? { trace: sim.trace.events } : {}),
-      };
-      process.stdout.write(JSON.stringify(out, null, 2) + '\n');
-    } else {
-      if (o.trace) process.stdout.write(formatTrace(sim.trace) + '\n');
-      if (outcome) {
-        if (outcome.skipped !== undefined) process.stdout.write(`skipped: ${outcome.skipped || '(no reason given)'}\n`);
-        else {
-          process.stdout.write(`outputs: ${JSON.stringify(toJsonValue(outcome.outputs))}\n`);
-          process.stdout.write(`after_all: ${JSON.stringify(toJsonValue(outcome.afterAll))}\n`);
-          if (outcome.redoRequested) process.stdout.write('redo_requested: true\n');
+    await withWriteLock(o.write, workspaceOf(o), async () => {
+      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() });
+      const { outcome, files } = run;
+      let error = run.error;
+      if (!error && o.write) error = writeRun(run);
+      if (o.json) {
+        const out = {
+          outputs: toJsonValue(outcome?.outputs),
+          after_all: toJsonValue(outcome?.afterAll),
+          redo_requested: outcome?.redoRequested ?? false,
+          skipped: outcome?.skipped ?? null,
+          files,
+          ...(error ? { error: error.message } : {}),
+          ...(o.trace ? { trace: run.trace.events } : {}),
+        };
+        process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+      } else {
+        if (o.trace) process.stdout.write(formatTrace(run.trace) + '\n');
+        if (outcome) {
+          if (outcome.skipped !== undefined) process.stdout.write(`skipped: ${outcome.skipped || '(no reason given)'}\n`);
+          else {
+            process.stdout.write(`outputs: ${JSON.stringify(toJsonValue(outcome.outputs))}\n`);
+            process.stdout.write(`after_all: ${JSON.stringify(toJsonValue(outcome.afterAll))}\n`);
+            if (outcome.redoRequested) process.stdout.write('redo_requested: true\n');
+          }
+        }
+        // a run that never started (agent not found, ...) has no files to speak of
+        if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
+          process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
         }
       }
-      // a run that never started (agent not found, ...) has no files to speak of
-      if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
-        process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
+      if (error) {
+        const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
+        process.stderr.write(`run failed${where}: ${error.message}\n`);
+        if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+        const hint = noAiHint(error, Boolean(o.ai));
+        if (hint) process.stderr.write(`hint: ${hint}\n`);
+        setExit(1);
       }
-    }
-    if (error) {
-      const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
-      process.stderr.write(`run failed${where}: ${error.message}\n`);
-      if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
-      const hint = noAiHint(error, Boolean(o.ai));
-      if (hint) process.stderr.write(`hint: ${hint}\n`);
-      setExit(1);
-    }
+    });
   });
 }

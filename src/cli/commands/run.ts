@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
-import { AgentRunError, type RunOutcome } from '../../runtime/simulator.ts';
+import { AgentRunError } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
 import { formatFiles, formatStatus, formatTrace, noAiHint, toJsonValue, truncate } from '../format.ts';
-import { addSimOptions, makeSimulator, type SimCliOptions } from '../sim-options.ts';
+import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
 
 const CODER = 'pro@coder';
 
@@ -15,42 +15,39 @@ export function register(program: Command, setExit: SetExit): void {
     .command('run [prompt-dir]')
     .description('run pro@coder as `aip run pro@coder [-i PROMPT_DIR]` would, on the simulated runtime, and show what each sub-agent did');
   addSimOptions(cmd).action(async (promptDir: string | undefined, o: SimCliOptions) => {
-    const sim = await makeSimulator(o);
-    if (!o.workspace && !existsSync(nodePath.join(sim.workspaceDir, '.aipack'))) {
+    const workspaceDir = workspaceOf(o);
+    if (!o.workspace && !existsSync(nodePath.join(workspaceDir, '.aipack'))) {
       // the run goes on (it creates the prompt file), but the user is probably in the wrong directory
       process.stderr.write(
-        `note: no .aipack/ directory in ${sim.workspaceDir} or above: it is used as the workspace (cd into your project, or pass --workspace DIR)\n`,
+        `note: no .aipack/ directory in ${workspaceDir} or above: it is used as the workspace (cd into your project, or pass --workspace DIR)\n`,
       );
     }
-    let outcome: RunOutcome | undefined;
-    let error: Error | undefined;
-    try {
-      outcome = sim.run({ name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
-    } catch (err) {
-      error = err as Error;
-    }
-    const files = sim.vfs.changes();
-    const written = !error && Boolean(o.write);
-    if (written) sim.vfs.commit();
-    const report = coderRunReport({ coderName: CODER, trace: sim.trace, files, outcome, error });
-    const hint = noAiHint(error, Boolean(o.ai));
-    if (o.json) {
-      const json = toJsonValue({ ...report, ...(o.trace ? { trace: sim.trace.events } : {}) });
-      process.stdout.write(JSON.stringify(json, null, 2) + '\n');
-      // stdout is for the machine: the reason goes to stderr as well
-      if (error) process.stderr.write(`run failed: ${error.message}\n`);
-    } else {
-      if (o.trace) process.stdout.write(formatTrace(sim.trace) + '\n\n');
-      // the report ends with the failure message: not repeated on stderr
-      process.stdout.write(formatReport(report, written) + '\n');
-    }
-    if (error) {
-      if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
-      if (hint) process.stderr.write(`hint: ${hint}\n`);
-      setExit(1);
-    }
-    // a failing `pre` sub-agent only skips the run in AIPack (exit 0 there); here it is the failure being looked for
-    if (report.sub_agents.some((c) => c.effect.error !== undefined)) setExit(1);
+    // with --write the lock spans the run: the prompt file read at the start is the one written at the end
+    await withWriteLock(o.write, workspaceDir, async () => {
+      const run = await simulateCli(o, { name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
+      let error = run.error;
+      if (!error && o.write) error = writeRun(run);
+      const written = !error && Boolean(o.write);
+      const report = coderRunReport({ coderName: CODER, trace: run.trace, files: run.files, outcome: run.outcome, error });
+      const hint = noAiHint(error, Boolean(o.ai));
+      if (o.json) {
+        const json = toJsonValue({ ...report, ...(o.trace ? { trace: run.trace.events } : {}) });
+        process.stdout.write(JSON.stringify(json, null, 2) + '\n');
+        // stdout is for the machine: the reason goes to stderr as well
+        if (error) process.stderr.write(`run failed: ${error.message}\n`);
+      } else {
+        if (o.trace) process.stdout.write(formatTrace(run.trace) + '\n\n');
+        // the report ends with the failure message: not repeated on stderr
+        process.stdout.write(formatReport(report, written) + '\n');
+      }
+      if (error) {
+        if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+        if (hint) process.stderr.write(`hint: ${hint}\n`);
+        setExit(1);
+      }
+      // a failing `pre` sub-agent only skips the run in AIPack (exit 0 there); here it is the failure being looked for
+      if (report.sub_agents.some((c) => c.effect.error !== undefined)) setExit(1);
+    });
   });
 }
 

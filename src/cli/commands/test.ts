@@ -6,11 +6,11 @@ import { isValidVersion } from '../../aip/catalog.ts';
 import { ConfigError, findConfigFile, loadConfig, REPORTERS, type ReporterName, type TestConfig } from '../../harness/config.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
 import { stalePackFiles } from '../../harness/pack-freshness.ts';
-import { formatSuite, runContractFiles, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
+import { runContractFilesIsolated } from '../../harness/isolated.ts';
+import { formatSuite, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
-import { engineFromOption } from '../sim-options.ts';
-import type { EngineName } from '../../engine/engine.ts';
+import { engineOf, timeoutOf } from '../sim-options.ts';
 
 interface TestFlags {
   json?: boolean;
@@ -26,6 +26,7 @@ interface TestFlags {
   shard?: string;
   config?: string;
   trace?: boolean;
+  timeout?: string;
   engine?: string;
 }
 
@@ -38,6 +39,7 @@ interface Settings {
   slowMs: number;
   watch: boolean;
   options: SuiteOptions;
+  timeoutMs: number;
 }
 
 /** 0 all passed, 1 a case failed, 2 a harness problem (malformed case file, missing agent). */
@@ -95,6 +97,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
     trace: o.trace ?? false,
     slowMs: config.slow_ms ?? SLOW_MS,
     watch: o.watch ?? false,
+    timeoutMs: timeoutOf(o),
     options: {
       strict: o.strict ?? config.strict,
       filter: o.filter,
@@ -103,8 +106,8 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
       shard,
       aipackVersion,
       budget: o.budget !== undefined ? positiveInt('--budget', o.budget) : config.budget,
-      // checked and loaded by the action (engineFromOption)
-      engine: (o.engine ?? config.engine) as EngineName | undefined,
+      // the worker loads it (isolate/jobs.ts)
+      engine: engineOf(o.engine ?? config.engine),
     },
   };
 }
@@ -150,9 +153,9 @@ function report(r: SuiteResult, s: Settings): void {
   if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relative(nodePath.resolve(s.outputFile))}\n`));
 }
 
-function runOnce(files: string[], agents: string[], s: Settings): { result: SuiteResult; code: number } {
-  // relative paths, so that messages name the files as the user does
-  const result = runContractFiles(files.map(relative), { ...s.options, agents });
+async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
+  // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
+  const result = await runContractFilesIsolated(files.map(relative), { ...s.options, agents }, { timeoutMs: s.timeoutMs });
   if ((s.options.filter || s.options.testNamePattern) && result.cases.length === 0 && result.errors.length === 0 && !s.options.shard) {
     const what = [s.options.filter ? `--filter ${JSON.stringify(s.options.filter)}` : '', s.options.testNamePattern ? `--test-name-pattern ${s.options.testNamePattern}` : '']
       .filter(Boolean)
@@ -175,7 +178,7 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
   for (const ws of watched.values()) for (const p of ws) roots.add(p);
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
+  const flush = async () => {
     timer = undefined;
     const files = new Set<string>();
     for (const changed of pending) for (const f of affectedContractFiles(changed, watched)) files.add(f);
@@ -184,7 +187,7 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
     process.stdout.write(`\n${pc.dim(`re-running ${[...files].map(relative).join(', ')}`)}\n`);
     try {
       warnIfStale();
-      const { result } = runOnce([...files], [], s);
+      const { result } = await runOnce([...files], [], s);
       for (const f of result.files) {
         watched.set(f.file, f.watch);
         for (const p of f.watch.filter((w) => !roots.has(w))) {
@@ -200,7 +203,7 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
   watcher.on('all', (_event, path) => {
     pending.add(nodePath.resolve(path));
     // coalesce the burst of events one save produces (editors write, rename, chmod)
-    if (!timer) timer = setTimeout(flush, 100);
+    if (!timer) timer = setTimeout(() => void flush(), 100);
   });
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   process.stdout.write(pc.dim(`watching ${roots.size} path${roots.size === 1 ? '' : 's'} (Ctrl-C to stop)\n`));
@@ -234,17 +237,17 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
     .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
+    .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
     .option('--shard <index/count>', 'run only part INDEX of COUNT of the cases (to split a suite across CI machines)')
     .option('--config <file>', 'config file (default: coder-subagents.config.toml here or above, up to the project root)')
     .option('--watch', 're-run the affected case files when a case file, its agent, its lua/ or support files change')
     .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
-    .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
+    .option('--timeout <seconds>', 'wall-clock deadline of each case: the run is stopped and fails after it (0 = none)', '60')
     .action(async (paths: string[], o: TestFlags) => {
       const s = settingsOf(paths, o);
-      s.options.engine = await engineFromOption(s.options.engine);
       const found = find(s.paths);
       warnIfStale();
-      const { result, code } = runOnce(found.files, found.agents, s);
+      const { result, code } = await runOnce(found.files, found.agents, s);
       setExit(code);
       if (s.watch) await watchLoop(result, s);
     });

@@ -1,0 +1,163 @@
+/**
+ * The wall-clock deadline of a run, enforced from outside the Lua VM: the run happens in a worker thread with
+ * memory limits, and the worker is terminated when the deadline passes. No Lua code, library call or bug in the
+ * simulator can then hang or crash the CLI or the user's test process; the error names where the run was.
+ */
+import nodePath from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import type { JobName, Jobs } from './jobs.ts';
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** V8 heap of a run's worker: a runaway allocation ends the run, not the process */
+export const DEFAULT_MAX_MEMORY_MB = 2048;
+
+export interface IsolateOptions {
+  /** wall-clock deadline in ms (default 60 s); 0 means none */
+  timeoutMs?: number;
+  /** heap limit of the worker in MiB (default 2048) */
+  maxMemoryMb?: number;
+  /** called with each partial result the job sends */
+  onPart?: (value: unknown) => void;
+  /** called with each progress note the job sends */
+  onProgress?: (where: string) => void;
+  /** the deadline restarts at each progress note (a deadline per case rather than per job) */
+  restartOnProgress?: boolean;
+}
+
+/** The run passed its wall-clock deadline and was stopped. */
+export class DeadlineError extends Error {
+  constructor(
+    readonly ms: number,
+    /** where the run was (agent and stage, or case) when it was stopped */
+    readonly where: string | undefined,
+  ) {
+    super(`timed out after ${formatMs(ms)}${where ? ` in ${where}` : ''} (the run was stopped; raise --timeout if it needs longer)`);
+    this.name = 'DeadlineError';
+  }
+}
+
+/** The run's worker died (out of memory, or a crash of the runtime itself). */
+export class IsolateCrashError extends Error {
+  constructor(
+    message: string,
+    readonly where: string | undefined,
+  ) {
+    super(message);
+    this.name = 'IsolateCrashError';
+  }
+}
+
+export const formatMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`);
+
+/** The error a job threw, as it crosses the thread boundary: its class name, message and own fields. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+const ext = nodePath.extname(fileURLToPath(import.meta.url));
+const WORKER = new URL('./worker.mjs', import.meta.url);
+const JOBS = new URL(`./jobs${ext}`, import.meta.url).href;
+
+/** Idle workers by heap limit: a finished job hands its worker back; one stopped by a deadline is terminated. */
+const idle = new Map<number, Worker>();
+let nextId = 0;
+
+function takeWorker(maxMemoryMb: number): Worker {
+  const w = idle.get(maxMemoryMb);
+  if (w) {
+    idle.delete(maxMemoryMb);
+    w.ref();
+    return w;
+  }
+  const created = new Worker(WORKER, {
+    workerData: { jobsUrl: JOBS },
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 64 },
+  });
+  created.on('error', () => undefined); // while idle nobody listens; a running job has its own listener
+  return created;
+}
+
+function giveBack(w: Worker, maxMemoryMb: number): void {
+  if (idle.has(maxMemoryMb)) {
+    void w.terminate();
+    return;
+  }
+  // an idle worker must not keep the process alive, and one that dies while idle is simply forgotten
+  w.once('exit', () => idle.get(maxMemoryMb) === w && idle.delete(maxMemoryMb));
+  w.unref();
+  idle.set(maxMemoryMb, w);
+}
+
+/**
+ * Runs `jobs[job](arg)` in a worker thread under the deadline. Resolves to the job's value; rejects with a
+ * DeadlineError, an IsolateCrashError, or the job's own error rebuilt by `rebuild`.
+ */
+export function runIsolated<K extends JobName>(
+  job: K,
+  arg: Parameters<Jobs[K]>[0],
+  options: IsolateOptions = {},
+  rebuild: (e: SerializedError) => Error = plainError,
+): Promise<Awaited<ReturnType<Jobs[K]>>> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_MEMORY_MB;
+  return new Promise((resolve, reject) => {
+    const id = nextId++;
+    let where: string | undefined;
+    let settled = false;
+    const worker = takeWorker(maxMemoryMb);
+    const finish = (fn: () => void, healthy: boolean) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      if (healthy) giveBack(worker, maxMemoryMb);
+      else void worker.terminate();
+      fn();
+    };
+    const expire = () => finish(() => reject(new DeadlineError(timeoutMs, where)), false);
+    let timer = timeoutMs > 0 ? setTimeout(expire, timeoutMs) : undefined;
+    const onMessage = (m: { id: number; kind: string; where?: string; value?: unknown; error?: SerializedError }) => {
+      if (m.id !== id) return;
+      if (m.kind === 'at') {
+        where = m.where;
+        options.onProgress?.(where as string);
+        if (timer && options.restartOnProgress) {
+          clearTimeout(timer);
+          timer = setTimeout(expire, timeoutMs);
+        }
+      } else if (m.kind === 'part') options.onPart?.(m.value);
+      else if (m.kind === 'done') finish(() => resolve(m.value as Awaited<ReturnType<Jobs[K]>>), true);
+      else if (m.kind === 'failed') finish(() => reject(rebuild(m.error as SerializedError)), true);
+    };
+    const onError = (err: Error & { code?: string }) => {
+      const at = where ? ` in ${where}` : '';
+      const message =
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `memory limit exceeded${at} (the run used more than ${maxMemoryMb} MiB and was stopped)`
+          : `the simulated run crashed${at}: ${err.message}`;
+      finish(() => reject(new IsolateCrashError(message, where)), false);
+    };
+    const onExit = (code: number) => {
+      finish(() => reject(new IsolateCrashError(`the simulated run stopped unexpectedly (worker exit code ${code})${where ? ` in ${where}` : ''}`, where)), false);
+    };
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage({ id, job, arg });
+  });
+}
+
+function plainError(e: SerializedError): Error {
+  const err = new Error(e.message);
+  err.name = e.name;
+  Object.assign(err, e.fields);
+  return err;
+}
+
+/** Parses a `--timeout` value in seconds (0 = no deadline) into ms; undefined for a bad value. */
+export function parseTimeoutSeconds(text: string): number | undefined {
+  const s = Number(text);
+  if (!Number.isFinite(s) || s < 0 || text.trim() === '') return undefined;
+  return Math.round(s * 1000);
+}

@@ -1,0 +1,112 @@
+/**
+ * The jobs a worker of runIsolated (isolate.ts) can run. Arguments and results cross the thread boundary by
+ * structured clone, so they are plain data: values Lua produced are made clonable first.
+ */
+import nodePath from 'node:path';
+import type { CaseResult } from '../harness/run-case.ts';
+import { runContractFiles, type SuiteOptions, type SuiteResult } from '../harness/suite.ts';
+import { ScriptedAi } from '../runtime/ai.ts';
+import type { PackLocation } from '../runtime/resolve.ts';
+import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
+import type { EngineName } from '../engine/engine.ts';
+import { defaultEngineName, loadEngine } from '../engine/index.ts';
+import type { TraceEvent } from '../runtime/trace.ts';
+import type { FileChanges } from '../runtime/vfs-types.ts';
+import type { SerializedError } from './isolate.ts';
+
+export interface Port {
+  /** where the job is now (agent and stage, or case), named by a DeadlineError */
+  at(where: string): void;
+  /** a partial result (e.g. one case file's results) */
+  send(value: unknown): void;
+}
+
+/** A Simulator as plain data (SimulatorOptions minus what cannot cross threads). */
+export interface SimSpec {
+  workspaceDir: string;
+  /** scripted AI responses: the TOML text and its file name for messages */
+  ai?: { text: string; file: string };
+  aipackVersion?: string;
+  budget?: number;
+  packs?: PackLocation[];
+  engine?: EngineName;
+  traceValues?: SimulatorOptions['traceValues'];
+}
+
+export interface SimulateResult {
+  outcome?: RunOutcome;
+  error?: SerializedError;
+  events: TraceEvent[];
+  files: FileChanges;
+  /** what --write would write (absolute paths; null = delete), handed to writeChanges by the caller */
+  pending: { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
+}
+
+/** One run of an agent (the CLI's `run` and `run-agent`). Failures of the run are part of the result. */
+export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port): Promise<SimulateResult> {
+  const { sim: spec, request } = arg;
+  const engine = spec.engine ?? defaultEngineName();
+  await loadEngine(engine); // once per worker: lua54's WebAssembly module
+  const sim = new Simulator({
+    engine,
+    traceValues: spec.traceValues,
+    workspaceDir: spec.workspaceDir,
+    ai: spec.ai ? ScriptedAi.fromToml(spec.ai.text, spec.ai.file) : undefined,
+    aipackVersion: spec.aipackVersion,
+    budget: spec.budget,
+    packs: spec.packs,
+    onStage: (where) => port.at(where),
+  });
+  port.at(request.name);
+  let outcome: RunOutcome | undefined;
+  let error: SerializedError | undefined;
+  try {
+    outcome = sim.run(request);
+  } catch (err) {
+    error = serializeError(err);
+  }
+  return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
+}
+
+/** A plain-data copy of a case result: no readFile, the trace as its events. */
+function plainCase(c: CaseResult): CaseResult {
+  return c.result ? ({ ...c, result: { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } } } as unknown as CaseResult) : c;
+}
+
+/** The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. */
+export async function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): Promise<SuiteResult> {
+  await loadEngine(arg.options.engine ?? defaultEngineName());
+  const r = runContractFiles(arg.files, { ...arg.options, onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`) });
+  return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err), fields: {} };
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(err)) fields[k] = v;
+  return { name: err.name, message: err.message, fields: clonable(fields) };
+}
+
+/** A deep copy that structured clone accepts: functions and other host objects become strings, cycles are cut. */
+export function clonable<T>(value: T): T {
+  const seen = new Map<object, unknown>();
+  const walk = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? `[${typeof v}]` : v;
+    if (v instanceof Uint8Array) return v;
+    if (seen.has(v)) return seen.get(v);
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      seen.set(v, out);
+      for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    seen.set(v, out);
+    for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+    return out;
+  };
+  return walk(value) as T;
+}
+
+export type Jobs = { simulate: typeof simulate; suite: typeof suite };
+export type JobName = keyof Jobs;
