@@ -28,10 +28,14 @@ export const cmd: AipNamespaceFactory = (env) => ({
       cwd = resolvePath(env, o.cwd);
     }
     const line = [cmdName, ...list].join(' ');
+    // AIPack's wording when a command cannot run: "Fail to execute: <cmd> <args>[\nWorking directory: <dir>]\nCause:\n..."
+    const failed = (cause: string) =>
+      new LuaError(`Fail to execute: ${cmdName} ${list.join(' ')}${cwd ? `\nWorking directory: ${cwd}` : ''}\nCause:\n${cause}`);
+    if (cwd && !env.vfs.isDir(cwd)) throw failed('No such file or directory (os error 2)');
     const answer = env.scripted?.commands.answer(line);
     env.trace.record({ kind: 'note', depth: env.depth, agent: env.agent.name, topic: 'cmd', data: { line, cwd, exit: answer?.exit } });
     if (!answer) {
-      throw new LuaError(`no scripted command for ${line}\n(add a [[command]] entry whose 'match' regex matches this line; aip.cmd.exec never runs anything on the host)`);
+      throw failed(`no scripted command for ${line}\n(add a [[command]] entry whose 'match' regex matches this command line; aip.cmd.exec never runs anything on the host)`);
     }
     return { stdout: answer.stdout, stderr: answer.stderr, exit: answer.exit };
   },

@@ -427,7 +427,7 @@ export const file: AipNamespaceFactory = (env) => {
     const abs = resolvePath(env, p);
     checkAccessWrite(env, abs);
     if (vfs.isDir(abs)) return false;
-    if (vfs.isFile(abs)) throw new LuaError(`${fn} - Cannot create dir '${p}': a file exists at that path`);
+    if (vfs.isFile(abs)) throw new LuaError(`${fn} - Cannot create dir '${p}': path already exists and is not a directory`);
     guarded(fn, p, () => vfs.mkdirp(abs));
     return true;
   };

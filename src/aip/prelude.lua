@@ -154,6 +154,31 @@ function print(...)
 end
 
 
+-- CSV cells are converted one by one in AIPack, which names the bad type; the bridge would refuse a function
+-- argument with its own words, so the cells are checked here first.
+if aip.csv then
+  local function check_cells(ctx, list)
+    if type(list) ~= "table" then return end
+    for i = 1, #list do
+      local t = type(list[i])
+      if t == "function" or t == "thread" or (t == "userdata" and list[i] ~= null) then
+        error(ctx .. " - unsupported value type '" .. t .. "'", 0)
+      end
+    end
+  end
+  local values_to_row, value_lists_to_rows = aip.csv.values_to_row, aip.csv.value_lists_to_rows
+  aip.csv.values_to_row = function(values, opts)
+    check_cells("aip.csv.values_to_row", values)
+    return values_to_row(values, opts)
+  end
+  aip.csv.value_lists_to_rows = function(lists, opts)
+    if type(lists) == "table" then
+      for i = 1, #lists do check_cells("Row " .. i .. ": aip.csv.value_lists_to_rows", lists[i]) end
+    end
+    return value_lists_to_rows(lists, opts)
+  end
+end
+
 -- In AIPack an error raised by an aip function is an error *value* (mlua userdata, `tostring` gives the
 -- message), not a string: a stage that returns the value pcall caught fails with its message (see
 -- Simulator.runStage). Here the value is a table with a `__tostring` metatable holding the message under

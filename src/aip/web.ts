@@ -10,6 +10,11 @@ export const UA_AIPACK = 'aipack';
 export const UA_BROWSER =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
+/** Rust's url crate words a scheme-less input as "relative URL without a base". */
+function urlCause(input: string, e: unknown): string {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(input) ? (e as Error).message : 'relative URL without a base';
+}
+
 /** AIPack's `into_option_string` error wording. */
 function optString(v: unknown, what: string): string | undefined {
   if (v === undefined) return undefined;
@@ -24,7 +29,7 @@ function parseUrl(raw: unknown): Record<string, unknown> | undefined {
   try {
     url = new URL(s);
   } catch (e) {
-    throw new LuaError(`Cannot parse url '${s}'.\nCause: ${(e as Error).message}`);
+    throw new LuaError(`Cannot parse url '${s}'.\nCause: ${urlCause(s, e)}`);
   }
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = v;
@@ -60,7 +65,7 @@ function resolveHref(hrefV: unknown, base: unknown): string | undefined {
   try {
     baseUrl = new URL(base);
   } catch (e) {
-    throw new LuaError(`aip.web.resolve_href: Invalid base_url '${base}'.\nCause: ${(e as Error).message}`);
+    throw new LuaError(`aip.web.resolve_href: Invalid base_url '${base}'.\nCause: ${urlCause(base, e)}`);
   }
   try {
     return new URL(href, baseUrl).href;
@@ -77,7 +82,10 @@ export const web: AipNamespaceFactory = (env) => {
     const answer = env.scripted?.web.answer(method, urlV);
     env.trace.record({ kind: 'note', depth: env.depth, agent: env.agent.name, topic: 'web', data: { method, url: urlV, status: answer?.status } });
     if (!answer) {
-      throw new LuaError(`no scripted web response for ${method} ${urlV}\n(add a [[web]] entry whose 'match' regex matches this URL; aip.web never goes to the network)`);
+      throw new LuaError(
+        `Fail to do ${fn} for url: ${urlV}\nCause: no scripted web response for ${method} ${urlV}\n` +
+          "(add a [[web]] entry whose 'match' regex matches this URL; aip.web never goes to the network)",
+      );
     }
     const success = answer.status >= 200 && answer.status < 300;
     const ct = answer.content_type;

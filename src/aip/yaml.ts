@@ -2,7 +2,12 @@
  * `aip.yaml.*` (since AIPack 0.8.12): parse -> list of documents, stringify (one document),
  * stringify_multi_docs (list -> documents separated by "---").
  */
-import { parseAllDocuments, stringify as yamlStringify } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
+
+// loaded on the first aip.yaml call: it is the slowest module to load and most runs never use it
+let yamlLib: typeof Yaml | undefined;
+const lib = () => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { optStr, toLuaData } from './pure-args.ts';
@@ -10,7 +15,7 @@ import { optStr, toLuaData } from './pure-args.ts';
 /** YAML text -> one value per document (bridge data). Throws the first syntax error's message. */
 export function parseYamlDocs(text: string): unknown[] {
   const out: unknown[] = [];
-  for (const doc of parseAllDocuments(text)) {
+  for (const doc of lib().parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new Error(doc.errors[0].message);
     out.push(toLuaData(doc.toJS()));
   }
@@ -36,7 +41,7 @@ function checkData(v: unknown, fnName: string): void {
 }
 
 // keys sorted, like the serde_json map AIPack serializes from
-const docText = (v: unknown): string => yamlStringify(v === undefined ? null : v, { sortMapEntries: true });
+const docText = (v: unknown): string => lib().stringify(v === undefined ? null : v, { sortMapEntries: true });
 
 function stringify(content: unknown): string {
   checkData(content, 'aip.yaml.stringify');

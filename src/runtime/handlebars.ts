@@ -8,7 +8,11 @@
  * Remaining differences: JS cannot tell a Lua float 3.0 from the integer 3 (both print "3"), and
  * `{{#each}}` over an object iterates in insertion order (serde_json may sort keys; RUNTIME.md 7.0).
  */
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
+import type Handlebars from 'handlebars';
+
+// loaded on the first render: most CLI runs (and `--version`) never render a template
+const loadHandlebars = () => createRequire(import.meta.url)('handlebars') as typeof Handlebars;
 import { parse as parseToml } from 'smol-toml';
 import type { PromptPart } from './agent-doc.ts';
 
@@ -107,7 +111,7 @@ interface JsCompiler {
 type JsCompilerCtor = new (...args: unknown[]) => JsCompiler;
 
 function createEnvironment(): typeof Handlebars {
-  const hb = Handlebars.create();
+  const hb = loadHandlebars().create();
   const env = hb as unknown as { JavaScriptCompiler: JsCompilerCtor };
   const Base = env.JavaScriptCompiler;
 
@@ -175,14 +179,14 @@ function createEnvironment(): typeof Handlebars {
   return hb;
 }
 
-const env = createEnvironment();
+let env: typeof Handlebars | undefined;
 const compiled = new Map<string, Handlebars.TemplateDelegate>();
 const CACHE_LIMIT = 256;
 
 function compile(template: string): Handlebars.TemplateDelegate {
   let fn = compiled.get(template);
   if (!fn) {
-    fn = env.compile(template, { noEscape: true, strict: false });
+    fn = (env ??= createEnvironment()).compile(template, { noEscape: true, strict: false });
     if (compiled.size >= CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
     compiled.set(template, fn);
   }

@@ -241,7 +241,7 @@ describe('aip.file.exists / info / ensure_exists / ensure_dir', () => {
     expect(f.ensure_dir('a/b/c')).toBe(true);
     expect(f.ensure_dir('a/b/c')).toBe(false);
     expect(f.ensure_dir('src')).toBe(false);
-    expect(() => f.ensure_dir('README.md')).toThrow(/a file exists at that path/);
+    expect(() => f.ensure_dir('README.md')).toThrow(/already exists and is not a directory/);
     expect(env.vfs.isDir(nodePath.join(ws, 'a', 'b', 'c'))).toBe(true);
   });
 });

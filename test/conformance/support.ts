@@ -49,7 +49,7 @@ export interface RunResult {
 
 export function runCase(c: Pick<Case, 'lua' | 'version' | 'files' | 'commands' | 'web' | 'mocks'>): RunResult {
   const vfs = createOverlayVfs(SANDBOX_DIR, {
-    files: { ...sandboxFiles(), ...c.files, [`${AGENT_DIR}/snippet.aip`]: `# After All\n\n\`\`\`lua\n${c.lua}\n\`\`\`\n` },
+    files: { ...sandboxFiles(), ...c.files, [`${AGENT_DIR}/snippet.aip`]: `# After All\n\n\`\`\`\`lua\n${c.lua}\n\`\`\`\`\n` },
   });
   const sim = new Simulator({
     workspaceDir: SANDBOX_DIR,
