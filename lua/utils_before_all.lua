@@ -64,17 +64,24 @@ local function list_files(settings)
   return { files = F.resolve(settings), groups = F.working_groups(settings.working_globs, settings.base_dir) }
 end
 
--- Images written inline in the instruction (`![title](path)`, path relative to the prompt file's folder) are
--- sent with the request as attachments: { {file_source, title} } | nil. aip.md.extract_refs came with AIPack 0.8.10.
-local function attachments_of(inst, prompt_dir)
-  if not (aip.md and aip.md.extract_refs) then return nil end
-  local list = {}
-  for _, ref in ipairs(aip.md.extract_refs(inst) or {}) do
-    if ref.inline == true and ref.kind == "File" and type(ref.target) == "string" then
-      local source = relative_to_workspace(aip.path.resolve(aip.path.join(prompt_dir, ref.target)))
-      list[#list + 1] = { file_source = source, title = U.nil_if_null(ref.text) }
+-- Images written inline in the instruction (`![title](path)`, path relative to the prompt file's folder), then
+-- the `attachments` param (paths relative to the workspace), are sent with the request: { {file_source, title} }
+-- | nil, each file once. aip.md.extract_refs came with AIPack 0.8.10.
+local function attachments_of(inst, prompt_dir, listed)
+  local list, seen = {}, {}
+  local function add(source, title)
+    if seen[source] then return end
+    seen[source] = true
+    list[#list + 1] = { file_source = source, title = title }
+  end
+  if aip.md and aip.md.extract_refs then
+    for _, ref in ipairs(aip.md.extract_refs(inst) or {}) do
+      if ref.inline == true and ref.kind == "File" and type(ref.target) == "string" then
+        add(relative_to_workspace(aip.path.resolve(aip.path.join(prompt_dir, ref.target))), U.nil_if_null(ref.text))
+      end
     end
   end
+  for _, att in ipairs(listed) do add(att.file_source, att.title) end
   return U.nil_if_empty(list)
 end
 
@@ -141,7 +148,7 @@ function M.run(inputs)
     prompts = pre.prompts,
     settings = settings,
     files = listed.files,
-    attachments = attachments_of(inst, prompt.dir),
+    attachments = attachments_of(inst, prompt.dir, settings.attachments),
     task_count = math.max(#listed.groups, 1),
     reports = PF.report_paths(prompt.dir),
   }

@@ -16,11 +16,17 @@ export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } fr
 export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/stage.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
-export { runSuite, runContractFiles, summaryLine, formatSuite, suiteJson } from './harness/suite.ts';
-export type { SuiteResult, FormatOptions } from './harness/suite.ts';
+export { runSuite, runContractFiles, summaryLine, formatSuite, suiteJson, suiteJunit, SLOW_MS } from './harness/suite.ts';
+// the same under a wall-clock deadline per case, in a worker thread (a hanging sub-agent cannot hang your tests)
+export { runContractFilesIsolated, SuiteStoppedError } from './harness/isolated.ts';
+export { DeadlineError, IsolateCrashError, DEFAULT_TIMEOUT_MS } from './isolate/isolate.ts';
+export { CommitError } from './runtime/commit.ts';
+export type { SuiteResult, SuiteOptions, StageCoverage, FormatOptions } from './harness/suite.ts';
+export { loadConfig, findConfigFile, ConfigError, CONFIG_FILE } from './harness/config.ts';
+export type { TestConfig, ReporterName } from './harness/config.ts';
 export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CASE_FILE_SUFFIX } from './harness/case-file.ts';
-export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput } from './harness/case-file.ts';
-export { findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
+export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput, PrevItem, AiPromptExpectation } from './harness/case-file.ts';
+export { discover, findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
 export { diffValues, textDiff } from './harness/compare.ts';
 export { starterFiles } from './harness/templates.ts';
 

@@ -102,6 +102,23 @@ local function base_dir(value, key)
   return dir
 end
 
+-- Files sent with the request (images, PDFs): paths relative to the workspace, or { file_source, title }.
+local function attachment_list(value, key)
+  if value == nil then return {} end
+  if type(value) ~= "table" then return nil, key .. " must be a list of paths or { file_source, title } tables, got " .. U.value_type(value) end
+  local list = {}
+  for i, item in ipairs(value) do
+    if type(item) == "string" then
+      list[i] = { file_source = item }
+    elseif type(item) == "table" and type(item.file_source) == "string" then
+      list[i] = { file_source = item.file_source, title = U.nil_if_null(item.title) }
+    else
+      return nil, key .. "[" .. i .. "] must be a path or a { file_source, title } table, got " .. U.value_type(item)
+    end
+  end
+  return list
+end
+
 local SETTING_READERS = {
   { "base_dir", base_dir },
   { "write_mode", write_mode },
@@ -119,6 +136,7 @@ local SETTING_READERS = {
   { "context_globs_post", glob_list },
   { "structure_globs", glob_list },
   { "working_globs", working_globs },
+  { "attachments", attachment_list },
 }
 
 --- The settings a task is prepared from: table | nil, message.

@@ -31,15 +31,36 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version exit through here with code 0
-      return err.exitCode === 0 ? 0 : 2;
-    }
-    if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    const code = err instanceof CommanderError ? (err.exitCode === 0 ? 0 : 2) : err instanceof UsageError ? 2 : 1;
+    if (code === 0) return 0; // --help and --version exit through here
+    const message = err instanceof CommanderError ? err.message.replace(/^error: /, '') : messageOf(err);
+    if (!(err instanceof CommanderError)) process.stderr.write(`error: ${message}\n`);
+    // --json promises one object on stdout, also when the command never got to print it
+    if (argv.includes('--json') || argv.includes('--reporter=json')) process.stdout.write(JSON.stringify({ error: message, exit_code: code }, null, 2) + '\n');
+    return code;
   }
+}
+
+const SYSTEM_ERRORS: Record<string, string> = {
+  ENAMETOOLONG: 'a file name in the path is too long',
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  EISDIR: 'it is a directory',
+  EEXIST: 'it already exists',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'the file system is read-only',
+  ELOOP: 'too many symlinks (a symlink loop?)',
+};
+
+/** One line for any error: a Node system error says what it did, on which path, and why in words. */
+function messageOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const e = err as NodeJS.ErrnoException;
+  if (e.code && SYSTEM_ERRORS[e.code] && e.syscall) {
+    const path = e.path ? ` ${e.path.length > 120 ? e.path.slice(0, 60) + '...' + e.path.slice(-40) : e.path}` : '';
+    return `cannot ${e.syscall}${path}: ${SYSTEM_ERRORS[e.code]} (${e.code})`;
+  }
+  return err.message;
 }

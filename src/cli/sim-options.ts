@@ -168,5 +168,7 @@ export async function withWriteLock<T>(write: boolean | undefined, workspaceDir:
 
 /** The workspace `o` names, for the lock (the same rule as makeSimSpec). */
 export function workspaceOf(o: SimCliOptions): string {
-  return o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
+  const dir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
+  if (o.workspace) requireDir('--workspace', o.workspace, dir);
+  return dir;
 }

@@ -294,12 +294,20 @@ end
 local PARAM_SET = {}
 for _, key in ipairs(C.PARAM_KEYS.supported) do PARAM_SET[key] = true end
 
+-- false, or a table with enabled = false: an upstream feature the user turned off, so nothing is lost here
+local function switched_off(v)
+  return v == false or (type(v) == "table" and rawget(v, "enabled") == false)
+end
+
 --- Warnings for the keys of coder params that this pack does not act on (sorted by key).
 function C.param_warnings(params)
   local keys = {}
   if type(params) ~= "table" then return keys end
-  for key in next, params do
-    if type(key) == "string" and not PARAM_SET[key] then keys[#keys + 1] = key end
+  for key, v in next, params do
+    if type(key) == "string" and not PARAM_SET[key]
+      and not (C.PARAM_KEYS.not_implemented[key] ~= nil and switched_off(v)) then
+      keys[#keys + 1] = key
+    end
   end
   table.sort(keys)
   local out = {}

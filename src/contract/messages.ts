@@ -43,11 +43,15 @@ export const messages = {
   paramWarnings(params: Record<string, unknown>): string[] {
     const supported: readonly string[] = CODER_PARAM_KEYS.supported;
     const notImplemented: Record<string, string> = CODER_PARAM_KEYS.not_implemented;
+    const has = (k: string) => Object.prototype.hasOwnProperty.call(notImplemented, k);
+    // an upstream feature the user turned off (false, or enabled = false) loses nothing here
+    const off = (v: unknown) =>
+      v === false || (typeof v === 'object' && v !== null && !Array.isArray(v) && (v as Record<string, unknown>).enabled === false);
     return Object.keys(params)
-      .filter((k) => params[k] !== undefined && !supported.includes(k))
+      .filter((k) => params[k] !== undefined && !supported.includes(k) && !(has(k) && off(params[k])))
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((key) =>
-        Object.prototype.hasOwnProperty.call(notImplemented, key)
+        has(key)
           ? fill(M.notImplementedParam, { key, why: notImplemented[key]! })
           : fill(M.unknownParam, { key }),
       );

@@ -49,7 +49,8 @@ export const STAGE_ADOPTS = {
 /**
  * The coder params (meta block keys) the pack knows. `supported`: read by the pack. `not_implemented`: an
  * upstream pro@coder key this pack accepts but does not act on (the pack prints a warning naming it; the harness
- * warns). Any other key is unknown: the pack and the harness warn, `--strict` fails the case.
+ * warns), unless it is switched off (`false`, or a table with `enabled = false`). Any other key is unknown: the
+ * pack and the harness warn, `--strict` fails the case.
  */
 export const CODER_PARAM_KEYS = {
   supported: [
@@ -74,6 +75,7 @@ export const CODER_PARAM_KEYS = {
     'cache_explicit',
     'suggest_git_commit',
     'default_language',
+    'attachments',
     'sub_agents',
   ],
   not_implemented: {

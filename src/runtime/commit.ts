@@ -82,6 +82,28 @@ function plan(abs: string, deleting: boolean, workspace: string, realWs: string,
 }
 
 let tempCounter = 0;
+const TEMP_NAME = new RegExp(`^\\..+\\.${TEMP_TAG}-(\\d+)-\\d+$`);
+
+/** Removes temp files a killed run left in these dirs (their pid is gone); never those of a live process. */
+function sweepStaleTemps(dirs: Set<string>): void {
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = Number(TEMP_NAME.exec(name)?.[1]);
+      if (!pid || pid === process.pid) continue;
+      try {
+        process.kill(pid, 0);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ESRCH') fs.rmSync(nodePath.join(dir, name), { force: true });
+      }
+    }
+  }
+}
 
 /** Writes `data` to a temp file beside `abs`, flushes it, and renames it over `abs`. */
 export function writeFileAtomic(abs: string, data: Uint8Array | string): void {
@@ -131,6 +153,7 @@ export function writeChanges(workspace: string, changes: readonly Change[], dirs
   if (failures.length > 0) throw new CommitError(failures);
 
   for (const d of dirs) fs.mkdirSync(d, { recursive: true });
+  sweepStaleTemps(new Set(planned.map(([abs]) => nodePath.dirname(abs))));
   for (const [abs, data] of planned) {
     if (data === null) {
       if (lstat(abs)) fs.unlinkSync(abs);

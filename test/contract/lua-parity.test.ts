@@ -428,3 +428,12 @@ describe('upstream event form (SUB_AGENTS.md section 7), in Lua as in TS', () =>
     expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });
 });
+
+describe('param warnings', () => {
+  it('an upstream feature switched off is not warned about, in Lua as in TS', () => {
+    const params = { auto_context: { model: 'luna', enabled: false }, auto_fix: false, workbench: null, dev: { chat: true } };
+    const want = messages.paramWarnings(params);
+    expect(want.map((w) => w.split("'")[1])).toEqual(['dev', 'workbench']);
+    expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
+  });
+});

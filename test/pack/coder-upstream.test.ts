@@ -37,9 +37,8 @@ describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit
     expect(files).toContain('# Context Files\n\n- src/greet.ts\n- src/math.ts\n- docs/plan.md\n');
   });
 
-  it('names the upstream keys it does not act on, instead of ignoring them', () => {
+  it('names the upstream keys it does not act on, instead of ignoring them (auto_context is switched off there)', () => {
     expect(r.prints.filter((p) => p.startsWith('WARNING: '))).toEqual([
-      "WARNING: prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
       "WARNING: prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
     ]);
   });
@@ -131,7 +130,7 @@ describe("upstream's seed-time template (base_dir \"\", search/replace by defaul
   });
 });
 
-describe('seed-time template with file_content_mode whole, default_language, suggest_git_commit = false', () => {
+describe('seed-time template with file_content_mode whole, default_language, suggest_git_commit = false, attachments', () => {
   const r = run('prompts/seed-whole');
 
   it('writes the whole file, uses the language given, asks for no commit, and names the misspelt key', () => {
@@ -144,6 +143,8 @@ describe('seed-time template with file_content_mode whole, default_language, sug
     expect(r.prints).toContain("WARNING: unknown prompt parameter 'contxt_globs': it is ignored");
     expect(cacheFile(r, 'last_file_change_fails_report.md')).toBeUndefined();
     expect(r.pins).toEqual([]);
+    // attachments listed in the params (upstream's later form), relative to the workspace
+    expect(r.ai[0]!.parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: docs/plan.md (the plan)]' });
   });
 });
 

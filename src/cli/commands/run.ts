@@ -47,6 +47,12 @@ export function register(program: Command, setExit: SetExit): void {
       }
       // a failing `pre` sub-agent only skips the run in AIPack (exit 0 there); here it is the failure being looked for
       if (report.sub_agents.some((c) => c.effect.error !== undefined)) setExit(1);
+      // so is any other skip (bad meta block, bad sub_agents, bad options): only an empty instruction is a plain skip
+      if (!error && report.status === 'skipped' && !/^Empty instruction/.test(report.message ?? '')) {
+        if (o.json) process.stderr.write(`run skipped: ${(report.message ?? '').split('\n')[0]}\n`);
+        process.stderr.write('exit 1: the run was skipped, so nothing the prompt file asks was done (AIPack would only skip)\n');
+        setExit(1);
+      }
     });
   });
 }

@@ -1,0 +1,49 @@
+// Attacks 16-18: every failure exits non-zero with a one-line cause, --json always prints its object.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { arena, type Arena } from './helpers.ts';
+
+let a: Arena;
+beforeEach(() => (a = arena()));
+afterEach(() => a.cleanup());
+
+const prompt = (meta: string) => a.write('.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n');
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at \S+ \(|node:internal/);
+
+describe('attack 16: a run that did not do what was asked exits 1', () => {
+  it.each([
+    ['invalid TOML in the meta block', 'sub_agents = [', /meta block/],
+    ['sub_agents = 5', 'sub_agents = 5', /sub_agents must be a list/],
+    ['options = { model = 5 }', 'sub_agents = [{ name = "a.aip", options = { model = 5 } }]', /option 'model' must be a string/],
+  ])('%s', async (_label, meta, why) => {
+    prompt(meta);
+    a.write('a.aip', '# Before All\n\n```lua\nreturn nil\n```\n');
+    const before = a.disk();
+    const r = await runCli(['run', '--json'], a.ws);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).message).toMatch(why);
+    expect(r.stderr).toMatch(/exit 1: the run was skipped/);
+    expect(a.disk()).toEqual(before);
+  });
+
+  it('an empty instruction stays a plain skip (exit 0)', async () => {
+    const r = await runCli(['run'], a.ws);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('attacks 17-18: output and raw errors', () => {
+  it('--json prints an object for usage errors too', async () => {
+    const r = await runCli(['run-agent', 'x.aip', '--json', '--workspace', `${a.root}/missing`], a.ws);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({ error: `--workspace ${a.root}/missing: no such directory`, exit_code: 2 });
+  });
+
+  it('init with a 300-character name: one line saying the name is too long', async () => {
+    const r = await runCli(['init', 'x'.repeat(300)], a.ws);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/a file name in the path is too long \(ENAMETOOLONG\)/);
+    noStack(r.stderr);
+  });
+});
