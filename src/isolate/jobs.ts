@@ -102,7 +102,8 @@ export function clonable<T>(value: T): T {
     }
     const out: Record<string, unknown> = {};
     seen.set(v, out);
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+    // defineProperty: a key "__proto__" (Lua allows it) stays an ordinary key
+    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: walk(x), enumerable: true, writable: true, configurable: true });
     return out;
   };
   return walk(value) as T;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import '../helpers/fc-seed.ts';
 import { json } from '../../src/aip/json.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
 import { LuaError } from '../../src/engine/values.ts';

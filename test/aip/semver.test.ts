@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import '../helpers/fc-seed.ts';
 import { compareSemVer, parseSemVer, semver } from '../../src/aip/semver.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
 

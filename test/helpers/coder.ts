@@ -9,6 +9,7 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { clock } from '../../src/aip/time.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
+import type { Mocks } from '../../src/runtime/mocks.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { AgentRunError, Simulator, type RunOutcome } from '../../src/runtime/simulator.ts';
 import type { PromptPartSent, TraceEvent } from '../../src/runtime/trace.ts';
@@ -71,6 +72,8 @@ export interface RunCoderOptions {
   aipackVersion?: string;
   /** another fixture workspace (absolute), with its own ai.toml; default WS */
   workspace?: string;
+  /** stubs for aip.* functions the simulator does not implement (mocks.ts) */
+  mocks?: Mocks;
   /** the coder's input instead of `promptDir` (e.g. the prompt file's own path); `promptDir` still names its folder */
   input?: string;
 }
@@ -91,7 +94,7 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
   }
   const aiToml = nodePath.join(ws, 'ai.toml');
   const ai = ScriptedAi.fromToml(readFileSync(aiToml, 'utf8'), aiToml);
-  const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai, aipackVersion: options.aipackVersion ?? '0.8.15' });
+  const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai, aipackVersion: options.aipackVersion ?? '0.8.15', mocks: options.mocks });
   let outcome: RunOutcome | undefined;
   let error: AgentRunError | undefined;
   const realClock = { ...clock };

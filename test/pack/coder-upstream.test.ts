@@ -7,9 +7,6 @@
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ScriptedAi } from '../../src/runtime/ai.ts';
-import { Simulator } from '../../src/runtime/simulator.ts';
-import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { belowSeparator, completed, DEFAULT_PROMPT, runCoder, type CoderRun } from '../helpers/coder.ts';
 
 const UP = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url)).replace(/[\\/]$/, '');
@@ -17,13 +14,19 @@ const run = (dir?: string) => runCoder(dir, { workspace: UP });
 const cacheFile = (r: CoderRun, name: string) => r.file(`${nodePath.posix.dirname(r.promptFile)}/.cache/${name}`);
 const pin = (r: CoderRun, iden: string) => r.pins.find((p) => p.iden === iden)?.content as { label: string; content: string } | undefined;
 
-/** Whether the simulator implements aip.udiffx.apply_file_changes (issue 8 adds it; AIPack has it since 0.8.12). */
-function udiffxSimulated(): boolean {
-  const ws = '/__probe__/ws';
-  const probe = '# Output\n\n```lua\nlocal ok, err = pcall(aip.udiffx.apply_file_changes, "", nil)\nreturn ok or not tostring(err):find("not simulated", 1, true)\n```\n';
-  const sim = new Simulator({ workspaceDir: ws, vfs: createOverlayVfs(ws, { files: { [`${ws}/probe.aip`]: probe } }), packs: [], ai: ScriptedAi.fromList([], 'ai') });
-  return sim.run({ name: 'probe.aip', inputs: [1] }).outputs?.[0] === true;
-}
+/**
+ * aip.udiffx.apply_file_changes comes from AIPack's udiffx crate and is not simulated (README): this stub logs
+ * each call (the block and base_dir it got) and answers as AIPack does for one applied directive.
+ */
+const UDIFFX_STUB = {
+  'aip.udiffx.apply_file_changes': {
+    lua: `local block, base_dir = ...
+aip.file.append("udiffx-calls.log", "base_dir=" .. tostring(base_dir) .. "\\n" .. block .. "\\n")
+local path = block:match('file_path="([^"]+)"')
+return { success = true, total_count = 1, success_count = 1, fail_count = 0,
+  items = { { file_path = path, kind = "New", success = true } } }`,
+  },
+};
 
 describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit, auto_context, workbench, on: end)", () => {
   const r = run();
@@ -81,9 +84,20 @@ describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit
     expect(cacheFile(r, 'last_ai_responses_for_raw.md')).toContain('<FILE_DELETE file_path="../outside.txt" />');
   });
 
-  it.skipIf(!udiffxSimulated())('applies FILE_NEW and FILE_PATCH through aip.udiffx', () => {
-    expect(r.file('src/farewell.ts')).toBe('export function farewell(name: string): string {\n  return `Goodbye, ${name}.`;\n}\n');
-    expect(r.file('src/greet.ts')).toBe('export function greet(name: string): string {\n  return `Hello, ${name}.`;\n}\n');
+  it('hands each checked directive to aip.udiffx on its own, with base_dir, and counts what it applied', () => {
+    const stubbed = runCoder(undefined, { workspace: UP, mocks: UDIFFX_STUB });
+    completed(stubbed);
+    const log = stubbed.file('udiffx-calls.log')!;
+    const calls = log.split('base_dir=').filter((c) => c !== '');
+    expect(calls).toHaveLength(2);
+    // base_dir "" is the workspace root: nil for aip.udiffx; one directive per call, refused ones never passed
+    expect(calls[0]).toMatch(/^nil\n<FILE_CHANGES>\n<FILE_NEW file_path="src\/farewell\.ts">[\s\S]*<\/FILE_NEW>\n<\/FILE_CHANGES>\n$/);
+    expect(calls[1]).toMatch(/^nil\n<FILE_CHANGES>\n<FILE_PATCH file_path="src\/greet\.ts">[\s\S]*<\/FILE_PATCH>\n<\/FILE_CHANGES>\n$/);
+    expect(log).not.toContain('.aipack/pack');
+    expect(log).not.toContain('outside.txt');
+    const answer = belowSeparator(stubbed.file(stubbed.promptFile)!)!;
+    expect(answer).toContain('> Files changed: 2 (src/farewell.ts, src/greet.ts)');
+    expect(stubbed.file('notes/run-log.md')).toBe('stage=post event=end\ntask 1: 2 changed, 2 failed\n');
   });
 
   it('runs the `on: end` sub-agent at post, where it reads stage, event and the task results', () => {

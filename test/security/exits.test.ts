@@ -47,3 +47,12 @@ describe('attacks 17-18: output and raw errors', () => {
     noStack(r.stderr);
   });
 });
+
+describe('attack 18: a Lua key named __proto__', () => {
+  it('is kept as an ordinary key', async () => {
+    a.write('proto.aip', '# After All\n\n```lua\nreturn { __proto__ = "kept", other = 1 }\n```\n');
+    const r = await runCli(['run-agent', 'proto.aip', '--json'], a.ws);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).after_all).toEqual(JSON.parse('{"__proto__":"kept","other":1}'));
+  });
+});

@@ -1,0 +1,40 @@
+// Runaway loops of every shape stop on the instruction budget. Each runs in a worker under a 10 s deadline, so a
+// regression of the budget hook fails here in seconds instead of hanging `npm test` (vitest cannot interrupt
+// synchronous Lua).
+import { afterAll as after, beforeAll, describe, expect, it } from 'vitest';
+import { runIsolated } from '../../src/isolate/isolate.ts';
+import { afterAll, arena, type Arena } from './helpers.ts';
+
+let a: Arena;
+beforeAll(() => (a = arena()));
+after(() => a.cleanup());
+
+const LOOPS: Record<string, string> = {
+  'while true': 'while true do end',
+  'pcall swallowing the error': 'while true do pcall(function() while true do end end) end',
+  'coroutine with pcall': 'coroutine.wrap(function() pcall(error) while true do end end)()',
+  'coroutine yield loop': 'local co = coroutine.wrap(function() while true do coroutine.yield() end end) while true do co() end',
+  'recursion under pcall': 'local function f() pcall(f) pcall(f) end f()',
+  'string.rep growth': 'local s = "x" while true do s = s:rep(2):sub(1, 1000) end',
+};
+
+describe('runaway Lua stops on the budget, within the deadline', () => {
+  it.each(Object.entries(LOOPS))('%s', async (name, code) => {
+    const file = `loop-${Object.keys(LOOPS).indexOf(name)}.aip`;
+    a.write(file, afterAll(code));
+    const r = await runIsolated('simulate', { sim: { workspaceDir: a.ws, budget: 2_000_000 }, request: { name: file, baseDir: a.ws } }, { timeoutMs: 10_000 });
+    expect(r.error?.message).toMatch(/instruction budget exceeded|budget/);
+  });
+});
+
+describe('attack 8 (in-VM fix is issue 7): an xpcall handler loop', () => {
+  it('is stopped by the budget or, at the latest, by the wall-clock deadline naming the stage', async () => {
+    a.write('xpcall.aip', afterAll('xpcall(error, function() while true do end end)'));
+    const run = runIsolated('simulate', { sim: { workspaceDir: a.ws, budget: 2_000_000 }, request: { name: 'xpcall.aip', baseDir: a.ws } }, { timeoutMs: 3_000 });
+    const outcome = await run.then(
+      (r) => r.error?.message ?? 'completed',
+      (err: Error) => err.message,
+    );
+    expect(outcome).toMatch(/instruction budget exceeded|timed out after 3 s in xpcall\.aip AfterAll/);
+  });
+});
