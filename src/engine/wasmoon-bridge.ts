@@ -361,7 +361,8 @@ function convertTable(L: number, idx: number, mode: ConvertMode, path: string, s
       return out;
     }
     const obj: Record<string, unknown> = {};
-    keys.forEach((k, i) => (obj[String(k)] = values[i]));
+    // defineProperty: a Lua key "__proto__" is an ordinary key, not the object's prototype
+    keys.forEach((k, i) => Object.defineProperty(obj, String(k), { value: values[i], enumerable: true, writable: true, configurable: true }));
     return obj;
   } finally {
     seen.delete(ptr);
