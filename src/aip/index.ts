@@ -114,3 +114,25 @@ export const PRELUDE_HELPERS = { format_float: formatRustFloat };
 export function nullGlobalsAt(version: string): string[] {
   return aipackGlobalsAt(version).filter((g) => g === 'null' || g === 'Null' || g === 'NULL');
 }
+
+export type ApiStatus = 'simulated' | 'scripted' | 'stricter' | 'not simulated';
+
+/** Answered from scripted entries of the responses file, never from the host. */
+const SCRIPTED = new Set(['aip.cmd.exec', 'aip.web.get', 'aip.web.post']);
+
+/**
+ * Every aip.* function of an AIPack version with what the simulator does with it (`coder-subagents api`):
+ * simulated as AIPack does it, scripted (cmd/web answers from the responses file), stricter (aip.file reads
+ * only inside the workspace, the packs and the agent's folder, loudly), or not simulated (raises; stub it with mocks).
+ */
+export function apiStatusAt(version: string): { path: string; since: string; kind: string; status: ApiStatus }[] {
+  const probe = {} as StageEnv;
+  const impl = new Map<string, Record<string, unknown>>();
+  return aipFunctionsAt(version).map((f) => {
+    const [, ns, name] = f.path.split('.');
+    if (!impl.has(ns)) impl.set(ns, FACTORIES[ns]?.(probe) ?? {});
+    const has = LUA_IMPLEMENTED.has(f.path) || impl.get(ns)?.[name] !== undefined;
+    const status: ApiStatus = !has ? 'not simulated' : SCRIPTED.has(f.path) ? 'scripted' : ns === 'file' ? 'stricter' : 'simulated';
+    return { path: f.path, since: f.since, kind: f.kind, status };
+  });
+}

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { isValidVersion } from '../aip/catalog.ts';
@@ -25,6 +26,8 @@ export interface SimCliOptions {
   json?: boolean;
   trace?: boolean;
   budget?: string;
+  mocks?: string;
+  aipackBase?: string;
   timeout?: string;
   engine?: string;
 }
@@ -62,6 +65,8 @@ export function addSimOptions(cmd: Command): Command {
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
+    .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
+    .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base), read-only: its packs, CTX.BASE_AIPACK_DIR (default: none)')
     .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
 }
 
@@ -86,7 +91,23 @@ export function makeSimSpec(o: SimCliOptions): SimSpec {
     budget = Number(o.budget);
     if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--budget ${o.budget}: expected a positive integer`);
   }
-  return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, engine: engineOf(o.engine), traceValues: o.trace ? 'full' : 'top' };
+  let mocks: Mocks | undefined;
+  if (o.mocks !== undefined) {
+    if (!existsSync(o.mocks)) throw new UsageError(`--mocks ${o.mocks}: file not found`);
+    try {
+      mocks = parseMocksToml(readFileSync(o.mocks, 'utf8'), o.mocks);
+      checkMocksAt(mocks, o.aipackVersion);
+    } catch (err) {
+      if (err instanceof MockError) throw new UsageError(`--mocks ${err.message}`);
+      throw err;
+    }
+  }
+  let aipackBase: string | undefined;
+  if (o.aipackBase !== undefined) {
+    aipackBase = nodePath.resolve(o.aipackBase);
+    requireDir('--aipack-base', o.aipackBase, aipackBase);
+  }
+  return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, mocks, aipackBase, engine: engineOf(o.engine), traceValues: o.trace ? 'full' : 'top' };
 }
 
 export function timeoutOf(o: { timeout?: string }): number {

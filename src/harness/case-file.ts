@@ -108,6 +108,11 @@ export const stageInputShape = {
   config: Table.optional(),
   files: FileMap.optional(),
   ai: z.array(AiAnswerSchema).optional(),
+  /** scripted aip.cmd.exec / aip.web answers ([[case.commands]] { match, stdout?, stderr?, exit?, reusable? }) */
+  commands: z.array(Table).optional(),
+  web: z.array(Table).optional(),
+  /** aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" } */
+  mocks: Table.optional(),
   task: TaskSchema.optional(),
   response: CoderResponseSchema.optional(),
   responses: z.array(ResponsesItemSchema).optional(),
@@ -147,6 +152,9 @@ export interface ContractCase {
   config: Record<string, unknown>;
   files: Record<string, string>;
   ai: AiAnswer[];
+  commands?: Record<string, unknown>[];
+  web?: Record<string, unknown>[];
+  mocks?: Record<string, unknown>;
   task?: CaseTask;
   response?: CoderResponseInput;
   responses?: ResponsesItem[];
@@ -386,6 +394,9 @@ function toCase(c: z.infer<typeof CaseSchema>, index: number): ContractCase {
     config: c.config ?? {},
     files: c.files ?? {},
     ai: c.ai ?? [],
+    commands: c.commands,
+    web: c.web,
+    mocks: c.mocks,
     task: c.task,
     response: c.response,
     responses: c.responses,

@@ -9,14 +9,15 @@
  */
 import type { EngineName } from '../engine/engine.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
 import { ENTRY_KEYS, messages, normalizeEntry, type Stage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, suggest, type StageEffect } from '../effects/effects.ts';
-import { ScriptedAi, type ScriptedResponse } from '../runtime/ai.ts';
+import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
-import { AgentRunError, Simulator } from '../runtime/simulator.ts';
+import { AgentRunError, DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
 import { Trace, type TraceEvent } from '../runtime/trace.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
 import {
@@ -59,6 +60,11 @@ export interface HarnessOptions {
 /** The inputs of one stage run, as a case gives them (every field optional). */
 export interface StageInput {
   stage?: Stage;
+  /** scripted aip.cmd.exec / aip.web answers (runtime/scripted-io.ts) */
+  commands?: Record<string, unknown>[];
+  web?: Record<string, unknown>[];
+  /** aip.* stubs (runtime/mocks.ts) */
+  mocks?: Record<string, unknown>;
   /** the coder_prompts before the stage (default `{ prompt }`, and `{ "" }` without either) */
   prompts?: string[];
   prompt?: string;
@@ -255,9 +261,22 @@ function coderResponse(r: CoderResponseInput | undefined): Record<string, unknow
   };
 }
 
-function scripted(ai: AiAnswer[], view: (text: string) => string): ScriptedAi {
+function scripted(ai: AiAnswer[], view: (text: string) => string, io: { commands?: unknown[]; web?: unknown[] } = {}): ScriptedAi {
   const list: ScriptedResponse[] = ai.map((a) => (typeof a === 'string' ? { content: a } : { ...a }));
-  return ScriptedAi.fromList(list, 'ai', {}, view);
+  return ScriptedAi.fromList(list, 'ai', io, view);
+}
+
+/** The case's mocks, checked; a bad name is a case-file error. */
+function mocksOf(raw: Record<string, unknown> | undefined, agent: string, version: string): Mocks | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const mocks = parseMocks(raw, 'mocks');
+    checkMocksAt(mocks, version);
+    return mocks;
+  } catch (err) {
+    if (err instanceof MockError) throw new CaseFileError(err.message, agent, undefined, 'mocks');
+    throw err;
+  }
 }
 
 /** A Lua long string holding `text` (a level no `]=...=]` in it closes). */
@@ -330,8 +349,16 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   }
   const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir], diskless: [SANDBOX_ROOT] });
   const view = (text: string) => unsandbox(text, ws);
-  const ai = scripted(input.ai ?? [], view);
+  let ai: ScriptedAi;
+  try {
+    ai = scripted(input.ai ?? [], view, { commands: input.commands, web: input.web });
+  } catch (err) {
+    if (err instanceof ScriptedAiError) throw new CaseFileError(err.message, agent.name, undefined, 'commands');
+    throw err;
+  }
+  const mocks = mocksOf(input.mocks, agent.name, options.aipackVersion ?? DEFAULT_AIPACK_VERSION);
   const sim = new Simulator({
+    mocks,
     workspaceDir: ws,
     vfs,
     packs: agent.packs,

@@ -3,6 +3,7 @@
  * structured clone, so they are plain data: values Lua produced are made clonable first.
  */
 import nodePath from 'node:path';
+import type { Mocks } from '../runtime/mocks.ts';
 import type { CaseResult } from '../harness/run-case.ts';
 import { runContractFiles, type SuiteOptions, type SuiteResult } from '../harness/suite.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
@@ -31,6 +32,10 @@ export interface SimSpec {
   packs?: PackLocation[];
   engine?: EngineName;
   traceValues?: SimulatorOptions['traceValues'];
+  /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
+  mocks?: Mocks;
+  /** --aipack-base: a read-only AIPack base dir */
+  aipackBase?: string;
 }
 
 export interface SimulateResult {
@@ -55,6 +60,8 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
     aipackVersion: spec.aipackVersion,
     budget: spec.budget,
     packs: spec.packs,
+    mocks: spec.mocks,
+    aipackBase: spec.aipackBase,
     onStage: (where) => port.at(where),
   });
   port.at(request.name);

@@ -19,6 +19,7 @@ export const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
   init: () => import('./init.ts'),
   demo: () => import('./demo.ts'),
   types: () => import('./types.ts'),
+  api: () => import('./api.ts'),
 };
 
 /** The register functions of the named commands (all of them when `names` is omitted), in COMMANDS order. */
