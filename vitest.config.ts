@@ -1,8 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+// The suite runs once per Lua engine (CODER_SUBAGENTS_ENGINE is the default engine of Simulators and of the CLI,
+// spawned CLIs included). Engine-independent folders run once.
+const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'fengari',
+          include: ['test/**/*.test.ts'],
+          env: { CODER_SUBAGENTS_ENGINE: 'fengari' },
+          setupFiles: ['test/helpers/load-engine.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'lua54',
+          include: ['test/**/*.test.ts'],
+          exclude: ENGINE_INDEPENDENT,
+          env: { CODER_SUBAGENTS_ENGINE: 'lua54' },
+          setupFiles: ['test/helpers/load-engine.ts'],
+        },
+      },
+    ],
   },
 });

@@ -48,3 +48,7 @@ export { REPO_PACK } from './runtime/packs.ts';
 export type { PackLocation } from './runtime/resolve.ts';
 export { Trace } from './runtime/trace.ts';
 export type { TraceEvent } from './runtime/trace.ts';
+
+// The Lua engines: fengari (Lua 5.3, default) and lua54 (Lua 5.4 on wasmoon; `await loadEngine('lua54')` before use)
+export { loadEngine, getEngine, ENGINE_NAMES, DEFAULT_ENGINE } from './engine/index.ts';
+export type { EngineName, LuaEngine } from './engine/index.ts';

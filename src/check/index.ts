@@ -18,6 +18,8 @@ export interface CheckOptions {
   /** dirs/files (relative to root) whose .aip files are linted; empty = `pack`, `fixtures` */
   paths: string[];
   minAipackVersion: string;
+  /** the engine users' agents target (default fengari); the pack's own lua/ and pack/ always run on both */
+  engine?: 'fengari' | 'lua54';
   /** tests: use this instead of src/pack/build.ts (null = skip the freshness check) */
   renderPack?: RenderPack | null;
 }
@@ -43,7 +45,9 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   const findings: Finding[] = [];
   const notes: string[] = [];
   const files = new Set<string>();
-  const lintOpts = { minAipackVersion: opts.minAipackVersion };
+  const userOpts = { minAipackVersion: opts.minAipackVersion, engine: opts.engine };
+  const packOpts = { minAipackVersion: opts.minAipackVersion };
+  const lintOpts = (file: string) => (/^(lua|pack)\//.test(file) ? packOpts : userOpts);
 
   await checkPackFresh(root, findings, notes, opts.renderPack);
   checkTypesFresh(root, findings);
@@ -86,13 +90,13 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     // LuaLS definition files (`---@meta`) only declare; they never run
     if (code.startsWith('---@meta')) continue;
     files.add(file);
-    findings.push(...lintLua({ file, code, scope: 'module' }, lintOpts));
+    findings.push(...lintLua({ file, code, scope: 'module' }, lintOpts(file)));
   }
   for (const f of [...aipFiles].sort()) {
     const file = rel(root, f);
     if (ignored(file)) continue;
     files.add(file);
-    findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts, [...(stageMap.get(f) ?? [])]));
+    findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts(file), [...(stageMap.get(f) ?? [])]));
   }
   return { findings, files: [...files], notes };
 }

@@ -56,6 +56,8 @@ export interface LintSource {
 
 export interface LintOptions {
   minAipackVersion: string;
+  /** the engine the code targets: on lua54 (AIPack's Lua 5.4) the fengari-only rules (lua54-syntax, int-too-large) are off */
+  engine?: 'fengari' | 'lua54';
   extraGlobals?: string[];
 }
 
@@ -172,6 +174,7 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
   const report = (line: number, column: number, rule: Rule, message: string, severity?: 'warning') => {
     const allow = allowed.get(line);
     if (allow && (allow.has(rule) || allow.has('all'))) return;
+    if (opts.engine === 'lua54' && (rule === 'lua54-syntax' || rule === 'int-too-large')) return;
     const f: Finding = { file: src.file, line: line + offset, column, rule, message };
     if (severity) f.severity = severity;
     findings.push(f);

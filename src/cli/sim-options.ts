@@ -3,6 +3,8 @@ import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/
 import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { isValidVersion } from '../aip/catalog.ts';
+import type { EngineName } from '../engine/engine.ts';
+import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName, loadEngine } from '../engine/index.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { DeadlineError, IsolateCrashError, runIsolated, parseTimeoutSeconds, type SerializedError } from '../isolate/isolate.ts';
@@ -27,17 +29,42 @@ export interface SimCliOptions {
   mocks?: string;
   aipackBase?: string;
   timeout?: string;
+  engine?: string;
+}
+
+/** `--engine fengari|lua54`: the Lua engine (default $CODER_SUBAGENTS_ENGINE, else fengari). */
+export function addEngineOption(cmd: Command): Command {
+  return cmd.option('--engine <name>', `Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $${ENGINE_ENV})`);
+}
+
+/** Checks the engine named by `--engine` (default from the environment); `load` also loads it in this thread. */
+export function engineOf(name: string | undefined): EngineName {
+  let engine: string;
+  try {
+    engine = name === undefined ? defaultEngineName() : name;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (!isEngineName(engine)) throw new UsageError(`--engine ${name}: expected ${ENGINE_NAMES.join(' or ')}`);
+  return engine;
+}
+
+/** Checks and loads the engine named by `--engine` (lua54 instantiates its WebAssembly module once). */
+export async function engineFromOption(name: string | undefined): Promise<EngineName> {
+  const engine = engineOf(name);
+  await loadEngine(engine);
+  return engine;
 }
 
 export function addSimOptions(cmd: Command): Command {
-  return cmd
+  return addEngineOption(cmd)
     .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
     .option('--ai <file>', 'TOML file of scripted AI responses')
     .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', DEFAULT_AIPACK_VERSION)
     .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
-    .option('--budget <instructions>', 'instruction budget of each Lua stage')
+    .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
     .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base), read-only: its packs, CTX.BASE_AIPACK_DIR (default: none)')
     .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
@@ -80,7 +107,7 @@ export function makeSimSpec(o: SimCliOptions): SimSpec {
     aipackBase = nodePath.resolve(o.aipackBase);
     requireDir('--aipack-base', o.aipackBase, aipackBase);
   }
-  return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, mocks, aipackBase };
+  return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, mocks, aipackBase, engine: engineOf(o.engine), traceValues: o.trace ? 'full' : 'top' };
 }
 
 export function timeoutOf(o: { timeout?: string }): number {

@@ -1,21 +1,28 @@
+import type { RunLimits } from './limits.ts';
 import type { ConvertMode } from './values.ts';
 
 /**
- * The Lua engine seen by the rest of the simulator. Only `fengari-engine.ts` knows fengari; a second engine
- * (Lua 5.4 via wasmoon) implements the same two interfaces.
+ * The Lua engine seen by the rest of the simulator. Only `fengari-engine.ts` knows fengari and only
+ * `wasmoon-engine.ts` knows wasmoon (Lua 5.4); both implement these two interfaces, synchronously.
  */
 export interface LuaEngine {
-  readonly name: string;
+  readonly name: EngineName;
   /** `_VERSION` of the Lua it runs, e.g. "Lua 5.3" */
   readonly luaVersion: string;
   createState(options: StateOptions): LuaState;
 }
 
+export type EngineName = 'fengari' | 'lua54';
+
 export interface StateOptions {
-  /** instructions this state may execute before it is stopped (counted in steps of the hook interval) */
+  /** instructions this state may execute before it is stopped, when no shared `limits` are given */
   budget: number;
+  /** the limits of the run tree this state belongs to (shared by its states); default: own limits from `budget` */
+  limits?: RunLimits;
   /** the text raised when the budget is exhausted */
   budgetMessage: string;
+  /** the text raised when the memory cap is hit (default: "memory limit exceeded") */
+  memoryMessage?: string;
   /**
    * directories searched by `require`, in order (`?.lua` then `?/init.lua` in each): the start of `package.path`,
    * which then ends with Lua's "./?.lua;./?/init.lua"; `require` follows `package.path` as scripts leave it

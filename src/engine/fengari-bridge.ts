@@ -1,4 +1,4 @@
-import { lua, lauxlib, to_luastring, type LuaState as L } from 'fengari';
+import { lua, lauxlib, to_luastring, type LuaState as L } from './fengari-vm.ts';
 import { HOST_OPTIONS, LuaError, LuaMulti, type ConvertMode, type HostFunction } from './values.ts';
 
 /** The identity behind AIPack's `null` global: one light userdata shared by every state. */
@@ -14,6 +14,30 @@ export const MAX_DEPTH = 128;
 export const MAX_NODES = 2_000_000;
 
 const str = (s: string) => to_luastring(s);
+
+const encoder = new TextEncoder();
+// keeps a leading BOM as the bytes were; invalid UTF-8 becomes U+FFFD, as fengari's own decoder does
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** A JS string as Lua bytes: one native encode (fengari's to_luastring walks it char by char). */
+export const luaBytes = (s: string): Uint8Array => encoder.encode(s);
+
+/** The Lua string (or number, converted in place) at `idx` as a JS string, decoded natively. */
+export function jsString(L: L, idx: number): string {
+  const bytes: Uint8Array = lua.lua_tolstring(L, idx);
+  const n = bytes.length;
+  if (n <= 24) {
+    // short strings: a loop beats TextDecoder's call overhead when they are ASCII
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      const c = bytes[i];
+      if (c >= 0x80) return decoder.decode(bytes);
+      out += String.fromCharCode(c);
+    }
+    return out;
+  }
+  return decoder.decode(bytes);
+}
 const ARRAY_MT_KEY = str('coder_subagents.array_mt');
 
 // Table keys repeat across states (every stage pushes the same `aip` table): encode each once.
@@ -63,7 +87,7 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
       if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) return lua.lua_pushinteger(L, value);
       return lua.lua_pushnumber(L, value);
     case 'string':
-      return lua.lua_pushstring(L, str(value));
+      return lua.lua_pushstring(L, luaBytes(value));
     case 'function':
       return pushHostFunction(L, value as HostFunction);
     case 'object':
@@ -112,7 +136,7 @@ function pushHostFunction(L: L, fn: HostFunction): void {
       failure = err instanceof LuaError || err instanceof ConversionError ? err.message : internalMessage(err);
     }
     if (failure !== undefined) {
-      lua.lua_pushstring(L, str(failure));
+      lua.lua_pushstring(L, luaBytes(failure));
       return lua.lua_error(L);
     }
     if (result === undefined) return 0;
@@ -154,7 +178,7 @@ function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<u
       return n;
     }
     case lua.LUA_TSTRING:
-      return lua.lua_tojsstring(L, idx);
+      return jsString(L, idx);
     case lua.LUA_TLIGHTUSERDATA:
       return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
     case lua.LUA_TTABLE:
@@ -219,7 +243,7 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
 function keyOf(L: L, idx: number, path: string): string | number {
   switch (lua.lua_type(L, idx)) {
     case lua.LUA_TSTRING:
-      return lua.lua_tojsstring(L, idx) as string;
+      return jsString(L, idx);
     case lua.LUA_TNUMBER:
       return lua.lua_tonumber(L, idx) as number;
     case lua.LUA_TBOOLEAN:

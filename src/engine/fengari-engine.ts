@@ -1,22 +1,42 @@
-import { lua, lauxlib, lualib, to_luastring, type LuaState as L } from 'fengari';
-import nodePath from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
-import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable } from './fengari-bridge.ts';
+import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
+import { lua, lauxlib, lualib, setBigStringHook, to_luastring, type LuaState as L } from './fengari-vm.ts';
+import { chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
+import { loadablePath, MAX_REP_BYTES, packagePath, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 
+export { MAX_REP_BYTES };
+
 const HOOK_INTERVAL = 1000;
-/**
- * Largest string `string.rep` builds. Real Lua would try any size, but here a huge repeat runs in one library
- * call that no instruction budget sees (fengari's own rep took ~70 s for 1 GiB), so it is refused like an overflow.
- */
-export const MAX_REP_BYTES = 16 * 1024 * 1024;
 const str = (s: string) => to_luastring(s);
 const PACKAGE_KEY = str('coder_subagents.package');
 
 /** luaL_error with a message built in JS: passed as an argument, so a '%' in it is not a format directive. */
 function raise(L: L, message: string): never {
-  return lauxlib.luaL_error(L, str('%s'), str(message)) as never;
+  return lauxlib.luaL_error(L, str('%s'), luaBytes(message)) as never;
 }
+
+/**
+ * Memory guard. fengari has no allocator to cap, so the run tree's memory is read from the JS heap (V8's used
+ * heap + external memory, where Lua strings live) against its value when the tree started: every
+ * MEMORY_CHECK_HOOKS hooks (table and string growth by instructions), and after each MEMORY_CHECK_BYTES of new big
+ * strings (a string can double in one instruction). Garbage counts until collected, so over the cap a full GC runs
+ * before the verdict.
+ */
+const MEMORY_CHECK_HOOKS = 64;
+const MEMORY_CHECK_BYTES = 32 * 1024 * 1024;
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as (() => void) | undefined;
+const heapNow = () => {
+  const h = v8.getHeapStatistics() as v8.HeapInfo & { external_memory?: number };
+  return h.used_heap_size + (h.external_memory ?? 0);
+};
+
+/** Lua states by their global state (shared by their coroutines), for the string hook. */
+const byGlobal = new WeakMap<object, FengariState>();
+setBigStringHook((L, bytes) => byGlobal.get((L as unknown as { l_G: object }).l_G)?.onBigString(L, bytes));
 
 /** Lua 5.3 on fengari, opened with only what AIPack gives and nothing that escapes the simulation. */
 export const fengariEngine: LuaEngine = {
@@ -27,32 +47,79 @@ export const fengariEngine: LuaEngine = {
 
 class FengariState implements LuaState {
   private readonly L: L;
+  private readonly limits: RunLimits & { heapBaseline?: number; pressure?: number };
+  private readonly memoryMessage: string;
   private used = 0;
-  private exceeded = false;
+  /** this state hit a limit of its tree, or was created after (it stops at once; see limits.ts mustStop) */
+  private hitHere = false;
+  private hooks = 0;
+  private running = 0;
 
   constructor(private readonly options: StateOptions) {
+    this.limits = options.limits ?? createLimits(options.budget);
+    this.limits.heapBaseline ??= heapNow();
+    this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
     this.L = lauxlib.luaL_newstate();
+    byGlobal.set((this.L as unknown as { l_G: object }).l_G, this);
     this.openSandboxedLibs();
-    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, HOOK_INTERVAL);
+    this.hitHere = chargeState(this.limits);
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, this.hitHere ? 1 : HOOK_INTERVAL);
   }
 
-  private readonly hook = (L: L) => this.charge(L, HOOK_INTERVAL);
+  private readonly hook = (L: L) => {
+    if (++this.hooks % MEMORY_CHECK_HOOKS === 0) this.checkMemory(L);
+    this.charge(L, HOOK_INTERVAL);
+  };
 
   /**
-   * Counts `n` instructions: the hook's steps, and work a library function does in one call (unseen by the hook).
-   * Once over budget the hook fires on every instruction, so a pcall that swallowed the error cannot run on: the
-   * next instruction outside it raises again. Hooks are per thread and `L` may be a coroutine, so the main thread
-   * and each thread whose hook fires afterwards are re-armed; else a loop on one thread could keep swallowing it.
+   * Counts `n` instructions against the run tree's budget: the hook's steps, and work a library function does in
+   * one call (unseen by the hook). Once a limit is hit the hook fires on every instruction, so a pcall that
+   * swallowed the error cannot run on: the next instruction outside it raises again. Hooks are per thread and `L`
+   * may be a coroutine, so the main thread and each thread whose hook fires afterwards are re-armed.
    */
   private charge(L: L, n: number): void {
-    if (!this.exceeded) {
-      this.used += n;
-      if (this.used <= this.options.budget) return;
-      this.exceeded = true;
-      lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
+    this.used += n;
+    const limits = this.limits;
+    if (!limits.exceeded && !limits.memoryExceeded) {
+      limits.used += n;
+      if (limits.used <= limits.budget) return;
+      limits.exceeded = true;
+      this.hitHere = true;
     }
+    if (!mustStop(limits, this.hitHere, n)) return;
+    this.failFast(L);
+  }
+
+  private failFast(L: L): never {
+    this.hitHere = true;
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
     lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
-    raise(L, this.options.budgetMessage);
+    return raise(L, limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) as string);
+  }
+
+  onBigString(L: L, bytes: number): void {
+    if (this.running === 0) return;
+    const limits = this.limits;
+    if (limits.memoryExceeded) return; // the hook raises; error handling may still build strings
+    if (bytes > limits.memoryMax) {
+      limits.memoryExceeded = true;
+      this.failFast(L);
+    }
+    limits.pressure = (limits.pressure ?? 0) + bytes;
+    if (limits.pressure >= MEMORY_CHECK_BYTES) this.checkMemory(L);
+  }
+
+  private checkMemory(L: L): void {
+    const limits = this.limits;
+    limits.pressure = 0;
+    if (this.running === 0 || limits.memoryExceeded) return;
+    const base = limits.heapBaseline ?? 0;
+    if (heapNow() - base <= limits.memoryMax) return;
+    collectGarbage?.();
+    limits.memoryUsed = heapNow() - base;
+    if (limits.memoryUsed <= limits.memoryMax) return;
+    limits.memoryExceeded = true;
+    this.failFast(L);
   }
 
   /**
@@ -124,8 +191,7 @@ class FengariState implements LuaState {
     lua.lua_setfield(L, -2, str('loadlib'));
     lua.lua_pushstring(L, str(''));
     lua.lua_setfield(L, -2, str('cpath'));
-    const templates = [...this.options.moduleDirs.flatMap((d) => [`${d}/?.lua`, `${d}/?/init.lua`]), './?.lua', './?/init.lua'];
-    lua.lua_pushstring(L, str(templates.join(';')));
+    lua.lua_pushstring(L, luaBytes(packagePath(this.options)));
     lua.lua_setfield(L, -2, str('path'));
     lua.lua_pushjsfunction(L, this.searchpathFn);
     lua.lua_setfield(L, -2, str('searchpath'));
@@ -150,32 +216,6 @@ class FengariState implements LuaState {
     lua.lua_setglobal(L, str('loadfile'));
     lua.lua_pushjsfunction(L, this.dofile);
     lua.lua_setglobal(L, str('dofile'));
-    // load(): text chunks only; binary chunks can corrupt the VM. A mode without "t" loads nothing (as Lua says
-    // for a text chunk in mode "b"), and an env passed explicitly, even nil, is kept.
-    this.execTrusted(
-      'local raw_load, find, select = load, string.find, select\n' +
-        'load = function(chunk, name, mode, ...)\n' +
-        '  local m = "t"\n' +
-        '  if mode ~= nil and type(mode) == "string" and not find(mode, "t", 1, true) then m = "" end\n' +
-        '  if select("#", ...) == 0 then return raw_load(chunk, name, m) end\n' +
-        '  return raw_load(chunk, name, m, (...))\n' +
-        'end\n',
-      '=sandbox',
-    );
-    // pcall/xpcall: fengari 0.1.5's yieldable pcall (used inside coroutines) never saves 'allowhook' (lapi.js
-    // lua_pcallk: `callstatus &= ~CIST_OAH | allowhook` cannot set the bit), so after it catches an error the
-    // coroutine runs with hooks off for good: `coroutine.wrap(function() pcall(error) while true do end end)()`
-    // would never be stopped by the budget. Hooks are always allowed in Lua code here, so turn them back on.
-    lua.lua_pushjsfunction(L, allowHooks);
-    lua.lua_setglobal(L, str('__allow_hooks'));
-    this.execTrusted(
-      'local raw_pcall, raw_xpcall, allow_hooks = pcall, xpcall, __allow_hooks\n' +
-        '__allow_hooks = nil\n' +
-        'local function done(...) allow_hooks() return ... end\n' +
-        'pcall = function(...) return done(raw_pcall(...)) end\n' +
-        'xpcall = function(...) return done(raw_xpcall(...)) end\n',
-      '=sandbox-pcall',
-    );
     lua.lua_getglobal(L, str('string'));
     lua.lua_pushjsfunction(L, strRep);
     lua.lua_setfield(L, -2, str('rep'));
@@ -189,6 +229,28 @@ class FengariState implements LuaState {
     lua.lua_pushnil(L);
     lua.lua_setglobal(L, str('collectgarbage')); // fengari throws on every call; absent is clearer
     setArrayMetatable(L);
+    // the sandbox's Lua side (sandbox.ts). allow_hooks: fengari 0.1.5's yieldable pcall (used inside coroutines)
+    // never saves 'allowhook' (lapi.js lua_pcallk: `callstatus &= ~CIST_OAH | allowhook` cannot set the bit), so
+    // after it catches an error the coroutine would run with hooks off for good; hooks are always allowed in Lua
+    // code here, so the pcall/xpcall wrappers turn them back on.
+    lua.lua_createtable(L, 0, 3);
+    lua.lua_pushjsfunction(L, (L: L) => {
+      const n: number = lauxlib.luaL_checkinteger(L, 1);
+      if (n > 0) this.charge(L, n);
+      return 0;
+    });
+    lua.lua_setfield(L, -2, str('charge'));
+    lua.lua_pushjsfunction(L, (L: L) => {
+      const hit = mustStop(this.limits, this.hitHere, 0) ? limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) : undefined;
+      if (hit === undefined) return 0;
+      lua.lua_pushstring(L, luaBytes(hit));
+      return 1;
+    });
+    lua.lua_setfield(L, -2, str('limit_hit'));
+    lua.lua_pushjsfunction(L, allowHooks);
+    lua.lua_setfield(L, -2, str('allow_hooks'));
+    lua.lua_setglobal(L, str('__sandbox'));
+    this.execTrusted(SANDBOX_LUA, '=sandbox');
   }
 
   // print(...) joins its arguments with "\n" as AIPack's override does; tables/nil go through tostring.
@@ -197,91 +259,58 @@ class FengariState implements LuaState {
     const parts: string[] = [];
     for (let i = 1; i <= n; i++) {
       lauxlib.luaL_tolstring(L, i);
-      parts.push(lua.lua_tojsstring(L, -1) ?? '');
+      parts.push(jsString(L, -1));
       lua.lua_pop(L, 1);
     }
     this.options.print(parts.join('\n'));
     return 0;
   };
 
-  /**
-   * Lua's searchpath over the simulation: each `?` of each `;`-separated template is replaced by the name (with
-   * `sep` turned into `dirsep`); relative files are taken from `baseDir`. Files outside the load roots and the
-   * module dirs are never read, so they cannot be probed either.
-   */
-  private searchPath(name: string, path: string, sep: string, dirsep: string): { file: string; abs: string; code: string } | { tried: string } {
-    const roots = [...this.options.loadRoots, ...this.options.moduleDirs];
-    const readable = (abs: string) => roots.some((root) => abs === root || abs.startsWith(root + nodePath.sep));
-    const sub = sep === '' ? name : name.split(sep).join(dirsep);
-    let tried = '';
-    for (const template of path.split(';')) {
-      if (template === '') continue;
-      const file = template.split('?').join(sub);
-      const abs = nodePath.resolve(this.options.baseDir, file);
-      if (!readable(abs)) {
-        tried += `\n\tno file '${file}' (outside the workspace: not read)`;
-        continue;
-      }
-      const code = this.options.readFile(abs);
-      if (code !== undefined) return { file, abs, code };
-      tried += `\n\tno file '${file}'`;
-    }
-    return { tried };
-  }
-
   private readonly searchpathFn = (L: L) => {
     lauxlib.luaL_checkstring(L, 1);
     lauxlib.luaL_checkstring(L, 2);
-    const opt = (i: number, def: string) => (lua.lua_isnoneornil(L, i) ? def : (lauxlib.luaL_checkstring(L, i), lua.lua_tojsstring(L, i) as string));
-    const found = this.searchPath(lua.lua_tojsstring(L, 1) as string, lua.lua_tojsstring(L, 2) as string, opt(3, '.'), opt(4, '/'));
+    const opt = (i: number, def: string) => (lua.lua_isnoneornil(L, i) ? def : (lauxlib.luaL_checkstring(L, i), jsString(L, i)));
+    const found = searchPath(this.options, jsString(L, 1), jsString(L, 2), opt(3, '.'), opt(4, '/'));
     if ('file' in found) {
-      lua.lua_pushstring(L, str(found.file));
+      lua.lua_pushstring(L, luaBytes(found.file));
       return 1;
     }
     lua.lua_pushnil(L);
-    lua.lua_pushstring(L, str(found.tried));
+    lua.lua_pushstring(L, luaBytes(found.tried));
     return 2;
   };
 
   // The Lua searcher (package.searchers[2]): follows package.path as it is when `require` runs.
   private readonly searcher = (L: L) => {
     lauxlib.luaL_checkstring(L, 1);
-    const name = lua.lua_tojsstring(L, 1) as string;
+    const name = jsString(L, 1);
     lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, PACKAGE_KEY);
     lua.lua_getfield(L, -1, str('path'));
     if (lua.lua_type(L, -1) !== lua.LUA_TSTRING) raise(L, "'package.path' must be a string");
-    const path = lua.lua_tojsstring(L, -1) as string;
+    const path = jsString(L, -1);
     lua.lua_pop(L, 2);
-    const found = this.searchPath(name, path, '.', '/');
+    const found = searchPath(this.options, name, path, '.', '/');
     if (!('file' in found)) {
-      lua.lua_pushstring(L, str(found.tried));
+      lua.lua_pushstring(L, luaBytes(found.tried));
       return 1;
     }
-    const status = lauxlib.luaL_loadbufferx(L, str(found.code), null, str('@' + this.options.displayPath(found.abs)), str('t'));
-    if (status !== lua.LUA_OK) {
-      raise(L, `error loading module '${name}' from file '${found.file}':\n\t${lua.lua_tojsstring(L, -1)}`);
+    if (loadChunk(L, found.code, '@' + this.options.displayPath(found.abs)) !== lua.LUA_OK) {
+      raise(L, withLua54Hint(`error loading module '${name}' from file '${found.file}':\n\t${jsString(L, -1)}`, found.code));
     }
-    lua.lua_pushstring(L, str(found.file));
+    lua.lua_pushstring(L, luaBytes(found.file));
     return 2;
   };
 
-  private resolveLoadable(L: L, fname: string): string {
-    const abs = nodePath.resolve(this.options.baseDir, fname);
-    const allowed = this.options.loadRoots.some((root) => abs === root || abs.startsWith(root + nodePath.sep));
-    if (!allowed) raise(L, `cannot open ${fname}: outside the workspace`);
-    return abs;
-  }
-
   private loadFileOnStack(L: L, fname: string): number {
-    const abs = this.resolveLoadable(L, fname);
-    const code = this.options.readFile(abs);
+    const where = loadablePath(this.options, fname);
+    if ('error' in where) raise(L, where.error);
+    const code = this.options.readFile(where.abs);
     if (code === undefined) {
       lua.lua_pushnil(L);
-      lua.lua_pushstring(L, str(`cannot open ${fname}`));
+      lua.lua_pushstring(L, luaBytes(`cannot open ${fname}`));
       return 2;
     }
-    const status = lauxlib.luaL_loadbufferx(L, str(code), null, str('@' + this.options.displayPath(abs)), str('t'));
-    if (status !== lua.LUA_OK) {
+    if (loadChunk(L, code, '@' + this.options.displayPath(where.abs)) !== lua.LUA_OK) {
       lua.lua_pushnil(L);
       lua.lua_insert(L, -2);
       return 2;
@@ -291,12 +320,12 @@ class FengariState implements LuaState {
 
   private readonly loadfile = (L: L) => {
     lauxlib.luaL_checkstring(L, 1);
-    return this.loadFileOnStack(L, lua.lua_tojsstring(L, 1) as string);
+    return this.loadFileOnStack(L, jsString(L, 1));
   };
 
   private readonly dofile = (L: L) => {
     lauxlib.luaL_checkstring(L, 1);
-    const fname = lua.lua_tojsstring(L, 1) as string;
+    const fname = jsString(L, 1);
     lua.lua_settop(L, 1);
     if (this.loadFileOnStack(L, fname) !== 1) return lua.lua_error(L);
     lua.lua_call(L, 0, lua.LUA_MULTRET);
@@ -313,7 +342,7 @@ class FengariState implements LuaState {
   }
 
   execTrusted(code: string, chunkName: string): void {
-    this.protectedRun(code, chunkName, 1, () => 0, undefined, compiled(code, chunkName));
+    this.protectedRun(code, chunkName, 1, () => 0);
   }
 
   runChunk(code: string, file: string, firstLine: number, scope: Record<string, unknown>, mode: ConvertMode): unknown {
@@ -339,22 +368,30 @@ class FengariState implements LuaState {
   }
 
   /** Loads `code` (padded so its lines match its file), prepares it with `setup`, calls it under a traceback handler. */
-  private protectedRun(code: string, chunkName: string, firstLine: number, setup: () => number, mode?: ConvertMode, bytecode?: Uint8Array): unknown {
+  private protectedRun(code: string, chunkName: string, firstLine: number, setup: () => number, mode?: ConvertMode): unknown {
     const L = this.L;
     const base = lua.lua_gettop(L);
     lua.lua_pushjsfunction(L, messageHandler);
-    const loadStatus = bytecode
-      ? lauxlib.luaL_loadbufferx(L, bytecode, null, str(chunkName), str('b'))
-      : lauxlib.luaL_loadbufferx(L, str('\n'.repeat(Math.max(0, firstLine - 1)) + code), null, str(chunkName), str('t'));
+    const loadStatus = loadChunk(L, '\n'.repeat(Math.max(0, firstLine - 1)) + code, chunkName);
     if (loadStatus !== lua.LUA_OK) {
-      const msg = lua.lua_tojsstring(L, -1) ?? 'syntax error';
+      const msg = lua.lua_type(L, -1) === lua.LUA_TSTRING ? jsString(L, -1) : 'syntax error';
       lua.lua_settop(L, base);
-      throw new LuaRuntimeError(msg, '', locationOf(msg));
+      throw new LuaRuntimeError(withLua54Hint(msg, code), '', locationOf(msg));
     }
     setup();
-    const status = lua.lua_pcall(L, 0, 1, base + 1);
+    this.running++;
+    let status: number;
+    try {
+      status = lua.lua_pcall(L, 0, 1, base + 1);
+    } finally {
+      this.running--;
+    }
     if (status !== lua.LUA_OK) {
-      const full = lua.lua_tojsstring(L, -1) ?? 'unknown Lua error';
+      if (this.limits.memoryExceeded) {
+        lua.lua_settop(L, base);
+        throw new LuaRuntimeError(this.memoryMessage, '');
+      }
+      const full = lua.lua_type(L, -1) === lua.LUA_TSTRING ? jsString(L, -1) : 'unknown Lua error';
       lua.lua_settop(L, base);
       const cut = full.indexOf('\nstack traceback:');
       const message = cut >= 0 ? full.slice(0, cut) : full;
@@ -436,31 +473,33 @@ function strChar(L: L): number {
   return 1;
 }
 
-// Our own preludes are compiled once per process: fengari's parser costs milliseconds per state otherwise.
+// Compiled chunks by name and source: a fresh state per stage (AIPack's rule) no longer re-parses the prelude, the
+// pack modules and the agent chunks; fengari's parser costs milliseconds per chunk.
+const BYTECODE_LIMIT = 2000;
 const bytecodeCache = new Map<string, Uint8Array>();
 
-function compiled(code: string, chunkName: string): Uint8Array {
+/** Loads `code` as a text chunk, from the bytecode made from the same name and source when there is one. */
+function loadChunk(L: L, code: string, chunkName: string): number {
   const key = chunkName + '\0' + code;
-  let bytes = bytecodeCache.get(key);
-  if (!bytes) {
-    const L = lauxlib.luaL_newstate();
-    if (lauxlib.luaL_loadbufferx(L, str(code), null, str(chunkName), str('t')) !== lua.LUA_OK) {
-      throw new LuaRuntimeError(lua.lua_tojsstring(L, -1) ?? 'syntax error', '');
-    }
+  const cached = bytecodeCache.get(key);
+  if (cached) return lauxlib.luaL_loadbufferx(L, cached, null, luaBytes(chunkName), str('b'));
+  const status = lauxlib.luaL_loadbufferx(L, luaBytes(code), null, luaBytes(chunkName), str('t'));
+  if (status === lua.LUA_OK) {
     const chunks: Uint8Array[] = [];
     lua.lua_dump(L, (_L: L, b: Uint8Array, size: number) => {
       chunks.push(b.slice(0, size));
       return 0;
     }, null, false);
-    bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
     let at = 0;
     for (const c of chunks) {
       bytes.set(c, at);
       at += c.length;
     }
+    if (bytecodeCache.size >= BYTECODE_LIMIT) bytecodeCache.delete(bytecodeCache.keys().next().value as string);
     bytecodeCache.set(key, bytes);
   }
-  return bytes;
+  return status;
 }
 
 // Error values become "message\nstack traceback:..." strings; non-string errors go through tostring.

@@ -12,6 +12,7 @@
  *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)
  *   slow_ms = 300                   # a case slower than this is flagged slow
  */
+import { ENGINE_NAMES } from '../engine/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
@@ -24,7 +25,7 @@ export const REPORTERS = ['default', 'json', 'junit'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 /** Engines this build can run (the CLI's --engine accepts the same names). */
-export const ENGINES = ['fengari'] as const;
+export const ENGINES = ENGINE_NAMES;
 
 const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),

@@ -7,6 +7,7 @@
  * case file's `support` paths. A driver agent (driver.ts) is added as a virtual file inside the coder pack's
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
+import type { EngineName } from '../engine/engine.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   aipackVersion?: string;
   /** instruction budget of each Lua stage */
   budget?: number;
+  /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
+  engine?: EngineName;
 }
 
 /** The inputs of one stage run, as a case gives them (every field optional). */
@@ -362,6 +365,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     ai,
     aipackVersion: options.aipackVersion,
     budget: options.budget,
+    engine: options.engine,
     // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
     readRoots: [nodePath.dirname(sandboxDir({ ...agent, depth: 0 }))],
   });
@@ -487,6 +491,7 @@ const StageRequestSchema = z.strictObject({
   pack: z.object({ namespace: z.string(), name: z.string(), dir: z.string() }).optional(),
   aipackVersion: z.string().optional(),
   budget: z.number().int().positive().optional(),
+  engine: z.enum(['fengari', 'lua54']).optional(),
   ...stageInputShape,
 });
 

@@ -8,7 +8,9 @@ import type { CaseResult } from '../harness/run-case.ts';
 import { runContractFiles, type SuiteOptions, type SuiteResult } from '../harness/suite.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
 import type { PackLocation } from '../runtime/resolve.ts';
-import { Simulator, type RunOutcome, type RunRequest } from '../runtime/simulator.ts';
+import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
+import type { EngineName } from '../engine/engine.ts';
+import { defaultEngineName, loadEngine } from '../engine/index.ts';
 import type { TraceEvent } from '../runtime/trace.ts';
 import type { FileChanges } from '../runtime/vfs-types.ts';
 import type { SerializedError } from './isolate.ts';
@@ -28,6 +30,8 @@ export interface SimSpec {
   aipackVersion?: string;
   budget?: number;
   packs?: PackLocation[];
+  engine?: EngineName;
+  traceValues?: SimulatorOptions['traceValues'];
   /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
   mocks?: Mocks;
   /** --aipack-base: a read-only AIPack base dir */
@@ -44,9 +48,13 @@ export interface SimulateResult {
 }
 
 /** One run of an agent (the CLI's `run` and `run-agent`). Failures of the run are part of the result. */
-export function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port): SimulateResult {
+export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port): Promise<SimulateResult> {
   const { sim: spec, request } = arg;
+  const engine = spec.engine ?? defaultEngineName();
+  await loadEngine(engine); // once per worker: lua54's WebAssembly module
   const sim = new Simulator({
+    engine,
+    traceValues: spec.traceValues,
     workspaceDir: spec.workspaceDir,
     ai: spec.ai ? ScriptedAi.fromToml(spec.ai.text, spec.ai.file) : undefined,
     aipackVersion: spec.aipackVersion,
@@ -73,7 +81,8 @@ function plainCase(c: CaseResult): CaseResult {
 }
 
 /** The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. */
-export function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): SuiteResult {
+export async function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): Promise<SuiteResult> {
+  await loadEngine(arg.options.engine ?? defaultEngineName());
   const r = runContractFiles(arg.files, { ...arg.options, onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`) });
   return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
 }

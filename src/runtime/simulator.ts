@@ -3,8 +3,9 @@ import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
 import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
 import type { StageEnv } from '../aip/types.ts';
-import type { LuaEngine } from '../engine/engine.ts';
-import { fengariEngine } from '../engine/fengari-engine.ts';
+import type { EngineName, LuaEngine } from '../engine/engine.ts';
+import { defaultEngineName, getEngine } from '../engine/index.ts';
+import { createLimits, DEFAULT_MEMORY_MAX, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
@@ -18,7 +19,7 @@ import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { Trace, type StageName } from './trace.ts';
+import { summarize, Trace, type StageName } from './trace.ts';
 import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
@@ -37,9 +38,17 @@ export interface SimulatorOptions {
   packs?: PackLocation[];
   ai?: ScriptedAi;
   aipackVersion?: string;
-  engine?: LuaEngine;
-  /** instruction budget of each Lua stage */
+  /** the Lua engine: 'fengari' (default, Lua 5.3) or 'lua54' (Lua 5.4 on wasmoon: `await loadEngine('lua54')` first) */
+  engine?: EngineName | LuaEngine;
+  /** instruction budget of a run tree (a top-level run and every aip.agent.run it makes) */
   budget?: number;
+  /** bytes of Lua memory a run tree may hold */
+  memoryMax?: number;
+  /**
+   * what the trace keeps of `aip.agent.run` inputs and results: 'top' (default) the calls made by the top-level
+   * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
+   */
+  traceValues?: 'top' | 'full' | 'summary';
   /** told where the run is at each Lua stage ("<agent> <stage> (task n)"), e.g. for a deadline's message */
   onStage?: (where: string) => void;
   /** more dirs a run may read and run agents from, besides the workspace and the packs (e.g. a case sandbox) */
@@ -89,6 +98,8 @@ export class Simulator implements StageHost {
   private readonly packs: PackLocation[];
   private readonly ai: ScriptedAi;
   private readonly budget: number;
+  /** the limits of the run tree in progress (set by `run`, shared by every nested run) */
+  private limits?: RunLimits;
   private readonly dirs: StageEnv['dirs'];
   private readonly sessionUid: string;
   private uidCounter = 0;
@@ -108,7 +119,7 @@ export class Simulator implements StageHost {
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
     if (opts.mocks) checkMocksAt(opts.mocks, this.aipackVersion);
     this.mocksLua = opts.mocks ? luaMocksCode(opts.mocks) : '';
-    this.engine = opts.engine ?? fengariEngine;
+    this.engine = typeof opts.engine === 'object' ? opts.engine : getEngine(opts.engine ?? defaultEngineName());
     // this repo's pack is always there as pro@coder, after any pack the caller puts first
     this.packs = [...(opts.packs ?? []), REPO_PACK];
     this.ai = opts.ai ?? ScriptedAi.fromList([]);
@@ -141,7 +152,18 @@ export class Simulator implements StageHost {
 
   /** Runs an agent as the top-level `aip run` would. Throws AgentRunError when the run fails. */
   run(request: RunRequest): RunOutcome {
-    return this.runAgent(request, [], undefined);
+    const outer = this.limits;
+    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX);
+    try {
+      return this.runAgent(request, [], undefined);
+    } finally {
+      this.limits = outer;
+    }
+  }
+
+  /** the engine this simulator runs Lua on */
+  get engineName(): EngineName {
+    return this.engine.name;
   }
 
   private runAgent(request: RunRequest, chain: string[], parentRunUid: string | undefined): RunOutcome {
@@ -149,7 +171,7 @@ export class Simulator implements StageHost {
     const resolved = this.resolveAgent(request.name, request.baseDir ?? this.workspaceDir);
     const content = this.readVfs.readFile(resolved.file);
     if (content === undefined) throw new AgentNotFoundError(`cannot read ${resolved.file}`);
-    const doc = parseAgentDoc(content, resolved.file);
+    const doc = parsedAgent(content, resolved.file);
     this.runCounter += 1;
     const frame: Frame = {
       name: request.name,
@@ -266,7 +288,9 @@ export class Simulator implements StageHost {
     const packDir = frame.resolved.pack?.dir;
     const state = this.engine.createState({
       budget: this.budget,
+      limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
+      memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
       // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason
@@ -372,6 +396,9 @@ export class Simulator implements StageHost {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
     }
     const t0 = this.trace.now();
+    const policy = this.opts.traceValues ?? 'top';
+    const full = policy === 'full' || (policy === 'top' && frame.depth === 0);
+    const keep = <T>(v: T): T => (full ? v : (summarize(v) as T));
     const record = (outcome?: RunOutcome, error?: string) =>
       this.trace.record({
         kind: 'agent_call',
@@ -379,9 +406,9 @@ export class Simulator implements StageHost {
         caller: frame.name,
         agent: name,
         ms: this.trace.now() - t0,
-        inputs,
-        outputs: outcome?.outputs,
-        afterAll: outcome?.afterAll,
+        inputs: keep(inputs),
+        outputs: keep(outcome?.outputs),
+        afterAll: keep(outcome?.afterAll),
         error,
       });
     let outcome: RunOutcome;
@@ -443,6 +470,20 @@ export class Simulator implements StageHost {
     };
   }
 
+}
+
+// `.aip` files parsed once per path and content: every aip.agent.run of a chain reads the same few agents.
+const DOC_CACHE_LIMIT = 500;
+const docCache = new Map<string, ReturnType<typeof parseAgentDoc>>();
+function parsedAgent(content: string, file: string): ReturnType<typeof parseAgentDoc> {
+  const key = file + '\0' + content;
+  let doc = docCache.get(key);
+  if (!doc) {
+    doc = parseAgentDoc(content, file);
+    if (docCache.size >= DOC_CACHE_LIMIT) docCache.delete(docCache.keys().next().value as string);
+    docCache.set(key, doc);
+  }
+  return doc;
 }
 
 /** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */

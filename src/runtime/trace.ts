@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** A flat, ordered record of what a simulated run did, for the CLI and for tests. */
 export type StageName = 'BeforeAll' | 'Data' | 'Output' | 'AfterAll';
 
@@ -11,7 +13,10 @@ export type TraceEvent =
       caller: string;
       agent: string;
       ms: number;
-      /** the inputs it was given and what it returned, as plain data (for effect reports) */
+      /**
+       * the inputs it was given and what it returned, as plain data (for effect reports); summarised (see
+       * `summarize`) unless the simulator keeps this call's values in full (SimulatorOptions.traceValues)
+       */
       inputs: unknown[];
       outputs?: unknown[];
       afterAll?: unknown;
@@ -64,4 +69,33 @@ export class Trace {
   of<K extends TraceEvent['kind']>(kind: K): Extract<TraceEvent, { kind: K }>[] {
     return this.events.filter((e): e is Extract<TraceEvent, { kind: K }> => e.kind === kind);
   }
+}
+
+/** Strings up to this length, and lists up to this many items, are kept as they are in a summary. */
+const SUMMARY_STRING = 256;
+const SUMMARY_ITEMS = 20;
+
+/**
+ * A bounded stand-in for a value kept by the trace: long strings become `<string: N bytes, sha1 H> "first
+ * bytes..."`, long lists keep their first items and a count, deep values stop at a few levels. Chains of
+ * sub-agents passing big prompts or long lists then run in flat memory.
+ */
+export function summarize(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= SUMMARY_STRING) return value;
+    const bytes = Buffer.byteLength(value);
+    const sha1 = createHash('sha1').update(value).digest('hex').slice(0, 12);
+    return `<string: ${bytes} bytes, sha1 ${sha1}> ${JSON.stringify(value.slice(0, 64))}...`;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= 4) return Array.isArray(value) ? `<list of ${value.length}>` : '<table>';
+  if (Array.isArray(value)) {
+    const head = value.slice(0, SUMMARY_ITEMS).map((v) => summarize(v, depth + 1));
+    return value.length > SUMMARY_ITEMS ? [...head, `<${value.length - SUMMARY_ITEMS} more of ${value.length}>`] : head;
+  }
+  const out: Record<string, unknown> = {};
+  const entries = Object.entries(value);
+  for (const [k, v] of entries.slice(0, SUMMARY_ITEMS)) out[k] = summarize(v, depth + 1);
+  if (entries.length > SUMMARY_ITEMS) out['<more>'] = `${entries.length - SUMMARY_ITEMS} more keys`;
+  return out;
 }

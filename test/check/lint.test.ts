@@ -63,6 +63,16 @@ describe('lintLua: rules', () => {
     ]);
   });
 
+  it('targeting lua54 (check --engine lua54): no lua54-syntax or int-too-large, other rules still apply', () => {
+    const code = 'local x <const> = 3000000000\nreturn x + undefined_y';
+    expect(lintLua({ file: 'a.lua', code, scope: 'Data' }, { minAipackVersion: '0.8.15', engine: 'lua54' }).map((f) => f.rule)).toEqual(['undefined-global']);
+    expect(lintLua({ file: 'a.lua', code, scope: 'Data' }, { minAipackVersion: '0.8.15', engine: 'fengari' }).map((f) => f.rule)).toEqual([
+      'lua54-syntax',
+      'int-too-large',
+      'undefined-global',
+    ]);
+  });
+
   it('int-too-large: integer literals beyond 32 bits, not floats', () => {
     const f = lint('local a = 0xFFFFFFFF\nlocal b = 3000000000\nlocal c = 1e15 + 2147483648.0\nlocal d = -2147483648');
     expect(f.map((x) => `${x.line}:${x.column} ${x.rule}`)).toEqual(['1:11 int-too-large', '2:11 int-too-large', '4:12 int-too-large']);

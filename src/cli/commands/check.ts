@@ -16,13 +16,17 @@ export function register(program: Command, setExit: SetExit): void {
     .argument('[paths...]', 'directories or files whose .aip agents are checked')
     .option('--min-aipack-version <version>', 'oldest AIPack version the code must run on', MIN_AIPACK_VERSION)
     .option('--json', 'print the result as JSON')
-    .action(async (paths: string[], opts: { minAipackVersion: string; json?: boolean }) => {
+    .option('--engine <name>', "engine your agents target: fengari (default: flags Lua 5.4 syntax and integers past 32 bits) or lua54")
+    .action(async (paths: string[], opts: { minAipackVersion: string; json?: boolean; engine?: string }) => {
+      if (opts.engine !== undefined && opts.engine !== 'fengari' && opts.engine !== 'lua54') {
+        throw new UsageError(`--engine ${opts.engine}: expected fengari or lua54`);
+      }
       if (!isValidVersion(opts.minAipackVersion)) {
         throw new UsageError(`--min-aipack-version: '${opts.minAipackVersion}' is not a version like 0.8.15`);
       }
       let result;
       try {
-        result = await runCheckDetailed({ root: process.cwd(), paths, minAipackVersion: opts.minAipackVersion });
+        result = await runCheckDetailed({ root: process.cwd(), paths, minAipackVersion: opts.minAipackVersion, engine: opts.engine as 'fengari' | 'lua54' | undefined });
       } catch (err) {
         // a missing explicit path is a usage error
         if (err instanceof CheckPathError) throw new UsageError(err.message);

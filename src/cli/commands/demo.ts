@@ -9,21 +9,24 @@ import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
 import type { Vfs } from '../../runtime/vfs-types.ts';
 import { requireDir, UsageError, type SetExit } from '../errors.ts';
+import { addEngineOption, engineFromOption } from '../sim-options.ts';
 import { formatStatus } from '../format.ts';
 
 const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
 
 export function register(program: Command, setExit: SetExit): void {
-  program
+  const cmd = program
     .command('demo')
     .description('run the coder with sub-agents at all four stages on fixtures/demo, with scripted answers, and show the pipeline (nothing is written)')
-    .option('--workspace <dir>', 'another demo workspace (needs ai.toml and a coder prompt)', DEMO_WORKSPACE)
-    .action((o: { workspace: string }) => {
+    .option('--workspace <dir>', 'another demo workspace (needs ai.toml and a coder prompt)', DEMO_WORKSPACE);
+  addEngineOption(cmd)
+    .action(async (o: { workspace: string; engine?: string }) => {
+      const engine = await engineFromOption(o.engine);
       const ws = nodePath.resolve(o.workspace);
       requireDir('--workspace', o.workspace, ws);
       const aiFile = nodePath.join(ws, 'ai.toml');
       if (!existsSync(aiFile)) throw new UsageError(`${aiFile} not found: the demo needs the scripted answers of its workspace`);
-      const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai: ScriptedAi.fromToml(readFileSync(aiFile, 'utf8'), aiFile) });
+      const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai: ScriptedAi.fromToml(readFileSync(aiFile, 'utf8'), aiFile), engine });
       let outcome: RunOutcome | undefined;
       let error: Error | undefined;
       try {

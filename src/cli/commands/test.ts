@@ -10,7 +10,7 @@ import { runContractFilesIsolated } from '../../harness/isolated.ts';
 import { formatSuite, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
-import { timeoutOf } from '../sim-options.ts';
+import { engineOf, timeoutOf } from '../sim-options.ts';
 
 interface TestFlags {
   json?: boolean;
@@ -27,6 +27,7 @@ interface TestFlags {
   config?: string;
   trace?: boolean;
   timeout?: string;
+  engine?: string;
 }
 
 /** The flags, with the config file's values under them: what one run does. */
@@ -105,6 +106,8 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
       shard,
       aipackVersion,
       budget: o.budget !== undefined ? positiveInt('--budget', o.budget) : config.budget,
+      // the worker loads it (isolate/jobs.ts)
+      engine: engineOf(o.engine ?? config.engine),
     },
   };
 }
@@ -233,7 +236,8 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--json', 'the same as --reporter json: { cases, passed, failed, skipped, errors, ... }')
     .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
     .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)')
-    .option('--budget <instructions>', 'instruction budget of each Lua stage')
+    .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
+    .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
     .option('--shard <index/count>', 'run only part INDEX of COUNT of the cases (to split a suite across CI machines)')
     .option('--config <file>', 'config file (default: coder-subagents.config.toml here or above, up to the project root)')
     .option('--watch', 're-run the affected case files when a case file, its agent, its lua/ or support files change')

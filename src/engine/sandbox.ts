@@ -1,0 +1,170 @@
+import nodePath from 'node:path';
+import type { StateOptions } from './engine.ts';
+import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES } from './limits.ts';
+
+/**
+ * Largest string `string.rep` builds. Real Lua would try any size, but a huge repeat runs in one library call
+ * that no instruction budget sees, so it is refused like an overflow (on both engines).
+ */
+export const MAX_REP_BYTES = 16 * 1024 * 1024;
+
+const isBelow = (abs: string, roots: string[]) => roots.some((root) => abs === root || abs.startsWith(root + nodePath.sep));
+
+/**
+ * Lua's searchpath over the simulation: each `?` of each `;`-separated template is replaced by the name (with
+ * `sep` turned into `dirsep`); relative files are taken from `baseDir`. Files outside the load roots and the
+ * module dirs are never read, so they cannot be probed either.
+ */
+export function searchPath(
+  options: StateOptions,
+  name: string,
+  path: string,
+  sep: string,
+  dirsep: string,
+): { file: string; abs: string; code: string } | { tried: string } {
+  const roots = [...options.loadRoots, ...options.moduleDirs];
+  const sub = sep === '' ? name : name.split(sep).join(dirsep);
+  let tried = '';
+  for (const template of path.split(';')) {
+    if (template === '') continue;
+    const file = template.split('?').join(sub);
+    const abs = nodePath.resolve(options.baseDir, file);
+    if (!isBelow(abs, roots)) {
+      tried += `\n\tno file '${file}' (outside the workspace: not read)`;
+      continue;
+    }
+    const code = options.readFile(abs);
+    if (code !== undefined) return { file, abs, code };
+    tried += `\n\tno file '${file}'`;
+  }
+  return { tried };
+}
+
+/** The absolute path `dofile`/`loadfile` may read, or the error message when it is outside the load roots. */
+export function loadablePath(options: StateOptions, fname: string): { abs: string } | { error: string } {
+  const abs = nodePath.resolve(options.baseDir, fname);
+  return isBelow(abs, options.loadRoots) ? { abs } : { error: `cannot open ${fname}: outside the workspace` };
+}
+
+/** The default `package.path`: the module dirs, then Lua's "./?.lua;./?/init.lua" (relative to `baseDir`). */
+export function packagePath(options: StateOptions): string {
+  return [...options.moduleDirs.flatMap((d) => [`${d}/?.lua`, `${d}/?/init.lua`]), './?.lua', './?/init.lua'].join(';');
+}
+
+/**
+ * Lua run in every fresh state after the libraries are opened, on both engines. `__sandbox` holds the host side:
+ * `charge(n)` (adds work to the budget), `limit_hit()` (the message once a limit of the run tree is hit),
+ * `allow_hooks()` (fengari: re-enables hooks after a yieldable pcall; a no-op elsewhere).
+ *
+ * - load(): text chunks only; binary chunks can corrupt the VM. A mode without "t" loads nothing, and an env
+ *   passed explicitly, even nil, is kept.
+ * - xpcall(): the message handler of an error raised by the budget hook would run with hooks off; once a limit is
+ *   hit the handler is skipped and the limit's message returned, so a handler loop cannot dodge the budget.
+ * - Library calls doing work proportional to a big string are charged by size (one instruction per
+ *   BYTES_PER_INSTRUCTION bytes), and string.rep is refused past MAX_REP_BYTES. Locals keep the library's names
+ *   so that argument errors still name the function.
+ */
+export const SANDBOX_LUA = `
+local host = __sandbox
+__sandbox = nil
+local charge, limit_hit, allow_hooks = host.charge, host.limit_hit, host.allow_hooks
+local type, select, error = type, select, error
+local find = string.find
+local FROM, PER, MAX_REP = ${CHARGE_FROM_BYTES}, ${BYTES_PER_INSTRUCTION}, ${MAX_REP_BYTES}
+local function pass(...) return ... end
+local function cost(s)
+  if type(s) == "string" and #s > FROM then charge(#s // PER) end
+end
+do
+  local load = load
+  _G.load = function(chunk, name, mode, ...)
+    local m = "t"
+    if mode ~= nil and type(mode) == "string" and not find(mode, "t", 1, true) then m = "" end
+    if select("#", ...) == 0 then return pass(load(chunk, name, m)) end
+    return pass(load(chunk, name, m, (...)))
+  end
+end
+do
+  local pcall, xpcall = pcall, xpcall
+  -- a limit hit inside (this state's or a nested run's) is not swallowed
+  local function done(...)
+    allow_hooks()
+    local hit = limit_hit()
+    if hit then error(hit, 0) end
+    return ...
+  end
+  _G.pcall = function(...) return done(pcall(...)) end
+  _G.xpcall = function(f, handler, ...)
+    local guarded = handler
+    if type(handler) == "function" then
+      guarded = function(...)
+        local hit = limit_hit()
+        if hit then return hit end
+        allow_hooks()
+        return handler(...)
+      end
+    end
+    return done(xpcall(f, guarded, ...))
+  end
+end
+do
+  -- a resume costs far more than an instruction (fengari: microseconds), so yield loops are charged per switch
+  local resume, wrap = coroutine.resume, coroutine.wrap
+  coroutine.resume = function(co, ...)
+    charge(50)
+    return pass(resume(co, ...))
+  end
+  coroutine.wrap = function(f)
+    local co = wrap(f)
+    return function(...)
+      charge(50)
+      return co(...)
+    end
+  end
+end
+do
+  local upper, lower, reverse, rep, format = string.upper, string.lower, string.reverse, string.rep, string.format
+  local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
+  local concat = table.concat
+  string.upper = function(s, ...) cost(s) return pass(upper(s, ...)) end
+  string.lower = function(s, ...) cost(s) return pass(lower(s, ...)) end
+  string.reverse = function(s, ...) cost(s) return pass(reverse(s, ...)) end
+  string.find = function(s, ...) cost(s) return pass(find(s, ...)) end
+  string.match = function(s, ...) cost(s) return pass(match(s, ...)) end
+  string.gmatch = function(s, ...) cost(s) return pass(gmatch(s, ...)) end
+  string.gsub = function(s, ...)
+    cost(s)
+    local r, n = gsub(s, ...)
+    cost(r)
+    return r, n
+  end
+  string.rep = function(s, n, sep)
+    if type(s) == "string" and type(n) == "number" and n > 1 then
+      local total = #s * n + (type(sep) == "string" and #sep * (n - 1) or 0)
+      if total > MAX_REP then
+        error("resulting string too large (string.rep is limited to " .. MAX_REP .. " bytes in the simulator)", 0)
+      end
+      if total > FROM then charge(total // PER) end
+    end
+    return pass(rep(s, n, sep))
+  end
+  string.format = function(fmt, ...)
+    local r = format(fmt, ...)
+    cost(r)
+    return r
+  end
+  table.concat = function(...)
+    local r = concat(...)
+    cost(r)
+    return r
+  end
+end
+`;
+
+/** `local x <const>` / `<close>`: Lua 5.4 syntax that Lua 5.3 (fengari) cannot parse. */
+const LUA54_ATTRIB = /\blocal\s+[A-Za-z_][\w\s,<>]*<\s*(?:const|close)\s*>/;
+
+/** A syntax error of Lua 5.3 on code written for 5.4 gets a pointer to the engine that runs it. */
+export function withLua54Hint(message: string, code: string): string {
+  return LUA54_ATTRIB.test(code) ? `Lua 5.4 syntax: run with --engine lua54 (fengari runs Lua 5.3)\n${message}` : message;
+}

@@ -1,0 +1,395 @@
+/**
+ * Lua 5.4 (wasmoon's WebAssembly build) driven through its raw C API, and the JS <-> Lua value bridge on it.
+ *
+ * wasmoon's own JS interop (Global/Thread, type extensions) is never used: it hands Lua proxies of JS objects and
+ * functions, and JS callbacks that accept JS values. Here Lua sees only plain tables, strings, numbers and the
+ * host functions the simulator pushes; JS sees only plain data (values.ts). The module is instantiated once per
+ * process (top-level await: importing this file loads the engine).
+ */
+import { LuaFactory } from 'wasmoon';
+import { HOST_OPTIONS, LuaError, LuaMulti, type ConvertMode, type HostFunction } from './values.ts';
+import { ConversionError, MAX_DEPTH, MAX_NODES } from './fengari-bridge.ts';
+
+type Fn = (...args: any[]) => any;
+interface WasmModule {
+  HEAPU8: Uint8Array;
+  HEAP32: Int32Array;
+  HEAPU32: Uint32Array;
+  addFunction(fn: Fn, signature: string): number;
+  [name: `_${string}`]: Fn;
+}
+
+const luaWasm = await new LuaFactory().getLuaModule();
+export const M = luaWasm.module as unknown as WasmModule;
+
+export const LUA_OK = 0;
+export const LUA_YIELD = 1;
+export const LUA_ERRMEM = 4;
+export const T_NONE = -1;
+export const T_NIL = 0;
+export const T_BOOLEAN = 1;
+export const T_LIGHTUSERDATA = 2;
+export const T_NUMBER = 3;
+export const T_STRING = 4;
+export const T_TABLE = 5;
+export const T_FUNCTION = 6;
+export const LUA_MASKCOUNT = 8;
+export const LUA_MULTRET = -1;
+export const REGISTRY = -1_000_000 - 1000;
+export const RIDX_GLOBALS = 2n;
+export const upvalueIndex = (i: number) => REGISTRY - i;
+
+const TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+export const typeName = (t: number) => (t === T_NONE ? 'no value' : (TYPE_NAMES[t] ?? 'value'));
+
+/** A size_t out-parameter and the `ud` out-parameter of lua_getallocf: fixed cells, never freed. */
+const LEN_CELL = M._malloc(8) as number;
+export const UD_CELL = M._malloc(8) as number;
+
+/** The identity behind AIPack's `null` global: one light userdata pointer shared by every state. */
+export const NULL_PTR = M._malloc(1) as number;
+
+// ---- strings ----------------------------------------------------------------------------------------------
+
+const encoder = new TextEncoder();
+// keeps a leading BOM as the bytes were (TextDecoder drops it by default); invalid UTF-8 becomes U+FFFD
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+let scratch = 0;
+let scratchSize = 0;
+
+/** A reusable wasm buffer of at least `n` bytes (contents are only valid until the next call). */
+function scratchBuffer(n: number): number {
+  if (n > scratchSize) {
+    if (scratch) M._free(scratch);
+    scratchSize = Math.max(n, scratchSize * 2, 1024);
+    scratch = M._malloc(scratchSize);
+    if (!scratch) throw new Error('wasmoon: out of memory for a string buffer');
+  }
+  return scratch;
+}
+
+/** Pushes a JS string as UTF-8 bytes (one encodeInto, no per-byte arrays). */
+export function pushString(L: number, s: string): void {
+  const max = s.length * 3;
+  const p = scratchBuffer(max + 1);
+  const { written } = encoder.encodeInto(s, M.HEAPU8.subarray(p, p + max));
+  M._lua_pushlstring(L, p, written);
+}
+
+/** The string at `idx` (must be a string or a number, which Lua converts in place). */
+export function toStr(L: number, idx: number): string {
+  const p = M._lua_tolstring(L, idx, LEN_CELL);
+  if (!p) return '';
+  const n = M.HEAPU32[LEN_CELL >> 2];
+  const heap = M.HEAPU8;
+  if (n <= 24) {
+    // short strings: a loop beats TextDecoder's call overhead when they are ASCII
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      const c = heap[p + i];
+      if (c >= 0x80) return decoder.decode(heap.subarray(p, p + n));
+      out += String.fromCharCode(c);
+    }
+    return out;
+  }
+  return decoder.decode(heap.subarray(p, p + n));
+}
+
+/** Bytes of the string at `idx`, copied out of wasm memory. */
+export function toBytes(L: number, idx: number): Uint8Array {
+  const p = M._lua_tolstring(L, idx, LEN_CELL);
+  return M.HEAPU8.slice(p, p + M.HEAPU32[LEN_CELL >> 2]);
+}
+
+// NUL-terminated names (fields, globals, chunk names, modes): encoded once and kept.
+const cstrings = new Map<string, number>();
+export function cstr(s: string): number {
+  let p = cstrings.get(s);
+  if (p === undefined) {
+    const bytes = encoder.encode(s);
+    p = M._malloc(bytes.length + 1) as number;
+    M.HEAPU8.set(bytes, p);
+    M.HEAPU8[p + bytes.length] = 0;
+    if (cstrings.size < 20_000) cstrings.set(s, p);
+    else tempCStrings.push(p);
+  }
+  return p;
+}
+const tempCStrings: number[] = [];
+/** frees names that did not fit the cache (call when no Lua call is using them) */
+export function freeTempCStrings(): void {
+  for (const p of tempCStrings.splice(0)) M._free(p);
+}
+
+/** Copies bytes into a fresh malloc'd buffer (the caller frees it). */
+export function mallocBytes(bytes: Uint8Array): number {
+  const p = M._malloc(Math.max(1, bytes.length)) as number;
+  M.HEAPU8.set(bytes, p);
+  return p;
+}
+
+// ---- host functions: one C trampoline for all, the JS function found by an id upvalue ------------------------
+
+type CFunction = (L: number) => number;
+const cfunctions: (CFunction | undefined)[] = [];
+const freeIds: number[] = [];
+
+const DISPATCH = M.addFunction((L: number) => {
+  const id = Number(M._lua_tointegerx(L, upvalueIndex(1), 0));
+  return (cfunctions[id] as CFunction)(L);
+}, 'ii');
+
+/** Registers a JS C-function; `owner` collects ids to release when the state closes (omit for permanent ones). */
+export function registerCFunction(fn: CFunction, owner?: number[]): number {
+  const id = freeIds.pop() ?? cfunctions.length;
+  cfunctions[id] = fn;
+  owner?.push(id);
+  return id;
+}
+
+export function pushCFunction(L: number, id: number): void {
+  M._lua_pushinteger(L, BigInt(id));
+  M._lua_pushcclosure(L, DISPATCH, 1);
+}
+
+export function releaseCFunctions(ids: number[]): void {
+  for (const id of ids) {
+    cfunctions[id] = undefined;
+    freeIds.push(id);
+  }
+  ids.length = 0;
+}
+
+/** Raises a Lua error with a message built in JS (never returns: lua_error unwinds with emscripten's longjmp). */
+export function raise(L: number, message: string): never {
+  pushString(L, message);
+  return M._lua_error(L) as never;
+}
+
+/** emscripten's longjmp is a thrown number: it must pass through JS frames untouched. */
+export const isLongjmp = (err: unknown) => typeof err === 'number';
+
+// ---- the array metatable ----------------------------------------------------------------------------------
+
+const ARRAY_MT_KEY = 'coder_subagents.array_mt';
+
+export function setArrayMetatable(L: number): void {
+  M._lua_createtable(L, 0, 1);
+  pushString(L, 'array');
+  M._lua_setfield(L, -2, cstr('__name'));
+  M._lua_setfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+}
+
+function hasArrayMetatable(L: number, idx: number): boolean {
+  if (!M._lua_getmetatable(L, idx)) return false;
+  M._lua_getfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+  const same = M._lua_rawequal(L, -1, -2) !== 0;
+  M._lua_settop(L, -3);
+  return same;
+}
+
+// ---- JS -> Lua ---------------------------------------------------------------------------------------------
+
+/** Integers JS holds exactly become Lua integers (64-bit here); others stay floats. */
+function pushNumber(L: number, n: number): void {
+  if (Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER) M._lua_pushinteger(L, BigInt(n));
+  else M._lua_pushnumber(L, n);
+}
+
+/**
+ * Pushes a JS value (values.ts mapping). `topNullIsNil`: a top-level null becomes nil, as for stage variables
+ * (RUNTIME.md 7.0); nested nulls always become the `null` sentinel. `owner` receives the ids of host functions.
+ */
+export function pushJs(L: number, value: unknown, topNullIsNil: boolean, owner: number[], seen = new Set<object>()): void {
+  if (value === undefined) return M._lua_pushnil(L);
+  if (value === null) {
+    if (topNullIsNil) return M._lua_pushnil(L);
+    return M._lua_pushlightuserdata(L, NULL_PTR);
+  }
+  switch (typeof value) {
+    case 'boolean':
+      return M._lua_pushboolean(L, value ? 1 : 0);
+    case 'number':
+      return pushNumber(L, value);
+    case 'string':
+      return pushString(L, value);
+    case 'function':
+      return pushHostFunction(L, value as HostFunction, owner);
+    case 'object':
+      break;
+    default:
+      throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
+  }
+  const obj = value as object;
+  if (seen.has(obj)) throw new ConversionError('cannot pass a cyclic value to Lua');
+  if (seen.size >= MAX_DEPTH) throw new ConversionError(`cannot pass a value nested deeper than ${MAX_DEPTH} levels to Lua`);
+  seen.add(obj);
+  M._luaL_checkstack(L, 3, 0);
+  if (Array.isArray(obj)) {
+    M._lua_createtable(L, obj.length, 0);
+    for (let i = 0; i < obj.length; i++) {
+      const item = obj[i];
+      if (item === undefined) continue; // a nil hole
+      pushJs(L, item, false, owner, seen);
+      M._lua_rawseti(L, -2, BigInt(i + 1));
+    }
+    M._lua_getfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+    M._lua_setmetatable(L, -2);
+  } else {
+    const entries = Object.entries(obj);
+    M._lua_createtable(L, 0, entries.length);
+    for (const [key, item] of entries) {
+      if (item === undefined) continue;
+      pushJs(L, item, false, owner, seen);
+      if (key.includes('\0')) {
+        pushString(L, key);
+        M._lua_rotate(L, -2, 1);
+        M._lua_rawset(L, -3);
+      } else {
+        M._lua_setfield(L, -2, cstr(key));
+      }
+    }
+  }
+  seen.delete(obj);
+}
+
+function pushHostFunction(L: number, fn: HostFunction, owner: number[]): void {
+  const mode = fn[HOST_OPTIONS]?.argMode ?? 'aip';
+  const id = registerCFunction((L: number) => {
+    let failure: string | undefined;
+    let count = 0;
+    try {
+      const n = M._lua_gettop(L);
+      const args: unknown[] = [];
+      for (let i = 1; i <= n; i++) args.push(toJs(L, i, mode, `argument #${i}`));
+      const result = fn(...args);
+      if (result !== undefined) {
+        const values = result instanceof LuaMulti ? result.values : [result];
+        M._luaL_checkstack(L, values.length + 3, 0);
+        for (const v of values) pushJs(L, v, false, owner);
+        count = values.length;
+      }
+    } catch (err) {
+      if (isLongjmp(err)) throw err;
+      // raise after the try: lua_error unwinds with a throw that must not be caught here
+      failure = err instanceof LuaError || err instanceof ConversionError ? err.message : err instanceof Error ? err.message : String(err);
+    }
+    if (failure !== undefined) raise(L, failure);
+    return count;
+  }, owner);
+  pushCFunction(L, id);
+}
+
+// ---- Lua -> JS ---------------------------------------------------------------------------------------------
+
+interface NodeBudget {
+  left: number;
+  limit: number;
+}
+
+/** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
+export function toJs(L: number, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
+  return convert(L, M._lua_absindex(L, idx), mode, where, new Set(), 0, { left: maxNodes, limit: maxNodes });
+}
+
+function convert(L: number, idx: number, mode: ConvertMode, path: string, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
+  if (--budget.left < 0) throw new ConversionError(`cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
+  const type = M._lua_type(L, idx);
+  switch (type) {
+    case T_NIL:
+    case T_NONE:
+      return undefined;
+    case T_BOOLEAN:
+      return M._lua_toboolean(L, idx) !== 0;
+    case T_NUMBER: {
+      if (M._lua_isinteger(L, idx)) return Number(M._lua_tointegerx(L, idx, 0));
+      const n = M._lua_tonumberx(L, idx, 0) as number;
+      if (mode === 'aip' && !Number.isFinite(n)) throw new ConversionError(`cannot convert ${n} to JSON at ${path}`);
+      // serde_json turns a non-finite f64 into null (Value::from(f64))
+      if (!Number.isFinite(n)) return null;
+      return n;
+    }
+    case T_STRING:
+      return toStr(L, idx);
+    case T_LIGHTUSERDATA:
+      return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
+    case T_TABLE:
+      return convertTable(L, idx, mode, path, seen, depth, budget);
+    case T_FUNCTION:
+      throw new ConversionError(`cannot convert a Lua function at ${path}`);
+    default:
+      throw new ConversionError(`cannot convert a Lua ${typeName(type)} at ${path}`);
+  }
+}
+
+function convertTable(L: number, idx: number, mode: ConvertMode, path: string, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
+  const ptr = M._lua_topointer(L, idx) as number;
+  if (seen.has(ptr)) throw new ConversionError(`cannot convert a table that contains itself (cycle at ${path})`);
+  if (depth >= MAX_DEPTH) throw new ConversionError(`cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
+  seen.add(ptr);
+  M._luaL_checkstack(L, 4, 0);
+  try {
+    if (mode === 'serde') {
+      const len = Number(M._lua_rawlen(L, idx));
+      if (len > 0 || hasArrayMetatable(L, idx)) {
+        const out: unknown[] = [];
+        for (let i = 1; i <= len; i++) {
+          M._lua_rawgeti(L, idx, BigInt(i));
+          const v = convert(L, M._lua_gettop(L), mode, `${path}[${i}]`, seen, depth + 1, budget);
+          M._lua_settop(L, -2);
+          out.push(v === undefined ? null : v);
+        }
+        return out;
+      }
+    }
+    const keys: (string | number)[] = [];
+    const values: unknown[] = [];
+    M._lua_pushnil(L);
+    while (M._lua_next(L, idx) !== 0) {
+      const top = M._lua_gettop(L);
+      const key = keyOf(L, top - 1, path);
+      const v = convert(L, top, mode, `${path}.${String(key)}`, seen, depth + 1, budget);
+      M._lua_settop(L, -2);
+      if (v === undefined) continue;
+      keys.push(key);
+      values.push(v);
+    }
+    if (mode === 'aip' && isSequence(keys)) {
+      const out: unknown[] = new Array(keys.length);
+      keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
+      return out;
+    }
+    const obj: Record<string, unknown> = {};
+    // defineProperty: a Lua key "__proto__" is an ordinary key, not the object's prototype
+    keys.forEach((k, i) => Object.defineProperty(obj, String(k), { value: values[i], enumerable: true, writable: true, configurable: true }));
+    return obj;
+  } finally {
+    seen.delete(ptr);
+  }
+}
+
+function keyOf(L: number, idx: number, path: string): string | number {
+  const type = M._lua_type(L, idx);
+  switch (type) {
+    case T_STRING:
+      return toStr(L, idx); // a string key is never converted in place by lua_tolstring, so lua_next stays valid
+    case T_NUMBER:
+      return M._lua_isinteger(L, idx) ? Number(M._lua_tointegerx(L, idx, 0)) : (M._lua_tonumberx(L, idx, 0) as number);
+    case T_BOOLEAN:
+      return String(M._lua_toboolean(L, idx) !== 0);
+    default:
+      throw new ConversionError(`cannot convert a table key of type ${typeName(type)} at ${path}`);
+  }
+}
+
+/** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */
+function isSequence(keys: unknown[]): boolean {
+  const n = keys.length;
+  const present = new Array<boolean>(n + 1).fill(false);
+  for (const k of keys) {
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > n || present[k]) return false;
+    present[k] = true;
+  }
+  return true;
+}

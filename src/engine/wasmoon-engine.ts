@@ -1,0 +1,538 @@
+import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
+import { chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
+import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
+import { ConversionError } from './fengari-bridge.ts';
+import { LuaRuntimeError, type ConvertMode } from './values.ts';
+import {
+  cstr,
+  freeTempCStrings,
+  isLongjmp,
+  LUA_ERRMEM,
+  LUA_MASKCOUNT,
+  LUA_MULTRET,
+  LUA_OK,
+  M,
+  mallocBytes,
+  NULL_PTR,
+  pushCFunction,
+  pushJs,
+  pushString,
+  raise,
+  registerCFunction,
+  releaseCFunctions,
+  REGISTRY,
+  RIDX_GLOBALS,
+  setArrayMetatable,
+  T_LIGHTUSERDATA,
+  T_NIL,
+  T_STRING,
+  toJs,
+  toStr,
+  UD_CELL,
+} from './wasmoon-bridge.ts';
+
+const HOOK_INTERVAL = 1000;
+/** Room above the memory cap for the error handling of a run that hit it (messages, tracebacks). */
+const MEMORY_SLACK = 16 * 1024 * 1024;
+const PACKAGE_KEY = 'coder_subagents.package';
+
+/**
+ * Lua 5.4 (the C Lua that AIPack's mlua vendors) compiled to WebAssembly by wasmoon 1.16.0. The WASM module is
+ * loaded once per process when this file is imported (top-level await, ~15 ms); after that every state is created
+ * synchronously, like Fengari's. `src/engine/index.ts` loads it on demand (`loadEngine('lua54')`).
+ */
+export const wasmoonEngine: LuaEngine = {
+  name: 'lua54',
+  luaVersion: 'Lua 5.4',
+  createState: (options) => new WasmoonState(options),
+};
+
+/** Live states by the `ud` of their allocator, so the shared hook and allocator find theirs from any thread. */
+const states = new Map<number, WasmoonState>();
+let nextStateId = 1;
+
+const ALLOCATOR = M.addFunction((ud: number, ptr: number, osize: number, nsize: number) => {
+  const state = states.get(ud);
+  if (nsize === 0) {
+    if (ptr) {
+      if (state) state.limits.memoryUsed -= osize;
+      M._free(ptr);
+    }
+    return 0;
+  }
+  const delta = ptr ? nsize - osize : nsize;
+  if (state && delta > 0 && state.running > 0) {
+    const limits = state.limits;
+    const end = limits.memoryUsed + delta;
+    if (end > limits.memoryMax + (limits.memoryExceeded ? MEMORY_SLACK : 0)) {
+      // Lua collects garbage in an emergency and asks again before it raises: only a second refusal of the same
+      // request means the run tree really holds that much.
+      if (state.refused === nsize) {
+        limits.memoryExceeded = true;
+        state.hitHere = true;
+      }
+      state.refused = nsize;
+      return 0;
+    }
+  }
+  const out = M._realloc(ptr, nsize) as number;
+  if (out) {
+    if (state) {
+      state.limits.memoryUsed += delta;
+      state.refused = -1;
+    }
+  }
+  return out;
+}, 'iiiii');
+
+const HOOK = M.addFunction((L: number) => {
+  M._lua_getallocf(L, UD_CELL);
+  states.get(M.HEAP32[UD_CELL >> 2])?.hook(L);
+}, 'vii');
+
+const PANIC = M.addFunction((L: number) => {
+  throw new Error(`Lua panic: ${M._lua_type(L, -1) === T_STRING ? toStr(L, -1) : 'unprotected error'}`);
+}, 'ii');
+
+let dumpChunks: Uint8Array[] = [];
+const WRITER = M.addFunction((_L: number, p: number, size: number) => {
+  dumpChunks.push(M.HEAPU8.slice(p, p + size));
+  return 0;
+}, 'iiiii');
+
+// Error values become "message\nstack traceback:..." strings; non-string errors go through tostring.
+const MESSAGE_HANDLER = registerCFunction((L: number) => {
+  const type = M._lua_type(L, 1);
+  if (type !== T_STRING) {
+    if (type === T_LIGHTUSERDATA && M._lua_touserdata(L, 1) === NULL_PTR) pushString(L, 'error object is the null sentinel');
+    else M._luaL_tolstring(L, 1, 0);
+    M._lua_copy(L, -1, 1);
+    M._lua_settop(L, 1);
+  }
+  M._luaL_traceback(L, L, 0, 1);
+  pushString(L, '\n');
+  M._lua_rotate(L, 2, 1);
+  M._lua_concat(L, 3);
+  return 1;
+});
+
+/** Runs the JS function stored for it, inside a protected call (setup work that allocates must be protected). */
+let protectedBody: ((L: number) => number) | undefined;
+const TRAMPOLINE = registerCFunction((L: number) => {
+  const body = protectedBody as (L: number) => number;
+  protectedBody = undefined;
+  let failure: string | undefined;
+  let n = 0;
+  try {
+    n = body(L);
+  } catch (err) {
+    if (isLongjmp(err)) throw err;
+    failure = (err as Error).message;
+  }
+  if (failure !== undefined) raise(L, failure);
+  return n;
+});
+
+// Compiled chunks by name and source: a fresh state per stage no longer re-parses the prelude, modules, agents.
+const BYTECODE_LIMIT = 2000;
+const bytecodeCache = new Map<string, Uint8Array>();
+
+class WasmoonState implements LuaState {
+  readonly limits: RunLimits;
+  private readonly L: number;
+  private readonly id: number;
+  private readonly ids: number[] = [];
+  private used = 0;
+  /** this state hit a limit of its tree, or was created after (it stops at once; see limits.ts mustStop) */
+  hitHere = false;
+  /** > 0 while Lua code of this state runs: the memory cap applies then (setup is the simulator's own work) */
+  running = 0;
+  /** size of the last refused allocation (see ALLOCATOR) */
+  refused = -1;
+  private closed = false;
+  private readonly memoryMessage: string;
+
+  constructor(private readonly options: StateOptions) {
+    this.limits = options.limits ?? createLimits(options.budget);
+    this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
+    this.id = nextStateId++;
+    states.set(this.id, this);
+    this.L = M._lua_newstate(ALLOCATOR, this.id) as number;
+    if (!this.L) throw new Error('wasmoon: cannot create a Lua state');
+    M._lua_atpanic(this.L, PANIC);
+    this.protect((L) => this.openSandboxedLibs(L));
+    this.hitHere = chargeState(this.limits);
+    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.hitHere ? 1 : HOOK_INTERVAL);
+  }
+
+  hook(L: number): void {
+    this.charge(L, HOOK_INTERVAL);
+  }
+
+  /**
+   * Counts `n` instructions against the run tree's budget. Once a limit is hit the hook fires on every
+   * instruction, so a pcall that swallowed the error cannot run on: the next instruction outside it raises again.
+   */
+  private charge(L: number, n: number): void {
+    this.used += n;
+    const limits = this.limits;
+    if (!limits.exceeded && !limits.memoryExceeded) {
+      limits.used += n;
+      if (limits.used <= limits.budget) return;
+      limits.exceeded = true;
+      this.hitHere = true;
+    }
+    if (!mustStop(limits, this.hitHere, n)) return;
+    this.hitHere = true;
+    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, 1);
+    M._lua_sethook(L, HOOK, LUA_MASKCOUNT, 1);
+    raise(L, limitMessage(limits, this.options.budgetMessage, this.memoryMessage) as string);
+  }
+
+  instructionsUsed(): number {
+    return this.used;
+  }
+
+  private fn(L: number, f: (L: number) => number): void {
+    pushCFunction(L, registerCFunction(f, this.ids));
+  }
+
+  private openSandboxedLibs(L: number): number {
+    // luaL_requiref, done by hand: each luaopen_* leaves its table, stored as a global and in package.loaded
+    const libs: [string, string][] = [
+      ['_G', '_luaopen_base'],
+      ['package', '_luaopen_package'],
+      ['coroutine', '_luaopen_coroutine'],
+      ['table', '_luaopen_table'],
+      ['string', '_luaopen_string'],
+      ['math', '_luaopen_math'],
+      ['utf8', '_luaopen_utf8'],
+      ['os', '_luaopen_os'],
+    ];
+    M._luaL_getsubtable(L, REGISTRY, cstr('_LOADED'));
+    for (const [name, open] of libs) {
+      M[open as `_${string}`](L);
+      M._lua_pushvalue(L, -1);
+      M._lua_setfield(L, -3, cstr(name));
+      M._lua_setglobal(L, cstr(name));
+    }
+    M._lua_settop(L, -2);
+    // os: only the clock functions; execute/remove/rename/exit/getenv/tmpname would reach the host.
+    M._lua_getglobal(L, cstr('os'));
+    for (const name of ['execute', 'remove', 'rename', 'exit', 'getenv', 'tmpname', 'setlocale']) {
+      M._lua_pushnil(L);
+      M._lua_setfield(L, -2, cstr(name));
+    }
+    M._lua_settop(L, -2);
+    // package: no C loader, no file searchers that read the host, a searchpath over the simulation; package.path
+    // is AIPack's: the module dirs, then Lua's default, of which only "./?.lua;./?/init.lua" is simulated.
+    M._lua_getglobal(L, cstr('package'));
+    M._lua_pushvalue(L, -1);
+    M._lua_setfield(L, REGISTRY, cstr(PACKAGE_KEY));
+    M._lua_pushnil(L);
+    M._lua_setfield(L, -2, cstr('loadlib'));
+    pushString(L, '');
+    M._lua_setfield(L, -2, cstr('cpath'));
+    pushString(L, packagePath(this.options));
+    M._lua_setfield(L, -2, cstr('path'));
+    this.fn(L, this.searchpathFn);
+    M._lua_setfield(L, -2, cstr('searchpath'));
+    M._lua_createtable(L, 2, 0);
+    M._lua_getfield(L, -2, cstr('searchers'));
+    M._lua_rawgeti(L, -1, 1n); // the preload searcher
+    M._lua_rawseti(L, -3, 1n);
+    M._lua_settop(L, -2);
+    this.fn(L, this.searcher);
+    M._lua_rawseti(L, -2, 2n);
+    M._lua_setfield(L, -2, cstr('searchers'));
+    M._lua_settop(L, -2);
+    // io: AIPack has it; here only write(), routed to print (no files, no process streams).
+    M._lua_createtable(L, 0, 1);
+    this.fn(L, this.ioWrite);
+    M._lua_setfield(L, -2, cstr('write'));
+    M._lua_pushvalue(L, -1);
+    M._luaL_getsubtable(L, REGISTRY, cstr('_LOADED'));
+    M._lua_rotate(L, -2, 1);
+    M._lua_setfield(L, -2, cstr('io'));
+    M._lua_settop(L, -2);
+    M._lua_setglobal(L, cstr('io'));
+    this.fn(L, this.printFn);
+    M._lua_setglobal(L, cstr('print'));
+    this.fn(L, this.loadfile);
+    M._lua_setglobal(L, cstr('loadfile'));
+    this.fn(L, this.dofile);
+    M._lua_setglobal(L, cstr('dofile'));
+    setArrayMetatable(L);
+    // the sandbox's Lua side (sandbox.ts), with its host helpers
+    M._lua_createtable(L, 0, 3);
+    this.fn(L, (L) => {
+      const n = Number(M._lua_tointegerx(L, 1, 0));
+      if (n > 0) this.charge(L, n);
+      return 0;
+    });
+    M._lua_setfield(L, -2, cstr('charge'));
+    this.fn(L, (L) => {
+      const hit = mustStop(this.limits, this.hitHere, 0) ? limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) : undefined;
+      if (hit === undefined) return 0;
+      pushString(L, hit);
+      return 1;
+    });
+    M._lua_setfield(L, -2, cstr('limit_hit'));
+    this.fn(L, () => 0);
+    M._lua_setfield(L, -2, cstr('allow_hooks'));
+    M._lua_setglobal(L, cstr('__sandbox'));
+    if (this.loadChunk(L, SANDBOX_LUA, '=sandbox', true) !== LUA_OK) raise(L, toStr(L, -1));
+    M._lua_callk(L, 0, 0, 0, 0);
+    return 0;
+  }
+
+  // print(...) joins its arguments with "\n" as AIPack's override does; tables/nil go through tostring.
+  private readonly printFn = (L: number) => {
+    const n = M._lua_gettop(L);
+    const parts: string[] = [];
+    for (let i = 1; i <= n; i++) {
+      M._luaL_tolstring(L, i, 0);
+      parts.push(toStr(L, -1));
+      M._lua_settop(L, -2);
+    }
+    this.options.print(parts.join('\n'));
+    return 0;
+  };
+
+  private readonly ioWrite = (L: number) => {
+    const n = M._lua_gettop(L);
+    const parts: string[] = [];
+    for (let i = 1; i <= n; i++) parts.push(this.checkString(L, i));
+    this.options.print(parts.join(''));
+    return 0;
+  };
+
+  private checkString(L: number, i: number): string {
+    const t = M._lua_type(L, i);
+    if (t !== T_STRING && t !== 3) M._luaL_checklstring(L, i, 0); // raises Lua's own "string expected" error
+    return toStr(L, i);
+  }
+
+  private readonly searchpathFn = (L: number) => {
+    const name = this.checkString(L, 1);
+    const path = this.checkString(L, 2);
+    const opt = (i: number, def: string) => (M._lua_type(L, i) <= T_NIL ? def : this.checkString(L, i));
+    const found = searchPath(this.options, name, path, opt(3, '.'), opt(4, '/'));
+    if ('file' in found) {
+      pushString(L, found.file);
+      return 1;
+    }
+    M._lua_pushnil(L);
+    pushString(L, found.tried);
+    return 2;
+  };
+
+  // The Lua searcher (package.searchers[2]): follows package.path as it is when `require` runs.
+  private readonly searcher = (L: number) => {
+    const name = this.checkString(L, 1);
+    M._lua_getfield(L, REGISTRY, cstr(PACKAGE_KEY));
+    M._lua_getfield(L, -1, cstr('path'));
+    if (M._lua_type(L, -1) !== T_STRING) raise(L, "'package.path' must be a string");
+    const path = toStr(L, -1);
+    M._lua_settop(L, -3);
+    const found = searchPath(this.options, name, path, '.', '/');
+    if (!('file' in found)) {
+      pushString(L, found.tried);
+      return 1;
+    }
+    if (this.loadChunk(L, found.code, '@' + this.options.displayPath(found.abs), false) !== LUA_OK) {
+      raise(L, `error loading module '${name}' from file '${found.file}':\n\t${toStr(L, -1)}`);
+    }
+    pushString(L, found.file);
+    return 2;
+  };
+
+  private loadFileOnStack(L: number, fname: string): number {
+    const where = loadablePath(this.options, fname);
+    if ('error' in where) raise(L, where.error);
+    const code = this.options.readFile(where.abs);
+    if (code === undefined) {
+      M._lua_pushnil(L);
+      pushString(L, `cannot open ${fname}`);
+      return 2;
+    }
+    if (this.loadChunk(L, code, '@' + this.options.displayPath(where.abs), false) !== LUA_OK) {
+      M._lua_pushnil(L);
+      M._lua_rotate(L, -2, 1);
+      return 2;
+    }
+    return 1;
+  }
+
+  private readonly loadfile = (L: number) => this.loadFileOnStack(L, this.checkString(L, 1));
+
+  private readonly dofile = (L: number) => {
+    const fname = this.checkString(L, 1);
+    M._lua_settop(L, 1);
+    if (this.loadFileOnStack(L, fname) !== 1) return M._lua_error(L);
+    M._lua_callk(L, 0, LUA_MULTRET, 0, 0);
+    return M._lua_gettop(L) - 1;
+  };
+
+  /**
+   * Loads `code` as a text chunk named `chunkName` and leaves the function (or the error message) on the stack.
+   * Compiled once per process and chunk: later loads take the cached bytecode (made here, from the same source).
+   */
+  private loadChunk(L: number, code: string, chunkName: string, _trusted: boolean): number {
+    const key = chunkName + '\0' + code;
+    const cached = bytecodeCache.get(key);
+    const name = cstr(chunkName);
+    if (cached) {
+      const buf = mallocBytes(cached);
+      try {
+        return M._luaL_loadbufferx(L, buf, cached.length, name, cstr('b'));
+      } finally {
+        M._free(buf);
+        freeTempCStrings();
+      }
+    }
+    const bytes = new TextEncoder().encode(code);
+    const buf = mallocBytes(bytes);
+    let status: number;
+    try {
+      status = M._luaL_loadbufferx(L, buf, bytes.length, name, cstr('t'));
+    } finally {
+      M._free(buf);
+      freeTempCStrings();
+    }
+    if (status === LUA_OK) {
+      dumpChunks = [];
+      M._lua_dump(L, WRITER, 0, 0);
+      const size = dumpChunks.reduce((n, c) => n + c.length, 0);
+      const out = new Uint8Array(size);
+      let at = 0;
+      for (const c of dumpChunks) {
+        out.set(c, at);
+        at += c.length;
+      }
+      dumpChunks = [];
+      if (bytecodeCache.size >= BYTECODE_LIMIT) bytecodeCache.delete(bytecodeCache.keys().next().value as string);
+      bytecodeCache.set(key, out);
+    }
+    return status;
+  }
+
+  /**
+   * Runs `body` inside a protected call (allocation failures and Lua errors become JS errors). `arg`: an index of
+   * the caller's stack passed as the body's first value (a C function sees only its own frame).
+   */
+  private protect(body: (L: number) => number, arg?: number): void {
+    const L = this.L;
+    const base = M._lua_gettop(L);
+    protectedBody = body;
+    pushCFunction(L, TRAMPOLINE);
+    if (arg !== undefined) M._lua_pushvalue(L, arg);
+    const status = M._lua_pcallk(L, arg !== undefined ? 1 : 0, 0, 0, 0, 0);
+    if (status !== LUA_OK) {
+      const msg = status === LUA_ERRMEM || this.limits.memoryExceeded ? this.memoryMessage : M._lua_type(L, -1) === T_STRING ? toStr(L, -1) : 'Lua error';
+      M._lua_settop(L, base);
+      throw new LuaRuntimeError(msg, '');
+    }
+    M._lua_settop(L, base);
+  }
+
+  setGlobal(name: string, value: unknown): void {
+    this.protect((L) => {
+      pushJs(L, value, false, this.ids);
+      M._lua_setglobal(L, cstr(name));
+      return 0;
+    });
+  }
+
+  exec(code: string, chunkName: string): void {
+    this.protectedRun(code, chunkName, 1, undefined);
+  }
+
+  execTrusted(code: string, chunkName: string): void {
+    this.protectedRun(code, chunkName, 1, undefined);
+  }
+
+  runChunk(code: string, file: string, firstLine: number, scope: Record<string, unknown>, mode: ConvertMode): unknown {
+    return this.protectedRun(code, '@' + this.options.displayPath(file), firstLine, mode, (L) => {
+      // _ENV = scope variables + shallow copy of the globals (AIPack's upgrade_scope); arg 1 is the chunk
+      M._lua_createtable(L, 0, 64);
+      M._lua_rawgeti(L, REGISTRY, RIDX_GLOBALS);
+      M._lua_pushnil(L);
+      while (M._lua_next(L, -2) !== 0) {
+        M._lua_pushvalue(L, -2);
+        M._lua_rotate(L, -2, 1);
+        M._lua_rawset(L, -5);
+      }
+      M._lua_settop(L, -2);
+      for (const [key, value] of Object.entries(scope)) {
+        pushJs(L, value, true, this.ids);
+        M._lua_setfield(L, -2, cstr(key));
+      }
+      if (!M._lua_setupvalue(L, 1, 1)) M._lua_settop(L, -2);
+      return 0;
+    });
+  }
+
+  /** Loads `code` (padded so its lines match its file), prepares it with `setup`, calls it under a traceback handler. */
+  private protectedRun(code: string, chunkName: string, firstLine: number, mode: ConvertMode | undefined, setup?: (L: number) => number): unknown {
+    const L = this.L;
+    const base = M._lua_gettop(L);
+    pushCFunction(L, MESSAGE_HANDLER);
+    const loadStatus = this.loadChunk(L, '\n'.repeat(Math.max(0, firstLine - 1)) + code, chunkName, false);
+    if (loadStatus !== LUA_OK) {
+      const msg = loadStatus === LUA_ERRMEM ? this.memoryMessage : toStr(L, -1);
+      M._lua_settop(L, base);
+      throw new LuaRuntimeError(msg, '', locationOf(msg));
+    }
+    if (setup) {
+      const fnIndex = M._lua_gettop(L);
+      try {
+        this.protect(setup, fnIndex);
+      } catch (err) {
+        M._lua_settop(L, base);
+        throw err;
+      }
+    }
+    this.running++;
+    let status: number;
+    try {
+      status = M._lua_pcallk(L, 0, 1, base + 1, 0, 0);
+    } finally {
+      this.running--;
+    }
+    if (status !== LUA_OK) {
+      const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
+      if (status === LUA_ERRMEM || (hit !== undefined && this.limits.memoryExceeded)) {
+        M._lua_settop(L, base);
+        throw new LuaRuntimeError(this.memoryMessage, '');
+      }
+      const full = M._lua_type(L, -1) === T_STRING ? toStr(L, -1) : 'unknown Lua error';
+      M._lua_settop(L, base);
+      const cut = full.indexOf('\nstack traceback:');
+      const message = cut >= 0 ? full.slice(0, cut) : full;
+      const traceback = cut >= 0 ? full.slice(cut + 1) : '';
+      throw new LuaRuntimeError(message, traceback, locationOf(message));
+    }
+    try {
+      return mode ? toJs(L, -1, mode) : undefined;
+    } catch (err) {
+      if (err instanceof ConversionError) throw new LuaRuntimeError(`${chunkName.replace(/^@/, '')}: ${err.message}`, '');
+      throw err;
+    } finally {
+      M._lua_settop(L, base);
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    M._lua_close(this.L);
+    states.delete(this.id);
+    releaseCFunctions(this.ids);
+  }
+}
+
+function locationOf(message: string): string | undefined {
+  const m = /^(.+?:\d+):/.exec(message);
+  return m ? m[1] : undefined;
+}
