@@ -3,7 +3,7 @@ import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
 import { lua, lauxlib, lualib, setBigStringHook, to_luastring, type LuaState as L } from './fengari-vm.ts';
-import { chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
+import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, packagePath, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 
@@ -79,14 +79,8 @@ class FengariState implements LuaState {
    */
   private charge(L: L, n: number): void {
     this.used += n;
-    const limits = this.limits;
-    if (!limits.exceeded && !limits.memoryExceeded) {
-      limits.used += n;
-      if (limits.used <= limits.budget) return;
-      limits.exceeded = true;
-      this.hitHere = true;
-    }
-    if (!mustStop(limits, this.hitHere, n)) return;
+    if (chargeInstructions(this.limits, n)) this.hitHere = true;
+    if (!mustStop(this.limits, this.hitHere, n)) return;
     this.failFast(L);
   }
 

@@ -52,12 +52,21 @@ export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolea
  */
 export const STATE_COST = 20_000;
 
+/**
+ * Charges `n` instructions to the tree while it is within its limits; true when this charge is the one that
+ * crossed the budget (the charging state hit the limit itself).
+ */
+export function chargeInstructions(limits: RunLimits, n: number): boolean {
+  if (limits.exceeded || limits.memoryExceeded) return false;
+  limits.used += n;
+  if (limits.used <= limits.budget) return false;
+  limits.exceeded = true;
+  return true;
+}
+
 /** Charges a new state; true when the tree is over a limit already (the state must raise at once). */
 export function chargeState(limits: RunLimits): boolean {
-  if (!limits.exceeded && !limits.memoryExceeded) {
-    limits.used += STATE_COST;
-    if (limits.used > limits.budget) limits.exceeded = true;
-  }
+  chargeInstructions(limits, STATE_COST);
   return limits.exceeded || limits.memoryExceeded;
 }
 

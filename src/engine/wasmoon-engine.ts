@@ -1,5 +1,5 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
-import { chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
+import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { ConversionError } from './fengari-bridge.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
@@ -175,18 +175,12 @@ class WasmoonState implements LuaState {
    */
   private charge(L: number, n: number): void {
     this.used += n;
-    const limits = this.limits;
-    if (!limits.exceeded && !limits.memoryExceeded) {
-      limits.used += n;
-      if (limits.used <= limits.budget) return;
-      limits.exceeded = true;
-      this.hitHere = true;
-    }
-    if (!mustStop(limits, this.hitHere, n)) return;
+    if (chargeInstructions(this.limits, n)) this.hitHere = true;
+    if (!mustStop(this.limits, this.hitHere, n)) return;
     this.hitHere = true;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, 1);
     M._lua_sethook(L, HOOK, LUA_MASKCOUNT, 1);
-    raise(L, limitMessage(limits, this.options.budgetMessage, this.memoryMessage) as string);
+    raise(L, limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) as string);
   }
 
   instructionsUsed(): number {
