@@ -1,5 +1,5 @@
 import { lua, lauxlib, to_luastring, type LuaState as L } from './fengari-vm.ts';
-import { HOST_OPTIONS, LuaError, LuaMulti, type ConvertMode, type HostFunction } from './values.ts';
+import { HOST_OPTIONS, LuaError, LuaMulti, tableValue, type ConvertMode, type HostFunction } from './values.ts';
 
 /** The identity behind AIPack's `null` global: one light userdata shared by every state. */
 export const NULL_TOKEN = Object.freeze({ aipackNull: true });
@@ -215,7 +215,7 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
         return out;
       }
     }
-    const keys: unknown[] = [];
+    const keys: (string | number)[] = [];
     const values: unknown[] = [];
     lua.lua_pushnil(L);
     while (lua.lua_next(L, idx) !== 0) {
@@ -226,15 +226,7 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
       keys.push(key);
       values.push(v);
     }
-    if (mode === 'aip' && isSequence(keys)) {
-      const out: unknown[] = new Array(keys.length);
-      keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
-      return out;
-    }
-    const obj: Record<string, unknown> = {};
-    // defineProperty: a Lua key "__proto__" is an ordinary key, not the object's prototype (it was dropped)
-    keys.forEach((k, i) => Object.defineProperty(obj, String(k), { value: values[i], enumerable: true, writable: true, configurable: true }));
-    return obj;
+    return tableValue(keys, values, mode);
   } finally {
     seen.delete(ptr);
   }
@@ -251,15 +243,4 @@ function keyOf(L: L, idx: number, path: string): string | number {
     default:
       throw new ConversionError(`cannot convert a table key of type ${luaTypeAt(L, idx)} at ${path}`);
   }
-}
-
-/** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */
-function isSequence(keys: unknown[]): boolean {
-  const n = keys.length;
-  const present = new Array<boolean>(n + 1).fill(false);
-  for (const k of keys) {
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > n || present[k]) return false;
-    present[k] = true;
-  }
-  return true;
 }

@@ -84,3 +84,30 @@ export function luaTypeName(v: unknown): string {
   if (typeof v === 'function') return 'function';
   return typeof v;
 }
+
+/**
+ * The JS value of a converted Lua table from its keys and values in traversal order: a list in the `aip`
+ * conversion when the keys are exactly 1..n, else an object.
+ */
+export function tableValue(keys: (string | number)[], values: unknown[], mode: ConvertMode): unknown {
+  if (mode === 'aip' && isSequence(keys)) {
+    const out: unknown[] = new Array(keys.length);
+    keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
+    return out;
+  }
+  const obj: Record<string, unknown> = {};
+  // defineProperty: a Lua key "__proto__" is an ordinary key, not the object's prototype
+  keys.forEach((k, i) => Object.defineProperty(obj, String(k), { value: values[i], enumerable: true, writable: true, configurable: true }));
+  return obj;
+}
+
+/** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */
+function isSequence(keys: unknown[]): boolean {
+  const n = keys.length;
+  const present = new Array<boolean>(n + 1).fill(false);
+  for (const k of keys) {
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > n || present[k]) return false;
+    present[k] = true;
+  }
+  return true;
+}

@@ -7,7 +7,7 @@
  * process (top-level await: importing this file loads the engine).
  */
 import { LuaFactory } from 'wasmoon';
-import { HOST_OPTIONS, LuaError, LuaMulti, type ConvertMode, type HostFunction } from './values.ts';
+import { HOST_OPTIONS, LuaError, LuaMulti, tableValue, type ConvertMode, type HostFunction } from './values.ts';
 import { ConversionError, MAX_DEPTH, MAX_NODES } from './fengari-bridge.ts';
 
 type Fn = (...args: any[]) => any;
@@ -355,15 +355,7 @@ function convertTable(L: number, idx: number, mode: ConvertMode, path: string, s
       keys.push(key);
       values.push(v);
     }
-    if (mode === 'aip' && isSequence(keys)) {
-      const out: unknown[] = new Array(keys.length);
-      keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
-      return out;
-    }
-    const obj: Record<string, unknown> = {};
-    // defineProperty: a Lua key "__proto__" is an ordinary key, not the object's prototype
-    keys.forEach((k, i) => Object.defineProperty(obj, String(k), { value: values[i], enumerable: true, writable: true, configurable: true }));
-    return obj;
+    return tableValue(keys, values, mode);
   } finally {
     seen.delete(ptr);
   }
@@ -381,15 +373,4 @@ function keyOf(L: number, idx: number, path: string): string | number {
     default:
       throw new ConversionError(`cannot convert a table key of type ${typeName(type)} at ${path}`);
   }
-}
-
-/** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */
-function isSequence(keys: unknown[]): boolean {
-  const n = keys.length;
-  const present = new Array<boolean>(n + 1).fill(false);
-  for (const k of keys) {
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > n || present[k]) return false;
-    present[k] = true;
-  }
-  return true;
 }
