@@ -45,7 +45,7 @@ const previous = (v: string) => {
 
 describe('since-versions, checked against AIPack release tags', () => {
   it('every catalog function has the first tag that registers it', () => {
-    const later = new Map(Object.entries(FIRST_TAG).flatMap(([v, names]) => names.map((n) => [`aip.${n}`, v] as const)));
+    const later = new Map(Object.entries(FIRST_TAG).flatMap(([v, names]) => names.map((n) => [`aip.${n}` as string, v] as const)));
     for (const f of AIP_FUNCTIONS) expect(f.since, f.path).toBe(later.get(f.path) ?? '0.8.0');
     expect(findAipFunction('aip.flow.redo')?.until).toBe('0.8.22');
     for (const g of AIPACK_GLOBALS) expect(g.since, g.name).toBe(GLOBAL_FIRST_TAG[g.name]);
