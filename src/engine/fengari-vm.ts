@@ -35,6 +35,19 @@ lstring.luaS_new = function (L, s) {
   return luaS_new(L, s);
 };
 
+// A string's table key: fengari builds it by appending each byte's hex digits to a JS string, which for a string
+// of megabytes (a file's content used as a key) takes seconds and a rope of gigabytes. Latin-1 maps bytes to
+// chars one to one, so this key is as unique, built natively. llex builds its token keys with luaS_hash at load.
+const hashKey = (s: Uint8Array): string => {
+  if (s.length >= 64) return '|' + Buffer.from(s.buffer, s.byteOffset, s.length).toString('latin1');
+  let key = '|';
+  for (let i = 0; i < s.length; i++) key += String.fromCharCode(s[i] as number);
+  return key;
+};
+const lstringKeys = lstring as unknown as { luaS_hash: (s: Uint8Array) => string; luaS_hashlongstr: (ts: { hash: string | null; getstr(): Uint8Array }) => string };
+lstringKeys.luaS_hash = hashKey;
+lstringKeys.luaS_hashlongstr = (ts) => (ts.hash ??= hashKey(ts.getstr()));
+
 const fengari = require('fengari') as typeof Fengari;
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
