@@ -1,8 +1,7 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
-import { ConversionError } from './fengari-bridge.ts';
-import { LuaRuntimeError, type ConvertMode } from './values.ts';
+import { ConversionError, LuaRuntimeError, type ConvertMode } from './values.ts';
 import {
   cstr,
   freeTempCStrings,
