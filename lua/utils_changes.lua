@@ -88,7 +88,8 @@ local function write_tag_change(target, content, mode)
 end
 
 ----------------------------------------------------------------------------------------------------------------
--- udiffx: one <FILE_CHANGES> block of FILE_NEW / FILE_PATCH / FILE_RENAME / FILE_DELETE directives
+-- udiffx: one <FILE_CHANGES> block of FILE_NEW / FILE_PATCH / FILE_APPEND / FILE_COPY / FILE_RENAME / FILE_DELETE
+-- directives, applied by AIPack's aip.udiffx in one call
 
 -- The paths each directive names, by kind (FILE_APPEND and FILE_COPY came later upstream; AIPack's udiffx
 -- decides whether it knows them, the paths are checked all the same).
@@ -153,24 +154,99 @@ local function extract_file_changes_block(text)
   return directives, join_pieces({ text:sub(1, open_from - 1), text:sub(close_to + 1) })
 end
 
--- Applies one directive with AIPack's udiffx: (changed, failure reason | nil).
-local function apply_directive(directive, base_dir)
-  if not (aip.udiffx and aip.udiffx.apply_file_changes) then
-    return false, "aip.udiffx.apply_file_changes is not available in this AIPack (it came with 0.8.12)"
+-- The text of a failed udiffx item: its message, then each failed hunk with its cause.
+local function item_reason(item)
+  local reason = U.nil_if_null(item.error_msg) or "Unknown error"
+  local hunks = U.nil_if_null(item.error_hunks)
+  if type(hunks) == "table" then
+    for i, hunk in ipairs(hunks) do
+      reason = reason .. "\n\nHunk " .. i .. " failed: " .. tostring(U.nil_if_null(hunk.cause) or "unknown cause")
+        .. "\n" .. U.trim_end(tostring(U.nil_if_null(hunk.hunk_body) or ""))
+    end
   end
-  local block = "<FILE_CHANGES>\n" .. directive.raw .. "\n</FILE_CHANGES>"
+  return reason
+end
+
+-- The content, before the changes, of each file named by a FILE_PATCH and by no other directive of the answer:
+-- a failed patch may have written the hunks that fitted, and the pack puts such a file back (nothing
+-- half-applied). false = the file did not exist. A file other directives touch too cannot be put back alone.
+local function snapshot_patched(accepted)
+  local touches = {}
+  for _, entry in ipairs(accepted) do
+    for _, t in ipairs(entry.targets) do touches[t.target] = (touches[t.target] or 0) + 1 end
+  end
+  local before = {}
+  for _, entry in ipairs(accepted) do
+    local target = entry.targets[1].target
+    if entry.change.kind == "FILE_PATCH" and touches[target] == 1 then
+      if aip.path.exists(target) then before[target] = aip.file.load(target).content else before[target] = false end
+    end
+  end
+  return before
+end
+
+local function restore(target, content)
+  if content == false then
+    if aip.path.exists(target) then aip.file.delete(target) end
+  elseif not aip.path.exists(target) or aip.file.load(target).content ~= content then
+    aip.file.save(target, content)
+  end
+end
+
+-- Applies the accepted directives with one call to AIPack's udiffx, as upstream pro@coder does:
+-- { {changed, reason | nil} } in the order of `accepted`. Items are matched to directives by path, in order, so a
+-- directive this AIPack's udiffx does not know (no item) is reported instead of shifting the others.
+local function apply_udiffx(accepted, base_dir)
+  local results = {}
+  local function all_fail(reason)
+    for i = 1, #accepted do results[i] = { false, reason } end
+    return results
+  end
+  if accepted[1] == nil then return results end
+  if not (aip.udiffx and aip.udiffx.apply_file_changes) then
+    return all_fail("aip.udiffx.apply_file_changes is not available in this AIPack (it came with 0.8.12)")
+  end
+  local raws = {}
+  for i, entry in ipairs(accepted) do raws[i] = entry.change.raw end
+  local block = "<FILE_CHANGES>\n" .. table.concat(raws, "\n\n") .. "\n</FILE_CHANGES>"
+  local before = snapshot_patched(accepted)
   local dir = base_dir
   if dir == "" then dir = nil end
-  local status = aip.udiffx.apply_file_changes(block, dir)
-  if type(status) ~= "table" then return false, "aip.udiffx returned no status" end
-  local items = U.nil_if_null(status.items)
-  local item = type(items) == "table" and items[1] or nil
-  if type(item) == "table" then
-    if item.success == true then return true, nil end
-    return false, U.nil_if_null(item.error_msg) or "Unknown error"
+  local ok, status = pcall(aip.udiffx.apply_file_changes, block, dir)
+  if not ok then return all_fail("aip.udiffx.apply_file_changes failed: " .. tostring(status)) end
+  local items = type(status) == "table" and U.nil_if_null(status.items) or nil
+  if type(items) ~= "table" then
+    return all_fail(tostring(type(status) == "table" and U.nil_if_null(status.error) or "aip.udiffx returned no status"))
   end
-  if status.success == true then return false, "the directive was not recognised" end
-  return false, tostring(U.nil_if_null(status.error) or "Unknown error")
+  local used = {}
+  for i, entry in ipairs(accepted) do
+    local paths = entry.change.paths
+    local expected = paths[#paths]
+    local item
+    for j, candidate in ipairs(items) do
+      if not used[j] and type(candidate) == "table" and candidate.file_path == expected then
+        used[j] = true
+        item = candidate
+        break
+      end
+    end
+    if item == nil then
+      results[i] = { false, "this AIPack's udiffx did not apply <" .. entry.change.kind .. "> (no status for it)" }
+    elseif item.success == true then
+      results[i] = { true, nil }
+    else
+      local target = entry.targets[1].target
+      if entry.change.kind == "FILE_PATCH" and before[target] ~= nil then
+        restore(target, before[target])
+        results[i] = { false, item_reason(item) .. "\n\nThe file was left as it was (hunks that fitted were undone)." }
+      elseif entry.change.kind == "FILE_PATCH" then
+        results[i] = { false, item_reason(item) .. "\n\nOther changes of this answer touch the file too: the hunks that fitted are kept." }
+      else
+        results[i] = { false, item_reason(item) }
+      end
+    end
+  end
+  return results
 end
 
 ----------------------------------------------------------------------------------------------------------------
@@ -196,10 +272,7 @@ local function check_change(change, base_dir)
 end
 
 local function apply_one(change, targets, settings)
-  if change.kind == "AIP_FILE_CHANGE" then
-    return write_tag_change(targets[1].target, fenced_content(change.body), settings.file_content_mode)
-  end
-  return apply_directive(change, settings.base_dir)
+  return write_tag_change(targets[1].target, fenced_content(change.body), settings.file_content_mode)
 end
 
 --- Applies the file changes of an answer when write_mode is on:
@@ -217,17 +290,35 @@ function M.apply(content, settings)
   if problem then fail("<FILE_CHANGES>", problem) end
 
   -- every change is checked before the first one is applied
-  local checked = {}
+  local checked, accepted = {}, {}
   for i, change in ipairs(changes) do
     local targets, failure = check_change(change, settings.base_dir)
     checked[i] = { change = change, targets = targets, failure = failure }
+    if not failure then accepted[#accepted + 1] = checked[i] end
   end
+  local udiffx_results
+  if settings.file_content_mode == "udiffx" then
+    local ok, results = pcall(apply_udiffx, accepted, settings.base_dir)
+    if not ok then
+      local err = tostring(results)
+      results = {}
+      for i = 1, #accepted do results[i] = { false, "applying the changes failed: " .. err } end
+    end
+    udiffx_results = results
+  end
+  local n = 0
   for _, item in ipairs(checked) do
     if item.failure then
       fail(item.failure.path, item.failure.reason)
     else
+      n = n + 1
       local path = item.targets[#item.targets].path
-      local ok, changed, reason = pcall(apply_one, item.change, item.targets, settings)
+      local ok, changed, reason
+      if udiffx_results then
+        ok, changed, reason = true, udiffx_results[n][1], udiffx_results[n][2]
+      else
+        ok, changed, reason = pcall(apply_one, item.change, item.targets, settings)
+      end
       if not ok then
         changed, reason = false, tostring(changed)
       end

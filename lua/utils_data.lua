@@ -15,6 +15,15 @@ local FORMAT_TEMPLATES = {
 }
 local SUGGEST_COMMIT_TEMPLATE = "suggest-commit.md"
 
+-- The file-change instructions of a mode. In udiffx mode, as upstream pro@coder does, the instruction of the
+-- udiffx that will apply the answer (AIPack 0.8.17+), else the pack's own template.
+local function format_instructions_for(mode)
+  if mode == "udiffx" and aip.udiffx and aip.udiffx.file_changes_instruction then -- check:allow aip-too-new
+    return aip.udiffx.file_changes_instruction() -- check:allow aip-too-new
+  end
+  return F.template(FORMAT_TEMPLATES[mode])
+end
+
 -- The task prepared again from params a pre_task sub-agent returned, as Before All does for the run.
 -- Run-level keys (working_globs, input_concurrency, sub_agents) have no effect here: the task keeps its
 -- working files, only re-expressed relative to its own base_dir.
@@ -118,7 +127,7 @@ function M.load_task(task)
   end
 
   local format_instructions, suggest_commit
-  if settings.write_mode then format_instructions = F.template(FORMAT_TEMPLATES[settings.file_content_mode]) end
+  if settings.write_mode then format_instructions = format_instructions_for(settings.file_content_mode) end
   if settings.suggest_git_commit then suggest_commit = F.template(SUGGEST_COMMIT_TEMPLATE) end
   local previous_answer
   if not settings.write_mode then previous_answer = task.run.previous_answer end

@@ -60,7 +60,7 @@ C.PARAM_KEYS = {
     dev = "legacy alias of workbench, which is not part of this pack",
     auto_fix = "the udiffx auto-fix pass is not part of this pack; failed changes are reported instead",
     max_file_size_kb = "only limits code-map files of auto_context, which is not part of this pack",
-    udiffx_inst_debug = "this pack always sends its own udiffx instructions",
+    udiffx_inst_debug = "this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)",
   },
 }
 

@@ -7,7 +7,7 @@ local U = require("utils_common")
 local M = {}
 
 M.DEFAULT_MAX_FILES_SIZE_KB = 1000
-M.DEFAULT_FILE_CONTENT_MODE = "search_replace_auto"
+M.DEFAULT_FILE_CONTENT_MODE = "udiffx"
 
 -- Agent options the prompt may set for the whole run, and the subset a task may override
 -- (input_concurrency only makes sense for the run).

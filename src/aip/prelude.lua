@@ -155,8 +155,8 @@ end
 
 
 -- CSV cells are converted one by one in AIPack, which names the bad type; the bridge would refuse a function
--- argument with its own words, so the cells are checked here first.
-if aip.csv then
+-- argument with its own words, so the cells are checked here first (only where the functions exist: 0.8.8+).
+if aip.csv and aip.csv.values_to_row then
   local function check_cells(ctx, list)
     if type(list) ~= "table" then return end
     for i = 1, #list do

@@ -34,11 +34,15 @@ export function lintAipFile(file: string, content: string, opts: LintOptions, su
     const script = doc[key] as LuaScript | undefined;
     if (script) for (const s of annotatedStagesOf(script.code)) stages.add(s);
   }
+  // A Before All that returns new inputs (before_all_response) makes the tasks' `input` its own items, not the
+  // sub-agent input; and with an After All, the tasks' returns are outputs, not the response.
+  const ownInputs = /\bbefore_all_response\b/.test((doc.beforeAll as LuaScript | undefined)?.code ?? '');
   for (const [key, scope] of STAGES) {
     const script = doc[key] as LuaScript | undefined;
     if (!script) continue;
+    const typed = ownInputs && (scope === 'Data' || scope === 'Output') ? [] : [...stages];
     // repeated stage headings are concatenated into one chunk, as AIPack runs them
-    for (const f of lintLua({ file, code: script.code, scope, subAgentStages: [...stages] }, opts)) {
+    for (const f of lintLua({ file, code: script.code, scope, subAgentStages: typed }, opts)) {
       findings.push({ ...f, line: mapScriptLine(script, f.line) });
     }
   }

@@ -1,7 +1,7 @@
 // The sub-agent contract as Lua types, derived from the zod schemas (src/contract/schemas.ts): the shapes the
 // checker follows (input of each stage, the response) and the LuaLS classes of the generated definitions.
 
-import { z } from 'zod';
+import { type AnySchema, type ZodDef, defOf, metaOf } from '../contract/zod-def.ts';
 import {
   AgentConfigSchema,
   AgentEntryTableSchema,
@@ -35,21 +35,6 @@ export interface ShapeField {
   exclusiveWith?: string;
 }
 
-type AnySchema = z.core.$ZodType;
-interface Def {
-  type: string;
-  innerType?: AnySchema;
-  element?: AnySchema;
-  options?: readonly AnySchema[];
-  entries?: Record<string, string>;
-  values?: readonly unknown[];
-  shape?: Record<string, AnySchema>;
-  catchall?: AnySchema;
-  checks?: { _zod: { def: { check: string; format?: string } } }[];
-  format?: string;
-}
-const defOf = (s: AnySchema): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-const metaOf = (s: AnySchema): Record<string, unknown> => (z.globalRegistry.get(s) ?? {}) as Record<string, unknown>;
 
 /** Lua class name of each stage's input table */
 export const STAGE_INPUT_CLASS: Record<Stage, string> = {
@@ -74,7 +59,7 @@ const CLASS_NAMES = new Map<AnySchema, string>([
   ...STAGES.map((s): [AnySchema, string] => [StageInputSchemas[s], STAGE_INPUT_CLASS[s]]),
 ]);
 
-const isInteger = (d: Def) => d.format === 'safeint' || d.format === 'int32' || (d.checks ?? []).some((c) => c._zod.def.format === 'safeint');
+const isInteger = (d: ZodDef) => d.format === 'safeint' || d.format === 'int32' || (d.checks ?? []).some((c) => c._zod.def.format === 'safeint');
 
 /** The shape of a zod schema (optional/default wrappers looked through). */
 export function shapeOf(schema: AnySchema): Shape {

@@ -66,7 +66,7 @@ export function addSimOptions(cmd: Command): Command {
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
-    .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base), read-only: its packs, CTX.BASE_AIPACK_DIR (default: none)')
+    .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base): its packs, CTX.BASE_AIPACK_DIR; saves there stay in memory, the dir is only read (default: none)')
     .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
 }
 

@@ -6,7 +6,7 @@
  * schemas.ts (CHECK_TEMPLATES) and the expected-type texts computed here, so a field's name, type, default and
  * message exist once.
  */
-import { z } from 'zod';
+import { type AnySchema, defOf, metaOf } from './zod-def.ts';
 import {
   AgentEntrySchema,
   AgentEntryTableSchema,
@@ -45,21 +45,6 @@ export interface Field {
   sets?: string;
 }
 
-type AnySchema = z.core.$ZodType;
-interface Def {
-  type: string;
-  innerType?: AnySchema;
-  element?: AnySchema;
-  options?: readonly AnySchema[];
-  entries?: Record<string, string>;
-  values?: readonly unknown[];
-  shape?: Record<string, AnySchema>;
-  checks?: { _zod: { def: { check: string; minimum?: number } } }[];
-  defaultValue?: unknown;
-}
-
-const defOf = (s: AnySchema): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-const metaOf = (s: AnySchema): Record<string, unknown> => (z.globalRegistry.get(s) ?? {}) as Record<string, unknown>;
 const minLength = (s: AnySchema): number =>
   Math.max(0, ...(defOf(s).checks ?? []).map((c) => (c._zod.def.check === 'min_length' ? c._zod.def.minimum ?? 0 : 0)));
 

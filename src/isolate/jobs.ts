@@ -34,7 +34,7 @@ export interface SimSpec {
   traceValues?: SimulatorOptions['traceValues'];
   /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
   mocks?: Mocks;
-  /** --aipack-base: a read-only AIPack base dir */
+  /** --aipack-base: an AIPack base dir, only read (saves there stay in memory) */
   aipackBase?: string;
 }
 

@@ -20,6 +20,7 @@ import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type StageName } from './trace.ts';
+import { withBaseLayer } from './base-vfs.ts';
 import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
@@ -58,9 +59,9 @@ export interface SimulatorOptions {
   /** user stubs for aip.* functions (mocks.ts); names must exist at the simulated version */
   mocks?: Mocks;
   /**
-   * an AIPack base dir (like `~/.aipack-base`), read-only: CTX.BASE_AIPACK_DIR, `~/.aipack-base/...` paths, and
-   * the packs under its pack/custom and pack/installed. Default: none (a virtual, empty one), so runs stay
-   * deterministic.
+   * an AIPack base dir (like `~/.aipack-base`): CTX.BASE_AIPACK_DIR, `~/.aipack-base/...` paths, and the packs
+   * under its pack/custom and pack/installed. Writes there are allowed as in AIPack but stay in the run's memory
+   * (base-vfs.ts): the dir on disk is only read. Default: none (a virtual, empty one), so runs stay deterministic.
    */
   aipackBase?: string;
 }
@@ -115,7 +116,7 @@ export class Simulator implements StageHost {
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
     this.aipackBase = opts.aipackBase === undefined ? undefined : nodePath.resolve(opts.aipackBase);
-    this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir, { readOnlyRoots: this.aipackBase ? [this.aipackBase] : [] });
+    this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir);
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
     if (opts.mocks) checkMocksAt(opts.mocks, this.aipackVersion);
     this.mocksLua = opts.mocks ? luaMocksCode(opts.mocks) : '';
@@ -126,7 +127,7 @@ export class Simulator implements StageHost {
     this.budget = opts.budget ?? DEFAULT_BUDGET;
     this.sessionUid = this.nextUid();
     // A sibling of the workspace that never exists on disk: writes under `~` fail AIPack's protection, except
-    // in `~/.aipack-base`, which the overlay never commits.
+    // in `~/.aipack-base`, whose writes stay in the base layer.
     const home = `${this.workspaceDir}.sim-home`;
     this.dirs = {
       workspace: this.workspaceDir,
@@ -136,7 +137,8 @@ export class Simulator implements StageHost {
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
     this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
-    this.readVfs = guardReads(this.vfs, this.readPolicy);
+    // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
+    this.readVfs = guardReads(withBaseLayer(this.vfs, this.dirs.baseAipack), this.readPolicy);
   }
 
   /** true when the simulated AIPack version is `version` or later */

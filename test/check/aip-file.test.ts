@@ -117,4 +117,14 @@ describe('lintAipFile', () => {
       expect.objectContaining({ line: 4, column: 3, rule: 'options-toml', message: expect.stringContaining("'input_concurrency'") }),
     ]);
   });
+
+  it('types a sub-agent\'s task `input` only while Before All keeps the sub-agent input', () => {
+    const agent = (beforeAll: string) =>
+      ['# Before All', '```lua', beforeAll, '```', '# Output', '```lua', 'return { path = input.path }', '```'].join('\n');
+    const rules = (content: string) => lintAipFile('a.aip', content, opts, ['pre']).map((f) => `${f.line}:${f.column} ${f.rule}`);
+    // the tasks run over the Before All's own items: their fields and returns are the agent's business
+    expect(rules(agent('return aip.flow.before_all_response({ inputs = { { path = "a" } } })'))).toEqual([]);
+    // otherwise each task's input is the sub-agent input, and a lone Output answers for the sub-agent
+    expect(rules(agent('local n = #inputs'))).toEqual(['7:10 response-key', '7:23 unknown-field']);
+  });
 });

@@ -81,13 +81,8 @@ describe("README: The coder's answer format", () => {
     answers.forEach((a, i) => {
       const sim = coderWith(modes[i], a.body);
       const ws = sim.vfs.workspaceDir;
-      if (modes[i] === 'udiffx') {
-        // the simulator finds both directives but does not apply udiffx changes yet (aip.udiffx is not simulated)
-        const report = sim.vfs.readFile(nodePath.join(ws, '.aipack/.prompt/pro@coder/coder-prompt.md'))!;
-        expect(report).toContain('FAILED: src/price.ts: FILE_PATCH: aip.udiffx.apply_file_changes is not simulated');
-        expect(report).toContain('FAILED: src/old-price.ts: FILE_DELETE: aip.udiffx.apply_file_changes is not simulated');
-        return;
-      }
+      // udiffx also deletes src/old-price.ts; the other modes leave it
+      expect(sim.vfs.isFile(nodePath.join(ws, 'src/old-price.ts')), modes[i]).toBe(modes[i] !== 'udiffx');
       expect(sim.vfs.readFile(nodePath.join(ws, 'src/price.ts')), modes[i]).toBe('export const price = (cents: number) => (cents / 100).toFixed(2);\n');
     });
   });

@@ -14,20 +14,6 @@ const run = (dir?: string) => runCoder(dir, { workspace: UP });
 const cacheFile = (r: CoderRun, name: string) => r.file(`${nodePath.posix.dirname(r.promptFile)}/.cache/${name}`);
 const pin = (r: CoderRun, iden: string) => r.pins.find((p) => p.iden === iden)?.content as { label: string; content: string } | undefined;
 
-/**
- * aip.udiffx.apply_file_changes comes from AIPack's udiffx crate and is not simulated (README): this stub logs
- * each call (the block and base_dir it got) and answers as AIPack does for one applied directive.
- */
-const UDIFFX_STUB = {
-  'aip.udiffx.apply_file_changes': {
-    lua: `local block, base_dir = ...
-aip.file.append("udiffx-calls.log", "base_dir=" .. tostring(base_dir) .. "\\n" .. block .. "\\n")
-local path = block:match('file_path="([^"]+)"')
-return { success = true, total_count = 1, success_count = 1, fail_count = 0,
-  items = { { file_path = path, kind = "New", success = true } } }`,
-  },
-};
-
 describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit, auto_context, workbench, on: end)", () => {
   const r = run();
 
@@ -84,20 +70,31 @@ describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit
     expect(cacheFile(r, 'last_ai_responses_for_raw.md')).toContain('<FILE_DELETE file_path="../outside.txt" />');
   });
 
-  it('hands each checked directive to aip.udiffx on its own, with base_dir, and counts what it applied', () => {
-    const stubbed = runCoder(undefined, { workspace: UP, mocks: UDIFFX_STUB });
-    completed(stubbed);
-    const log = stubbed.file('udiffx-calls.log')!;
-    const calls = log.split('base_dir=').filter((c) => c !== '');
-    expect(calls).toHaveLength(2);
-    // base_dir "" is the workspace root: nil for aip.udiffx; one directive per call, refused ones never passed
-    expect(calls[0]).toMatch(/^nil\n<FILE_CHANGES>\n<FILE_NEW file_path="src\/farewell\.ts">[\s\S]*<\/FILE_NEW>\n<\/FILE_CHANGES>\n$/);
-    expect(calls[1]).toMatch(/^nil\n<FILE_CHANGES>\n<FILE_PATCH file_path="src\/greet\.ts">[\s\S]*<\/FILE_PATCH>\n<\/FILE_CHANGES>\n$/);
-    expect(log).not.toContain('.aipack/pack');
-    expect(log).not.toContain('outside.txt');
-    const answer = belowSeparator(stubbed.file(stubbed.promptFile)!)!;
-    expect(answer).toContain('> Files changed: 2 (src/farewell.ts, src/greet.ts)');
-    expect(stubbed.file('notes/run-log.md')).toBe('stage=post event=end\ntask 1: 2 changed, 2 failed\n');
+  it("applies the checked directives with AIPack's udiffx, unstubbed: patches located without line numbers, one needing the fuzzy tier, a new file, a rename, a delete", () => {
+    expect(r.file('src/farewell.ts')).toBe('export function farewell(name: string): string {\n  return `Goodbye, ${name}.`;\n}\n');
+    expect(r.file('src/greet.ts')).toBe(r.original('src/greet.ts').replace('`Hello, ${name}!`', '`Hello, ${name}.`'));
+    // the removed line differs from the file in case, backticks and end punctuation: the fuzzy tier finds it
+    expect(r.file('docs/plan.md')).toBe('# Plan\n\n1. Add `farewell` next to `greet` (done).\n2. Say goodbye politely.\n');
+    expect(r.file('docs/todo.md')).toBe(r.original('scratch/todo.md'));
+    expect(r.file('scratch/todo.md')).toBeUndefined();
+    expect(r.file('scratch/obsolete.md')).toBeUndefined();
+    expect(r.touched()).toEqual([
+      '.aipack/.prompt/pro@coder/coder-prompt.md',
+      'docs/plan.md',
+      'docs/todo.md',
+      'notes/run-log.md',
+      'scratch/obsolete.md',
+      'scratch/todo.md',
+      'src/farewell.ts',
+      'src/greet.ts',
+    ]);
+    const answer = belowSeparator(r.file(r.promptFile)!)!;
+    expect(answer).toContain('> Files changed: 5 (src/farewell.ts, src/greet.ts, docs/plan.md, docs/todo.md, scratch/obsolete.md)');
+    expect(answer).not.toContain('not simulated');
+    // the two refused ones are the only failures, in the report as in the prompt file
+    const report = cacheFile(r, 'last_file_change_fails_report.md')!;
+    expect(report.match(/^# /gm)).toHaveLength(2);
+    expect(r.file('notes/run-log.md')).toBe('stage=post event=end\ntask 1: 5 changed, 2 failed\n');
   });
 
   it('runs the `on: end` sub-agent at post, where it reads stage, event and the task results', () => {
@@ -106,27 +103,48 @@ describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit
   });
 });
 
-describe("upstream's seed-time template (base_dir \"\", search/replace by default, an image)", () => {
+describe("upstream's seed-time template (base_dir \"\", no file_content_mode so udiffx, an image)", () => {
   const r = run('prompts/seed');
 
-  it('applies the edits that match, reports the one that misses, and pins the missing-files request', () => {
+  it('applies the patch whose hunks fit, leaves the file with a missing hunk as it was, and pins the missing-files request', () => {
     completed(r);
     const math = r.original('src/math.ts')
       .replace('export function add(', '/** The sum of a and b. */\nexport function add(')
       .replace('export function sub(', '/** The difference of a and b. */\nexport function sub(');
     expect(r.file('src/math.ts')).toBe(math);
+    // greet.ts: its first hunk fitted and was written by udiffx, then undone because the second one did not
     expect(r.file('src/greet.ts')).toBe(r.original('src/greet.ts'));
     expect(r.touched()).toEqual(['prompts/seed/coder-prompt.md', 'src/math.ts']);
-    expect(cacheFile(r, 'last_file_change_fails_report.md')).toContain('# src/greet.ts\n\n````\nSearch block not found in content\n````');
+    const report = cacheFile(r, 'last_file_change_fails_report.md')!;
+    // AIPack 0.8.15 (the default) gives no per-hunk detail (error_hunks came with 0.8.20)
+    expect(report).toContain("# src/greet.ts\n\n````\nFILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts'\n\nThe file was left as it was (hunks that fitted were undone).\n````");
+    expect(report).not.toContain('# src/math.ts');
+    expect(pin(r, 'changes_failed')?.content).toContain("- src/greet.ts (FILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts')");
     expect(pin(r, 'mf_msg')).toEqual({ label: 'Missing Info:', content: 'The style guide would help.' });
     expect(pin(r, 'mf_files')).toEqual({ label: 'Missing Files:', content: '- docs/style-guide.md' });
+  });
+
+  it('with AIPack 0.8.33: sends aip.udiffx.file_changes_instruction() and reports each failed hunk with its cause', () => {
+    const recent = runCoder('prompts/seed', { workspace: UP, aipackVersion: '0.8.33' });
+    completed(recent);
+    expect(recent.file('src/greet.ts')).toBe(recent.original('src/greet.ts'));
+    expect(recent.file('src/math.ts')).toBe(r.file('src/math.ts'));
+    const sent = recent.ai[0]!.parts.map((p) => p.content).join('\n');
+    expect(sent).toContain('# How to change files'); // the simulator's own wording of the udiffx instruction
+    const report = cacheFile(recent, 'last_file_change_fails_report.md')!;
+    expect(report).toContain(
+      "FILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts'\n\nHunk 1 failed: patch completion error: Could not find patch context in original file (starting search from line 1)\n@@\n-  return `Hi, ${name}!`;\n+  return `Good day, ${name}.`;\n\nThe file was left as it was",
+    );
   });
 
   it('attaches the inline image, lists it in the file report, and sends no cache mark without cache_explicit', () => {
     const parts = r.ai[0]!.parts;
     expect(parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: prompts/seed/mockup.png (the layout)]' });
     expect(parts.every((p) => !p.cache)).toBe(true);
-    expect(parts.map((p) => p.content).join('\n')).toContain('<<<<<<< SEARCH'); // search_replace_auto instructions
+    const sent = parts.map((p) => p.content).join('\n');
+    // udiffx instructions (the pack's template: AIPack 0.8.15 has no aip.udiffx.file_changes_instruction)
+    expect(sent).toContain('<FILE_CHANGES>');
+    expect(sent).not.toContain('<<<<<<< SEARCH');
     expect(parts.some((p) => p.content.includes('assume Python'))).toBe(true); // default_language
     expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('# Attachments\n\n- prompts/seed/mockup.png\n');
     expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('(Only file paths, not their content)\n- src/greet.ts\n- src/math.ts\n');
@@ -138,8 +156,9 @@ describe("upstream's seed-time template (base_dir \"\", search/replace by defaul
     expect(after.startsWith(before.slice(0, before.indexOf('\n====\n')).trimEnd() + '\n\n====\n')).toBe(true);
     const answer = belowSeparator(after)!;
     expect(answer).toContain('> Files changed: 1 (src/math.ts)');
-    expect(answer).toContain('> FAILED: src/greet.ts: Search block not found in content');
-    expect(answer).not.toContain('AIP_FILE_CHANGE');
+    expect(answer).toContain("> FAILED: src/greet.ts: FILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts'");
+    expect(answer).toContain('Documented the math helpers; greet could not be matched.');
+    expect(answer).not.toContain('FILE_CHANGES');
     expect(cacheFile(r, 'last_ai_responses_for_prompt.md')!.trim()).toBe(`====\n${answer.trim()}`);
   });
 });

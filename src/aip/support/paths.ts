@@ -76,28 +76,37 @@ export function displayForTrace(env: StageEnv, abs: string): string {
 
 const isBelow = (abs: string, root: string) => abs === root || abs.startsWith(root + '/');
 
-/** RUNTIME.md 10 `check_access_write`: inside the workspace, or any path containing ".aipack-base". */
+/**
+ * The base dir as AIPack sees it: any path naming ".aipack-base". The simulation's own base dir counts too, even
+ * when --aipack-base names a dir called otherwise (AIPack's is always `~/.aipack-base`).
+ */
+const inAipackBase = (env: StageEnv, abs: string) => abs.includes('.aipack-base') || isBelow(abs, env.dirs.baseAipack);
+
+/**
+ * RUNTIME.md 10 `check_access_write`: inside the workspace, or any path containing ".aipack-base". Base writes are
+ * then kept in the run's memory (runtime/base-vfs.ts), never written to the base dir on disk.
+ */
 export function checkAccessWrite(env: StageEnv, abs: string): void {
   const rel = relToWorkspace(env, abs);
-  // AIPack tests the string prefix, so a workspace entry named "..x" is refused too (kept: it only refuses more)
-  if (rel.startsWith('..') && abs.includes('.aipack-base') && !isBelow(abs, env.dirs.baseAipack)) {
+  if (!rel.startsWith('..')) return;
+  if (isBelow(abs, env.dirs.baseAipack)) return;
+  if (abs.includes('.aipack-base')) {
     // sandbox rule: AIPack lets any path naming ".aipack-base" through; the simulation only has its own base dir
     throw new LuaError(
       `Save file protection (simulator) - The path \`${abs}\` is outside the workspace and outside the simulated ` +
         `aipack base \`${env.dirs.baseAipack}\`; a simulated run does not save it`,
     );
   }
-  if (rel.startsWith('..') && !abs.includes('.aipack-base')) {
-    throw new LuaError(
-      `Save file protection - The path \`${rel}\` does not belong to the workspace dir \`${env.dirs.workspace}\` or to the .aipack-base.\n` +
-        'Cannot save file out of workspace or aipack base at this point',
-    );
-  }
+  // AIPack tests the string prefix, so a workspace entry named "..x" is refused too (kept: it only refuses more)
+  throw new LuaError(
+    `Save file protection - The path \`${rel}\` does not belong to the workspace dir \`${env.dirs.workspace}\` or to the .aipack-base.\n` +
+      'Cannot save file out of workspace or aipack base at this point',
+  );
 }
 
 /** RUNTIME.md 10 `check_access_delete`: never under ".aipack-base", never outside the workspace. */
 export function checkAccessDelete(env: StageEnv, abs: string): void {
-  if (abs.includes('.aipack-base')) {
+  if (inAipackBase(env, abs)) {
     throw new LuaError('Delete file protection - Deleting files from the `.aipack-base` folder is not allowed');
   }
   const rel = relToWorkspace(env, abs);

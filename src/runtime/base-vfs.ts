@@ -1,0 +1,120 @@
+/**
+ * The AIPack base dir of a simulated run, split off the run's Vfs.
+ *
+ * AIPack lets agents save under `.aipack-base` (its `check_access_write`), so the simulator accepts those writes
+ * too, but keeps them in a memory layer of their own over the caller's Vfs: whatever Vfs the caller gave, whether
+ * the base is the simulated one or a real `--aipack-base` dir (even one inside the workspace), a base write never
+ * reaches `changes()`, `pending()` or `commit()`, so no run can touch the user's base dir on disk.
+ */
+import nodePath from 'node:path';
+import { isInside } from './vfs.ts';
+import type { DirEntry, FileStat, Vfs } from './vfs-types.ts';
+
+interface Entry {
+  data: Uint8Array;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8');
+
+export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
+  const root = nodePath.resolve(baseDir);
+  /** base writes of this run; null = deleted */
+  const layer = new Map<string, Entry | null>();
+  const dirs = new Set<string>();
+  const inBase = (abs: string) => isInside(abs, root);
+
+  const isFile = (abs: string): boolean => {
+    const e = layer.get(abs);
+    return e !== undefined ? e !== null : main.isFile(abs);
+  };
+  const isDir = (abs: string): boolean => {
+    if (layer.get(abs)) return false;
+    if (dirs.has(abs) || main.isDir(abs)) return true;
+    for (const [p, e] of layer) if (e && isInside(p, abs) && p !== abs) return true;
+    return false;
+  };
+  const addDirs = (dir: string): void => {
+    for (let d = dir; inBase(d) && !dirs.has(d); d = nodePath.dirname(d)) dirs.add(d);
+  };
+  const readBytes = (abs: string): Uint8Array | undefined => {
+    const e = layer.get(abs);
+    if (e === null) return undefined;
+    return e ? new Uint8Array(e.data) : main.readBytes(abs);
+  };
+
+  const base = {
+    readBytes,
+    readFile(abs: string) {
+      const b = readBytes(abs);
+      return b === undefined ? undefined : decoder.decode(b);
+    },
+    stat(abs: string): FileStat | undefined {
+      const e = layer.get(abs);
+      if (e === null) return undefined;
+      if (e) return { size: e.data.length, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs };
+      const st = main.stat(abs);
+      if (st) return st;
+      if (isDir(abs)) return { size: 0, mtimeMs: Date.now(), ctimeMs: Date.now() };
+      return undefined;
+    },
+    isFile,
+    isDir,
+    listDir(abs: string): DirEntry[] {
+      if (!isDir(abs)) return [];
+      const entries = new Map(main.listDir(abs).map((e) => [e.name, e.isDir]));
+      for (const [p, e] of layer) {
+        if (nodePath.dirname(p) !== abs) continue;
+        if (e) entries.set(nodePath.basename(p), false);
+        else entries.delete(nodePath.basename(p));
+      }
+      const written = [...layer].filter(([, e]) => e !== null).map(([p]) => p);
+      for (const p of [...written, ...dirs]) {
+        if (p === abs || !isInside(p, abs)) continue;
+        const rel = p.slice(abs.length + 1);
+        const name = rel.split('/')[0];
+        entries.set(name, rel.includes('/') || dirs.has(p) || (entries.get(name) ?? false));
+      }
+      return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, d]) => ({ name, isDir: d }));
+    },
+    writeFile(abs: string, content: string | Uint8Array) {
+      if (isDir(abs)) throw new Error(`Vfs.writeFile: cannot write '${abs}': it is a directory, expected a file path`);
+      const now = Date.now();
+      const prev = base.stat(abs);
+      addDirs(nodePath.dirname(abs));
+      const data = typeof content === 'string' ? encoder.encode(content) : new Uint8Array(content);
+      layer.set(abs, { data, mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
+    },
+    deleteFile(abs: string) {
+      if (!isFile(abs)) return false;
+      layer.set(abs, null);
+      return true;
+    },
+    mkdirp(abs: string) {
+      if (isFile(abs)) throw new Error(`Vfs.mkdirp: cannot create dir '${abs}': a file exists there`);
+      addDirs(abs);
+    },
+  };
+
+  return {
+    get workspaceDir() {
+      return main.workspaceDir;
+    },
+    readFile: (abs) => (inBase(abs) ? base.readFile(abs) : main.readFile(abs)),
+    readBytes: (abs) => (inBase(abs) ? base.readBytes(abs) : main.readBytes(abs)),
+    stat: (abs) => (inBase(abs) ? base.stat(abs) : main.stat(abs)),
+    isFile: (abs) => (inBase(abs) ? base.isFile(abs) : main.isFile(abs)),
+    isDir: (abs) => (inBase(abs) ? base.isDir(abs) : main.isDir(abs)),
+    listDir: (abs) => (inBase(abs) ? base.listDir(abs) : main.listDir(abs)),
+    writeFile: (abs, content) => (inBase(abs) ? base.writeFile(abs, content) : main.writeFile(abs, content)),
+    deleteFile: (abs) => (inBase(abs) ? base.deleteFile(abs) : main.deleteFile(abs)),
+    mkdirp: (abs) => (inBase(abs) ? base.mkdirp(abs) : main.mkdirp(abs)),
+    // the base layer is never part of what a run changed or may commit
+    changes: () => main.changes(),
+    snapshot: () => main.snapshot(),
+    pending: () => main.pending(),
+    commit: () => main.commit(),
+  };
+}
