@@ -57,7 +57,7 @@ describe('fixtures/code-map', () => {
   it('passes its contract cases', () => {
     const r = runContractFile(nodePath.join(REPO_ROOT, 'fixtures', 'code-map', 'code-map.contract.toml'));
     expect(r.cases.map((c) => [c.name, c.status, c.message ?? ''])).toEqual(r.cases.map((c) => [c.name, 'passed', '']));
-    expect(r.cases.length).toBe(5);
+    expect(r.cases.length).toBe(6);
   });
 
   it('asks the model once per new or changed file content, and never for an unchanged one', () => {
@@ -66,13 +66,13 @@ describe('fixtures/code-map', () => {
       { model: 'coder-model', file: 'src/a.ts' },
       { model: 'coder-model', file: 'src/b.ts' },
     ]);
-    expect(first.result).toEqual({ agent_result: { cache_path: CACHE, updated: ['src/a.ts', 'src/b.ts'], unchanged: {}, removed: {} } });
+    expect(first.result).toEqual({ agent_result: { cache_path: CACHE, updated: ['src/a.ts', 'src/b.ts'], unchanged: {}, reused: {}, removed: {} } });
     const cache = JSON.parse(first.cache ?? 'null');
     expect(Object.keys(cache.files)).toEqual(['src/a.ts', 'src/b.ts']);
     expect(cache.files['src/a.ts'].hash).toMatch(/^[0-9a-f]{64}$/);
 
     expect(second.aiCalls).toEqual([]);
-    expect(second.result).toEqual({ agent_result: { cache_path: CACHE, updated: {}, unchanged: ['src/a.ts', 'src/b.ts'], removed: {} } });
+    expect(second.result).toEqual({ agent_result: { cache_path: CACHE, updated: {}, unchanged: ['src/a.ts', 'src/b.ts'], reused: {}, removed: {} } });
     expect(second.cache).toBe(first.cache);
 
     expect(third.aiCalls).toEqual([{ model: 'coder-model', file: 'src/b.ts' }]);
