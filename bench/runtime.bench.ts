@@ -4,6 +4,8 @@
  *
  *   fresh state; one trivial aip.agent.run; per call in a 100-sub-agent chain; the same chain passing a 1 MB
  *   prompt and 10k context globs (time and peak RSS, each in its own process); a 100-case `test` wall time.
+ *   Then linear growth: per-call cost over chain lengths 50..400 and prompt sizes 0.25..2 MB.
+ *   `npm run bench -- --growth` prints only the growth tables.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,13 +13,16 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineName } from '../src/engine/engine.ts';
+import { aipFunctionsAt } from '../src/aip/catalog.ts';
 import { loadEngine } from '../src/engine/index.ts';
-import { Simulator } from '../src/runtime/simulator.ts';
+import { DEFAULT_AIPACK_VERSION, Simulator } from '../src/runtime/simulator.ts';
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = nodePath.resolve(nodePath.dirname(HERE), '..');
 const ENGINES: EngineName[] = ['fengari', 'lua54'];
 const CHAIN = 100;
+const CHAIN_LENGTHS = [50, 100, 200, 400];
+const PROMPT_MB = [0.25, 0.5, 1, 2];
 
 const LEAF = 'return input + 1';
 const LEAF_DATA = 'return { prompt = input.prompt, globs = input.globs, n = input.n + 1 }';
@@ -30,7 +35,9 @@ function workspace(): string {
   agent('leaf.aip', 'Output', LEAF);
   agent('leaf-data.aip', 'Output', LEAF_DATA);
   agent('one-call.aip', 'After All', 'return aip.agent.run("leaf", { input = 1 }).outputs[1]');
-  agent('chain.aip', 'After All', `local v = 0\nfor i = 1, ${CHAIN} do\n  v = aip.agent.run("leaf", { input = v }).outputs[1]\nend\nreturn v`);
+  for (const n of new Set([CHAIN, ...CHAIN_LENGTHS])) {
+    agent(`chain-${n}.aip`, 'After All', `local v = 0\nfor i = 1, ${n} do\n  v = aip.agent.run("leaf", { input = v }).outputs[1]\nend\nreturn v`);
+  }
   agent('chain-data.aip', 'Output', `local v = input\nfor i = 1, ${CHAIN} do\n  v = aip.agent.run("leaf-data", { input = v }).outputs[1]\nend\nreturn v.n`);
   return ws;
 }
@@ -40,19 +47,27 @@ function median(samples: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
+/** CPU milliseconds of this process so far: stable on a shared machine, where wall time depends on the others. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** Median CPU time of `fn` (the issue's figures are CPU time too). */
 function measure(runs: number, fn: () => void): number {
-  for (let i = 0; i < Math.min(10, runs); i++) fn(); // warm the JIT and the bytecode cache
+  for (let i = 0; i < Math.min(10, runs); i++) fn(); // warm the JIT and the caches
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
+    const t0 = cpuMs();
     fn();
-    samples.push(performance.now() - t0);
+    samples.push(cpuMs() - t0);
   }
   return median(samples);
 }
 
+/** `kind`: 'prompt' (1 MB), 'prompt:<MB>', or 'globs' (10k) */
 const bigInput = (kind: string) => ({
-  prompt: kind === 'prompt' ? 'x'.repeat(1024 * 1024) : 'Fix it',
+  prompt: kind.startsWith('prompt') ? 'x'.repeat(Math.round(Number(kind.split(':')[1] ?? 1) * 1024 * 1024)) : 'Fix it',
   globs: kind === 'globs' ? Array.from({ length: 10_000 }, (_, i) => `src/module-${i}/**/*.ts`) : [],
   n: 0,
 });
@@ -62,9 +77,9 @@ async function child(engine: EngineName, kind: string): Promise<void> {
   await loadEngine(engine);
   const ws = workspace();
   const input = bigInput(kind);
-  const t0 = performance.now();
+  const t0 = cpuMs();
   const out = new Simulator({ workspaceDir: ws, engine }).run({ name: 'chain-data', inputs: [input], baseDir: ws }).outputs?.[0];
-  const ms = performance.now() - t0;
+  const ms = cpuMs() - t0;
   if (out !== CHAIN) throw new Error(`unexpected result ${String(out)}`);
   rmSync(ws, { recursive: true, force: true });
   process.stdout.write(JSON.stringify({ ms, rssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
@@ -98,47 +113,146 @@ function testCommand(engine: EngineName): number {
   return ms;
 }
 
-/** The chain on native Lua 5.4: a pure-Lua aip.agent.run stand-in (fresh env per call, deep copies in and out). */
-function native(): Record<string, number> | undefined {
+/**
+ * The same chains on native Lua 5.4, with a pure-Lua stand-in for aip.agent.run doing per call what AIPack does in
+ * Lua terms: read the .aip and take its code block, set up a fresh environment (new library tables as a fresh state
+ * opens them, an `aip` table of as many functions as the simulated version has, CTX, then the stage scope over a
+ * shallow copy of the globals), compile the chunk, and deep-copy the input in and the result out. Timed with
+ * os.clock (CPU time); medians of several runs.
+ */
+function native(ws: string): Record<string, number> | undefined {
   const probe = spawnSync('lua5.4', ['-v'], { encoding: 'utf8' });
   if (probe.status !== 0) return undefined;
+  const aipFunctions = aipFunctionsAt(DEFAULT_AIPACK_VERSION).length;
   const script = `
+local WS, AIP_FUNCTIONS, CHAIN = ${JSON.stringify(ws)}, ${aipFunctions}, ${CHAIN}
 local function copy(v)
   if type(v) ~= "table" then return v end
   local t = {}
   for k, x in pairs(v) do t[k] = copy(x) end
   return t
 end
-local sources = { leaf = ${JSON.stringify(LEAF)}, ["leaf-data"] = ${JSON.stringify(LEAF_DATA)} }
+local function agent_code(name)
+  local f = assert(io.open(WS .. "/" .. name .. ".aip", "r"))
+  local text = f:read("a")
+  f:close()
+  return assert(text:match("\\n\`\`\`lua\\n(.-)\\n\`\`\`"), name)
+end
+local LIBS = { "string", "table", "math", "utf8", "coroutine", "os", "io", "package" }
+local function fresh_globals(name)
+  local g = {}
+  for k, v in pairs(_G) do
+    if type(v) ~= "table" then g[k] = v end
+  end
+  for _, lib in ipairs(LIBS) do
+    local t = {}
+    for k, f in pairs(_G[lib]) do t[k] = f end
+    g[lib] = t
+  end
+  local aip = {}
+  for i = 1, AIP_FUNCTIONS do
+    local ns = "ns" .. (i % 20)
+    aip[ns] = aip[ns] or {}
+    aip[ns]["fn" .. i] = function(...) return i, ... end
+  end
+  g.aip = aip
+  g.CTX = { AGENT_NAME = name, AGENT_FILE_PATH = WS .. "/" .. name .. ".aip", WORKSPACE_DIR = WS, STAGE = "Output",
+    RUN_UID = tostring({}), TASK_NUM = 1, RUN_NUM = 1, PWD = WS, TMP_DIR = WS .. "/.tmp" }
+  return g
+end
 local function agent_run(name, opts)
-  local env = setmetatable({ input = copy(opts.input) }, { __index = _G })
-  local chunk = assert(load(sources[name], "=" .. name, "t", env))
+  local code = agent_code(name)
+  local env = {}
+  for k, v in pairs(fresh_globals(name)) do env[k] = v end
+  env.input = copy(opts.input)
+  local chunk = assert(load(code, "=" .. name, "t", env))
   return { outputs = { copy(chunk()) } }
 end
-local function chain(name, v)
-  for i = 1, ${CHAIN} do v = agent_run(name, { input = v }).outputs[1] end
+local function chain(name, v, n)
+  for i = 1, n do v = agent_run(name, { input = v }).outputs[1] end
   return v
 end
-local function per_call(name, input, runs)
-  local best = math.huge
+local function per_call(name, input, runs, n)
+  n = n or CHAIN
+  local samples = {}
   for r = 1, runs do
     local t0 = os.clock()
-    chain(name, input)
-    best = math.min(best, os.clock() - t0)
+    chain(name, input, n)
+    samples[r] = (os.clock() - t0) * 1000 / n
   end
-  return best * 1000 / ${CHAIN}
+  table.sort(samples)
+  return samples[(runs + 1) // 2]
 end
 local globs = {}
 for i = 1, 10000 do globs[i] = "src/module-" .. i .. "/**/*.ts" end
-print(string.format("%.4f %.4f %.4f",
-  per_call("leaf", 0, 20),
+local out = {
+  per_call("leaf", 0, 9),
   per_call("leaf-data", { prompt = string.rep("x", 1024 * 1024), globs = {}, n = 0 }, 5),
-  per_call("leaf-data", { prompt = "Fix it", globs = globs, n = 0 }, 5)))
+  per_call("leaf-data", { prompt = "Fix it", globs = globs, n = 0 }, 5),
+}
+${CHAIN_LENGTHS.map((n) => `out[#out + 1] = per_call("leaf", 0, 5, ${n})`).join('\n')}
+${PROMPT_MB.map((mb) => `out[#out + 1] = per_call("leaf-data", { prompt = string.rep("x", ${Math.round(mb * 1024 * 1024)}), globs = {}, n = 0 }, 5)`).join('\n')}
+print(table.concat(out, " "))
 `;
   const r = spawnSync('lua5.4', ['-'], { input: script, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`lua5.4: ${r.stderr}`);
-  const [trivial, prompt, globs] = r.stdout.trim().split(' ').map(Number);
-  return { trivial, prompt, globs };
+  const v = r.stdout.trim().split(' ').map(Number);
+  const out: Record<string, number> = { trivial: v[0], prompt: v[1], globs: v[2] };
+  CHAIN_LENGTHS.forEach((n, i) => (out[`chain:${n}`] = v[3 + i]));
+  PROMPT_MB.forEach((mb, i) => (out[`prompt:${mb}`] = v[3 + CHAIN_LENGTHS.length + i]));
+  return out;
+}
+
+/** Median per-call cost of an n-sub-agent chain (in process, warmed up). */
+function chainPerCall(ws: string, engine: EngineName, n: number): number {
+  const runs = Math.max(3, Math.round(700 / n));
+  return (
+    measure(runs, () => {
+      if (new Simulator({ workspaceDir: ws, engine }).run({ name: `chain-${n}`, baseDir: ws }).afterAll !== n) throw new Error(`chain-${n}`);
+    }) / n
+  );
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+  console.log(line(head));
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  for (const r of rows) console.log(line(r));
+}
+
+/**
+ * Linear growth: the per-call cost stays flat when the chain gets longer, and grows in proportion to the data when
+ * the prompt gets bigger (the last column divides by the size). Chains of 100; data chains in their own processes.
+ */
+async function growth(ws: string, floor: Record<string, number> | undefined): Promise<void> {
+  const engineCols = ENGINES.map((e) => `${e} ms/call`);
+  const rows: string[][] = [];
+  const per = new Map<EngineName, number[]>();
+  for (const name of ENGINES) {
+    await loadEngine(name);
+    per.set(name, CHAIN_LENGTHS.map((n) => chainPerCall(ws, name, n)));
+  }
+  CHAIN_LENGTHS.forEach((n, i) => rows.push([String(n), ...ENGINES.map((e) => (per.get(e) as number[])[i].toFixed(3)), floor ? floor[`chain:${n}`].toFixed(4) : '-']));
+  console.log('\nLinear growth with the chain length (trivial sub-agent): per-call CPU ms, flat when linear');
+  printTable(['chain length', ...engineCols, 'native ms/call'], rows);
+
+  const dataRows: string[][] = [];
+  const results = new Map<EngineName, { ms: number; rssMb: number }[]>();
+  for (const name of ENGINES) results.set(name, PROMPT_MB.map((mb) => inChild(name, `prompt:${mb}`)));
+  // linear: per-call = fixed + slope * size, so the cost added per extra MB stays about the same from row to row
+  const slope = (costs: number[], i: number) => (i === 0 ? '' : ` (+${((costs[i] - costs[i - 1]) / (PROMPT_MB[i] - PROMPT_MB[i - 1])).toFixed(2)}/MB)`);
+  const costsOf = (e: EngineName) => (results.get(e) as { ms: number }[]).map((r) => r.ms / CHAIN);
+  const nativeCosts = floor ? PROMPT_MB.map((mb) => floor[`prompt:${mb}`]) : [];
+  PROMPT_MB.forEach((mb, i) => {
+    const cells = ENGINES.flatMap((e) => {
+      const costs = costsOf(e);
+      return [`${costs[i].toFixed(2)}${slope(costs, i)}`, `${(results.get(e) as { rssMb: number }[])[i].rssMb.toFixed(0)} MB`];
+    });
+    dataRows.push([`${mb} MB`, ...cells, floor ? `${nativeCosts[i].toFixed(3)}${slope(nativeCosts, i)}` : '-']);
+  });
+  console.log(`\nLinear growth with the data size (${CHAIN}-chain passing a prompt): per-call CPU ms (the cost each extra MB adds), and peak RSS`);
+  printTable(['prompt', ...ENGINES.flatMap((e) => [`${e} ms/call`, `${e} RSS`]), 'native ms/call'], dataRows);
 }
 
 async function main(): Promise<void> {
@@ -164,10 +278,7 @@ async function main(): Promise<void> {
     put('trivial aip.agent.run (caller + 1 sub-agent)', `${measure(50, () => {
       if (new Simulator({ workspaceDir: ws, engine: name }).run({ name: 'one-call', baseDir: ws }).afterAll !== 2) throw new Error('one-call');
     }).toFixed(2)} ms`);
-    const chain = measure(7, () => {
-      if (new Simulator({ workspaceDir: ws, engine: name }).run({ name: 'chain', baseDir: ws }).afterAll !== CHAIN) throw new Error('chain');
-    });
-    put(`per call, ${CHAIN}-sub-agent chain`, `${(chain / CHAIN).toFixed(3)} ms`);
+    put(`per call, ${CHAIN}-sub-agent chain`, `${chainPerCall(ws, name, CHAIN).toFixed(3)} ms`);
     for (const kind of ['prompt', 'globs']) {
       const r = inChild(name, kind);
       put(`per call, chain with ${kind === 'prompt' ? '1 MB prompt' : '10k globs'}`, `${(r.ms / CHAIN).toFixed(2)} ms`);
@@ -175,8 +286,7 @@ async function main(): Promise<void> {
     }
     put('`test`, 100 cases, wall (incl. start-up)', `${(testCommand(name) / 1000).toFixed(2)} s`);
   }
-  rmSync(ws, { recursive: true, force: true });
-  const floor = native();
+  const floor = native(ws);
   const floorOf: Record<string, string> = floor
     ? {
         [`per call, ${CHAIN}-sub-agent chain`]: `${floor.trivial.toFixed(3)} ms`,
@@ -186,14 +296,16 @@ async function main(): Promise<void> {
     : {};
   for (const [label, values] of Object.entries(per)) add(label, [...values, floorOf[label] ?? (floor ? '-' : 'n/a')]);
   const head = ['', ...ENGINES, floor ? 'native lua5.4' : 'native (lua5.4 not installed)'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (i === 0 ? r[0] : r[1][i - 1]).length)));
-  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(`node ${process.version}, ${os.cpus().length} cores`);
-  console.log(line(head));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const [label, values] of rows) console.log(line([label, ...values]));
+  console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; times are CPU time (wall time for \`test\`)`);
+  printTable(head, rows.map(([label, values]) => [label, ...values]));
+  await growth(ws, floor);
+  rmSync(ws, { recursive: true, force: true });
 }
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') await child(args[1] as EngineName, args[2]);
-else await main();
+else if (args[0] === '--growth') {
+  const ws = workspace();
+  await growth(ws, native(ws));
+  rmSync(ws, { recursive: true, force: true });
+} else await main();

@@ -1,17 +1,10 @@
-import { lua, lauxlib, to_luastring, type LuaState as L } from './fengari-vm.ts';
-import { HOST_OPTIONS, LuaError, LuaMulti, tableValue, type ConvertMode, type HostFunction } from './values.ts';
+import { lua, lauxlib, luaString, pushLuaString, to_luastring, type LuaState as L, type LuaString } from './fengari-vm.ts';
+import { ConversionError, HOST_OPTIONS, LuaError, LuaMulti, MAX_DEPTH, MAX_NODES, PathedConversionError, tableValue, through, type ConvertMode, type HostFunction } from './values.ts';
 
 /** The identity behind AIPack's `null` global: one light userdata shared by every state. */
 export const NULL_TOKEN = Object.freeze({ aipackNull: true });
 
-/** Deepest table nesting converted before giving up (AIPack's serde stops far earlier than Lua's own limits). */
-export const MAX_DEPTH = 128;
-
-/**
- * Most values one Lua -> JS conversion visits. A table shared at every level (`for i = 1, 40 do t = {t, t} end`)
- * is tiny in Lua but expands exponentially when copied, which no instruction budget sees; this stops it.
- */
-export const MAX_NODES = 2_000_000;
+export { ConversionError, MAX_DEPTH, MAX_NODES };
 
 const str = (s: string) => to_luastring(s);
 
@@ -22,36 +15,76 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 /** A JS string as Lua bytes: one native encode (fengari's to_luastring walks it char by char). */
 export const luaBytes = (s: string): Uint8Array => encoder.encode(s);
 
+/**
+ * Strings cross the bridge once. fengari's Lua strings are immutable byte arrays holding no state, so one Lua string
+ * serves every state that is given the same JS string, and the JS string decoded from a Lua string is kept beside
+ * its bytes: a value passed down a chain of sub-agents and back (a prompt, a list of globs) is neither re-encoded
+ * nor re-decoded, and the trace, the caller and the callee share one copy of it.
+ */
+const SHORT_STRING = 256;
+const SHORT_CACHE_MAX = 100_000;
+const shortStrings = new Map<string, LuaString>();
+/** longer strings: the few most recently pushed, bounded in bytes */
+const LONG_CACHE_BYTES = 64 * 1024 * 1024;
+const longStrings = new Map<string, LuaString>();
+let longBytes = 0;
+/** JS strings by the bytes of their Lua strings: those pushed, and those decoded of more than SHORT_STRING bytes */
+const decoded = new WeakMap<Uint8Array, string>();
+
+/** The Lua string for a JS string, made once and shared (see above). */
+function luaStr(L: L, s: string): LuaString {
+  if (s.length <= SHORT_STRING) {
+    let ls = shortStrings.get(s);
+    if (!ls) {
+      const bytes = luaBytes(s);
+      ls = luaString(L, bytes);
+      decoded.set(bytes, s);
+      if (shortStrings.size >= SHORT_CACHE_MAX) shortStrings.clear();
+      shortStrings.set(s, ls);
+    }
+    return ls;
+  }
+  let ls = longStrings.get(s);
+  if (ls) {
+    longStrings.delete(s); // most recent last
+    longStrings.set(s, ls);
+    return ls;
+  }
+  const bytes = luaBytes(s);
+  ls = luaString(L, bytes);
+  decoded.set(bytes, s);
+  longStrings.set(s, ls);
+  longBytes += bytes.length;
+  for (const [k, v] of longStrings) {
+    if (longBytes <= LONG_CACHE_BYTES || longStrings.size <= 1) break;
+    longStrings.delete(k);
+    longBytes -= v.realstring.length;
+  }
+  return ls;
+}
+
+/** Pushes a JS string as a Lua string. */
+export function pushString(L: L, s: string): void {
+  pushLuaString(L, luaStr(L, s));
+}
+
 /** The Lua string (or number, converted in place) at `idx` as a JS string, decoded natively. */
 export function jsString(L: L, idx: number): string {
   const bytes: Uint8Array = lua.lua_tolstring(L, idx);
+  const known = decoded.get(bytes);
+  if (known !== undefined) return known;
   const n = bytes.length;
   if (n <= 24) {
-    // short strings: a loop beats TextDecoder's call overhead when they are ASCII
-    let out = '';
-    for (let i = 0; i < n; i++) {
-      const c = bytes[i];
-      if (c >= 0x80) return decoder.decode(bytes);
-      out += String.fromCharCode(c);
-    }
-    return out;
+    for (let i = 0; i < n; i++) if (bytes[i] >= 0x80) return decoder.decode(bytes);
+    return String.fromCharCode.apply(null, bytes as unknown as number[]);
   }
-  return decoder.decode(bytes);
+  if (n <= SHORT_STRING) return decoder.decode(bytes);
+  const s = decoder.decode(bytes);
+  decoded.set(bytes, s);
+  return s;
 }
 const ARRAY_MT_KEY = str('coder_subagents.array_mt');
 
-// Table keys repeat across states (every stage pushes the same `aip` table): encode each once.
-const keyCache = new Map<string, Uint8Array>();
-function keyStr(key: string): Uint8Array {
-  let bytes = keyCache.get(key);
-  if (!bytes) {
-    bytes = to_luastring(key);
-    if (keyCache.size < 10_000) keyCache.set(key, bytes);
-  }
-  return bytes;
-}
-
-export class ConversionError extends Error {}
 
 /** mlua marks tables made from JSON arrays with an array metatable, so `[]` survives a round trip as `[]`. */
 export function setArrayMetatable(L: L): void {
@@ -87,7 +120,7 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
       if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) return lua.lua_pushinteger(L, value);
       return lua.lua_pushnumber(L, value);
     case 'string':
-      return lua.lua_pushstring(L, luaBytes(value));
+      return pushString(L, value);
     case 'function':
       return pushHostFunction(L, value as HostFunction);
     case 'object':
@@ -102,11 +135,12 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
   lauxlib.luaL_checkstack(L, 3, null);
   if (Array.isArray(obj)) {
     lua.lua_createtable(L, obj.length, 0);
-    obj.forEach((item, i) => {
-      if (item === undefined) return; // a nil hole
+    for (let i = 0; i < obj.length; i++) {
+      const item = obj[i];
+      if (item === undefined) continue; // a nil hole
       pushJs(L, item, false, seen);
       lua.lua_rawseti(L, -2, i + 1);
-    });
+    }
     lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
     lua.lua_setmetatable(L, -2);
   } else {
@@ -114,8 +148,10 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
     lua.lua_createtable(L, 0, entries.length);
     for (const [key, item] of entries) {
       if (item === undefined) continue;
+      // a fresh table without metatable: rawset is setfield
+      pushString(L, key);
       pushJs(L, item, false, seen);
-      lua.lua_setfield(L, -2, keyStr(key));
+      lua.lua_rawset(L, -3);
     }
   }
   seen.delete(obj);
@@ -154,7 +190,12 @@ function internalMessage(err: unknown): string {
 
 /** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
 export function toJs(L: L, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
-  return convert(L, lua.lua_absindex(L, idx), mode, where, new Set(), 0, { left: maxNodes, limit: maxNodes });
+  try {
+    return convert(L, lua.lua_absindex(L, idx), mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
+  } catch (err) {
+    if (err instanceof PathedConversionError) throw err.at(where);
+    throw err;
+  }
 }
 
 interface NodeBudget {
@@ -162,8 +203,8 @@ interface NodeBudget {
   limit: number;
 }
 
-function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
-  if (--budget.left < 0) throw new ConversionError(`cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
+function convert(L: L, idx: number, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
+  if (--budget.left < 0) throw new PathedConversionError((path) => `cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
   switch (lua.lua_type(L, idx)) {
     case lua.LUA_TNIL:
     case lua.LUA_TNONE:
@@ -172,7 +213,7 @@ function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<u
       return lua.lua_toboolean(L, idx);
     case lua.LUA_TNUMBER: {
       const n = lua.lua_tonumber(L, idx) as number;
-      if (mode === 'aip' && !Number.isFinite(n)) throw new ConversionError(`cannot convert ${n} to JSON at ${path}`);
+      if (mode === 'aip' && !Number.isFinite(n)) throw new PathedConversionError((path) => `cannot convert ${n} to JSON at ${path}`);
       // serde_json turns a non-finite f64 into null (Value::from(f64))
       if (!Number.isFinite(n)) return null;
       return n;
@@ -182,11 +223,14 @@ function convert(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<u
     case lua.LUA_TLIGHTUSERDATA:
       return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
     case lua.LUA_TTABLE:
-      return convertTable(L, idx, mode, path, seen, depth, budget);
+      return convertTable(L, idx, mode, seen, depth, budget);
     case lua.LUA_TFUNCTION:
-      throw new ConversionError(`cannot convert a Lua function at ${path}`);
+      throw new PathedConversionError((path) => `cannot convert a Lua function at ${path}`);
     default:
-      throw new ConversionError(`cannot convert a Lua ${lua.lua_typename(L, lua.lua_type(L, idx)) ? luaTypeAt(L, idx) : 'value'} at ${path}`);
+      {
+      const name = lua.lua_typename(L, lua.lua_type(L, idx)) ? luaTypeAt(L, idx) : 'value';
+      throw new PathedConversionError((path) => `cannot convert a Lua ${name} at ${path}`);
+    }
   }
 }
 
@@ -195,10 +239,10 @@ function luaTypeAt(L: L, idx: number): string {
   return typeof name === 'string' ? name : new TextDecoder().decode(name);
 }
 
-function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
+function convertTable(L: L, idx: number, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
   const ptr = lua.lua_topointer(L, idx);
-  if (seen.has(ptr)) throw new ConversionError(`cannot convert a table that contains itself (cycle at ${path})`);
-  if (depth >= MAX_DEPTH) throw new ConversionError(`cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
+  if (seen.has(ptr)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
+  if (depth >= MAX_DEPTH) throw new PathedConversionError((path) => `cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
   seen.add(ptr);
   lauxlib.luaL_checkstack(L, 4, null);
   try {
@@ -208,7 +252,12 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
         const out: unknown[] = [];
         for (let i = 1; i <= len; i++) {
           lua.lua_rawgeti(L, idx, i);
-          const v = convert(L, lua.lua_gettop(L), mode, `${path}[${i}]`, seen, depth + 1, budget);
+          let v: unknown;
+          try {
+            v = convert(L, lua.lua_gettop(L), mode, seen, depth + 1, budget);
+          } catch (err) {
+            throw through(err, `[${i}]`);
+          }
           lua.lua_pop(L, 1);
           out.push(v === undefined ? null : v);
         }
@@ -219,8 +268,13 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
     const values: unknown[] = [];
     lua.lua_pushnil(L);
     while (lua.lua_next(L, idx) !== 0) {
-      const key = keyOf(L, lua.lua_gettop(L) - 1, path);
-      const v = convert(L, lua.lua_gettop(L), mode, `${path}.${String(key)}`, seen, depth + 1, budget);
+      const key = keyOf(L, lua.lua_gettop(L) - 1);
+      let v: unknown;
+      try {
+        v = convert(L, lua.lua_gettop(L), mode, seen, depth + 1, budget);
+      } catch (err) {
+        throw through(err, `.${String(key)}`);
+      }
       lua.lua_pop(L, 1);
       if (v === undefined) continue;
       keys.push(key);
@@ -232,7 +286,7 @@ function convertTable(L: L, idx: number, mode: ConvertMode, path: string, seen: 
   }
 }
 
-function keyOf(L: L, idx: number, path: string): string | number {
+function keyOf(L: L, idx: number): string | number {
   switch (lua.lua_type(L, idx)) {
     case lua.LUA_TSTRING:
       return jsString(L, idx);
@@ -241,6 +295,9 @@ function keyOf(L: L, idx: number, path: string): string | number {
     case lua.LUA_TBOOLEAN:
       return String(lua.lua_toboolean(L, idx));
     default:
-      throw new ConversionError(`cannot convert a table key of type ${luaTypeAt(L, idx)} at ${path}`);
+      {
+      const name = luaTypeAt(L, idx);
+      throw new PathedConversionError((path) => `cannot convert a table key of type ${name} at ${path}`);
+    }
   }
 }

@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
-import { lua, lauxlib, lualib, setBigStringHook, to_luastring, type LuaState as L } from './fengari-vm.ts';
+import { lua, lauxlib, lualib, protoOf, pushProto, setBigStringHook, to_luastring, type LuaState as L, type Proto } from './fengari-vm.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, packagePath, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
@@ -468,30 +468,23 @@ function strChar(L: L): number {
 }
 
 // Compiled chunks by name and source: a fresh state per stage (AIPack's rule) no longer re-parses the prelude, the
-// pack modules and the agent chunks; fengari's parser costs milliseconds per chunk.
-const BYTECODE_LIMIT = 2000;
-const bytecodeCache = new Map<string, Uint8Array>();
+// pack modules and the agent chunks. fengari's parser costs milliseconds per chunk, and even undumping bytecode
+// allocates a whole prototype tree, so the prototypes themselves are kept and shared (fengari-vm.ts protoOf).
+const PROTO_LIMIT = 2000;
+const protoCache = new Map<string, Proto>();
 
-/** Loads `code` as a text chunk, from the bytecode made from the same name and source when there is one. */
+/** Loads `code` as a text chunk, from the prototype compiled from the same name and source when there is one. */
 function loadChunk(L: L, code: string, chunkName: string): number {
   const key = chunkName + '\0' + code;
-  const cached = bytecodeCache.get(key);
-  if (cached) return lauxlib.luaL_loadbufferx(L, cached, null, luaBytes(chunkName), str('b'));
+  const cached = protoCache.get(key);
+  if (cached) {
+    pushProto(L, cached);
+    return lua.LUA_OK;
+  }
   const status = lauxlib.luaL_loadbufferx(L, luaBytes(code), null, luaBytes(chunkName), str('t'));
   if (status === lua.LUA_OK) {
-    const chunks: Uint8Array[] = [];
-    lua.lua_dump(L, (_L: L, b: Uint8Array, size: number) => {
-      chunks.push(b.slice(0, size));
-      return 0;
-    }, null, false);
-    const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let at = 0;
-    for (const c of chunks) {
-      bytes.set(c, at);
-      at += c.length;
-    }
-    if (bytecodeCache.size >= BYTECODE_LIMIT) bytecodeCache.delete(bytecodeCache.keys().next().value as string);
-    bytecodeCache.set(key, bytes);
+    if (protoCache.size >= PROTO_LIMIT) protoCache.delete(protoCache.keys().next().value as string);
+    protoCache.set(key, protoOf(L));
   }
   return status;
 }

@@ -35,6 +35,76 @@ lstring.luaS_new = function (L, s) {
   return luaS_new(L, s);
 };
 
+/**
+ * String keys of fengari's tables are JS strings made from the bytes (`luaS_hash`), and string comparison (`<`)
+ * compares those keys. fengari writes each byte as unpadded hex, which is slow, collides ("\1#" and "\x12\3" are
+ * the same key) and misorders bytes below 0x10. Here each byte is one char code after a "|" (the prefix ltable.js
+ * keeps free of its other key kinds): one-to-one, and ordered as the bytes are, as in C Lua.
+ */
+const latin1 = (s: Uint8Array): string => {
+  if (s.length > 64) return '|' + Buffer.from(s.buffer, s.byteOffset, s.length).toString('latin1');
+  let out = '|';
+  for (let i = 0; i < s.length; i++) out += String.fromCharCode(s[i]);
+  return out;
+};
+lstring.luaS_hash = latin1 as never;
+lstring.luaS_hashlongstr = function (ts: unknown) {
+  const t = ts as { hash: string | null; realstring: Uint8Array };
+  if (t.hash === null) t.hash = latin1(t.realstring);
+  return t.hash;
+} as never;
+
 const fengari = require('fengari') as typeof Fengari;
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
+
+/**
+ * Lua 5.3 reuses a closure when the same function expression is evaluated again with the same upvalues (a
+ * prototype's `cache`); Lua 5.4, which AIPack runs, makes a new closure each time. Prototypes are shared across
+ * states here (see `protoOf`), so the cache would also hand one state's closure to another: it is turned off.
+ */
+const lfunc = require(root + 'src/lfunc.js') as { Proto: { prototype: object }; luaF_initupvals(L: unknown, cl: unknown): void };
+Object.defineProperty(lfunc.Proto.prototype, 'cache', { get: () => null, set: () => {}, configurable: true });
+
+
+const lobject = require(root + 'src/lobject.js') as {
+  LClosure: new (L: unknown, n: number) => { p: unknown; nupvalues: number; upvals: { setfrom(v: unknown): void }[] };
+  pushsvalue2s(L: unknown, ts: unknown): void;
+};
+const ldo = require(root + 'src/ldo.js') as { luaD_inctop(L: unknown): void };
+const ltable = require(root + 'src/ltable.js') as { luaH_getint(t: unknown, i: number): unknown };
+
+/** A Lua string value of fengari (its bytes are never changed once made, so one may serve every state). */
+export type LuaString = { readonly realstring: Uint8Array };
+
+/** A Lua string of exactly these bytes, which it takes without copying (the caller must not change them). */
+export function luaString(L: LuaState, bytes: Uint8Array): LuaString {
+  return lstring.luaS_bless(L, bytes) as unknown as LuaString;
+}
+
+/** Pushes a Lua string made by `luaString` (from any state: strings hold no state). */
+export function pushLuaString(L: LuaState, s: LuaString): void {
+  lobject.pushsvalue2s(L, s);
+}
+
+/** A compiled function prototype, shareable by states (immutable once loaded; see the `cache` note above). */
+export type Proto = { readonly __proto: unique symbol };
+
+/** The prototype of the Lua function on top of the stack (as left by a successful load). */
+export function protoOf(L: LuaState): Proto {
+  const top = (L as unknown as { stack: { value: { p: Proto } }[]; top: number });
+  return top.stack[top.top - 1].value.p;
+}
+
+/** Pushes a new closure of `proto` with fresh upvalues, the first being the globals, as lua_load leaves a chunk. */
+export function pushProto(L: LuaState, proto: Proto): void {
+  const cl = new lobject.LClosure(L, (proto as unknown as { upvalues: unknown[] }).upvalues.length);
+  cl.p = proto;
+  ldo.luaD_inctop(L);
+  (L as unknown as { stack: { setclLvalue(v: unknown): void }[]; top: number }).stack[(L as unknown as { top: number }).top - 1].setclLvalue(cl);
+  lfunc.luaF_initupvals(L, cl);
+  if (cl.nupvalues >= 1) {
+    const registry = (L as unknown as { l_G: { l_registry: { value: unknown } } }).l_G.l_registry.value;
+    cl.upvals[0].setfrom(ltable.luaH_getint(registry, lua.LUA_RIDX_GLOBALS));
+  }
+}

@@ -29,6 +29,41 @@ export class LuaRuntimeError extends Error {
   }
 }
 
+/** A JS value that cannot cross to Lua, or a Lua value that cannot cross to JS (a Lua error when raised in Lua). */
+export class ConversionError extends Error {}
+
+/** Deepest table nesting converted before giving up (AIPack's serde stops far earlier than Lua's own limits). */
+export const MAX_DEPTH = 128;
+
+/**
+ * Most values one Lua -> JS conversion visits. A table shared at every level (`for i = 1, 40 do t = {t, t} end`)
+ * is tiny in Lua but expands exponentially when copied, which no instruction budget sees; this stops it.
+ */
+export const MAX_NODES = 2_000_000;
+
+/**
+ * A conversion failure deep inside a value. The path it names (`value.a[2]`) is assembled only when it is raised:
+ * each table level on the way out adds its key, so converting the good elements builds no path strings.
+ */
+export class PathedConversionError {
+  private readonly segments: string[] = [];
+  constructor(private readonly message: (path: string) => string) {}
+  /** adds the key of the level the failure passed through: `[3]` in a list, `.name` in a table */
+  through(segment: string): this {
+    this.segments.push(segment);
+    return this;
+  }
+  /** the error naming the whole path, from `root` (e.g. "value", "argument #2") */
+  at(root: string): ConversionError {
+    return new ConversionError(this.message(root + this.segments.reverse().join('')));
+  }
+}
+
+/** A failure raised while converting an element, with the element's key added to its path. */
+export function through(err: unknown, segment: string): unknown {
+  return err instanceof PathedConversionError ? err.through(segment) : err;
+}
+
 /** Several return values from a host function (Lua multiple returns). */
 export class LuaMulti {
   constructor(readonly values: unknown[]) {}

@@ -7,8 +7,8 @@
  * process (top-level await: importing this file loads the engine).
  */
 import { LuaFactory } from 'wasmoon';
-import { HOST_OPTIONS, LuaError, LuaMulti, tableValue, type ConvertMode, type HostFunction } from './values.ts';
-import { ConversionError, MAX_DEPTH, MAX_NODES } from './fengari-bridge.ts';
+import { BIG_STRING, bigStringBytes, bigStringOf } from './big-strings.ts';
+import { ConversionError, HOST_OPTIONS, LuaError, LuaMulti, MAX_DEPTH, MAX_NODES, PathedConversionError, tableValue, through, type ConvertMode, type HostFunction } from './values.ts';
 
 type Fn = (...args: any[]) => any;
 interface WasmModule {
@@ -19,8 +19,32 @@ interface WasmModule {
   [name: `_${string}`]: Fn;
 }
 
-const luaWasm = await new LuaFactory().getLuaModule();
-export const M = luaWasm.module as unknown as WasmModule;
+/**
+ * wasmoon's build wraps every export in an assertion shim (runtime-initialised check, `apply(arguments)`), which
+ * cost a sixth of a data-heavy run; the instance's own exports are captured while the module is instantiated and
+ * called directly (the shim calls the same functions).
+ */
+const rawExports = await (async () => {
+  const instantiate = WebAssembly.instantiate;
+  let exports: WebAssembly.Exports | undefined;
+  WebAssembly.instantiate = (async (bytes: BufferSource, imports?: WebAssembly.Imports) => {
+    const out = await instantiate(bytes, imports);
+    exports = out.instance.exports;
+    return out;
+  }) as typeof instantiate;
+  try {
+    const luaWasm = await new LuaFactory().getLuaModule();
+    return { module: luaWasm.module as unknown as WasmModule, exports };
+  } finally {
+    WebAssembly.instantiate = instantiate;
+  }
+})();
+export const M: WasmModule = Object.create(rawExports.module);
+for (const [name, fn] of Object.entries(rawExports.exports ?? {})) {
+  if (typeof fn === 'function' && typeof (rawExports.module as unknown as Record<string, unknown>)['_' + name] === 'function') {
+    (M as unknown as Record<string, unknown>)['_' + name] = fn;
+  }
+}
 
 export const LUA_OK = 0;
 export const LUA_YIELD = 1;
@@ -71,7 +95,30 @@ function scratchBuffer(n: number): number {
 
 /** Pushes a JS string as UTF-8 bytes (one encodeInto, no per-byte arrays). */
 export function pushString(L: number, s: string): void {
-  const max = s.length * 3;
+  const n = s.length;
+  if (n <= 64) {
+    // short ASCII strings: a loop beats encodeInto's call overhead
+    const p = scratchBuffer(n + 1);
+    const heap = M.HEAPU8;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      heap[p + i] = c;
+    }
+    if (i === n) {
+      M._lua_pushlstring(L, p, n);
+      return;
+    }
+  }
+  if (n >= BIG_STRING) {
+    const bytes = bigStringBytes(s, (x) => encoder.encode(x));
+    const p = scratchBuffer(bytes.length + 1);
+    M.HEAPU8.set(bytes, p);
+    M._lua_pushlstring(L, p, bytes.length);
+    return;
+  }
+  const max = n * 3;
   const p = scratchBuffer(max + 1);
   const { written } = encoder.encodeInto(s, M.HEAPU8.subarray(p, p + max));
   M._lua_pushlstring(L, p, written);
@@ -83,16 +130,12 @@ export function toStr(L: number, idx: number): string {
   if (!p) return '';
   const n = M.HEAPU32[LEN_CELL >> 2];
   const heap = M.HEAPU8;
-  if (n <= 24) {
+  if (n <= 32) {
     // short strings: a loop beats TextDecoder's call overhead when they are ASCII
-    let out = '';
-    for (let i = 0; i < n; i++) {
-      const c = heap[p + i];
-      if (c >= 0x80) return decoder.decode(heap.subarray(p, p + n));
-      out += String.fromCharCode(c);
-    }
-    return out;
+    for (let i = p; i < p + n; i++) if (heap[i] >= 0x80) return decoder.decode(heap.subarray(p, p + n));
+    return String.fromCharCode.apply(null, heap.subarray(p, p + n) as unknown as number[]);
   }
+  if (n >= BIG_STRING) return bigStringOf(heap.subarray(p, p + n), (b) => decoder.decode(b));
   return decoder.decode(heap.subarray(p, p + n));
 }
 
@@ -290,11 +333,16 @@ interface NodeBudget {
 
 /** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
 export function toJs(L: number, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
-  return convert(L, M._lua_absindex(L, idx), mode, where, new Set(), 0, { left: maxNodes, limit: maxNodes });
+  try {
+    return convert(L, M._lua_absindex(L, idx), mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
+  } catch (err) {
+    if (err instanceof PathedConversionError) throw err.at(where);
+    throw err;
+  }
 }
 
-function convert(L: number, idx: number, mode: ConvertMode, path: string, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
-  if (--budget.left < 0) throw new ConversionError(`cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
+function convert(L: number, idx: number, mode: ConvertMode, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
+  if (--budget.left < 0) throw new PathedConversionError((path) => `cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
   const type = M._lua_type(L, idx);
   switch (type) {
     case T_NIL:
@@ -305,7 +353,7 @@ function convert(L: number, idx: number, mode: ConvertMode, path: string, seen: 
     case T_NUMBER: {
       if (M._lua_isinteger(L, idx)) return Number(M._lua_tointegerx(L, idx, 0));
       const n = M._lua_tonumberx(L, idx, 0) as number;
-      if (mode === 'aip' && !Number.isFinite(n)) throw new ConversionError(`cannot convert ${n} to JSON at ${path}`);
+      if (mode === 'aip' && !Number.isFinite(n)) throw new PathedConversionError((path) => `cannot convert ${n} to JSON at ${path}`);
       // serde_json turns a non-finite f64 into null (Value::from(f64))
       if (!Number.isFinite(n)) return null;
       return n;
@@ -315,18 +363,18 @@ function convert(L: number, idx: number, mode: ConvertMode, path: string, seen: 
     case T_LIGHTUSERDATA:
       return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
     case T_TABLE:
-      return convertTable(L, idx, mode, path, seen, depth, budget);
+      return convertTable(L, idx, mode, seen, depth, budget);
     case T_FUNCTION:
-      throw new ConversionError(`cannot convert a Lua function at ${path}`);
+      throw new PathedConversionError((path) => `cannot convert a Lua function at ${path}`);
     default:
-      throw new ConversionError(`cannot convert a Lua ${typeName(type)} at ${path}`);
+      throw new PathedConversionError((path) => `cannot convert a Lua ${typeName(type)} at ${path}`);
   }
 }
 
-function convertTable(L: number, idx: number, mode: ConvertMode, path: string, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
+function convertTable(L: number, idx: number, mode: ConvertMode, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
   const ptr = M._lua_topointer(L, idx) as number;
-  if (seen.has(ptr)) throw new ConversionError(`cannot convert a table that contains itself (cycle at ${path})`);
-  if (depth >= MAX_DEPTH) throw new ConversionError(`cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
+  if (seen.has(ptr)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
+  if (depth >= MAX_DEPTH) throw new PathedConversionError((path) => `cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
   seen.add(ptr);
   M._luaL_checkstack(L, 4, 0);
   try {
@@ -336,7 +384,12 @@ function convertTable(L: number, idx: number, mode: ConvertMode, path: string, s
         const out: unknown[] = [];
         for (let i = 1; i <= len; i++) {
           M._lua_rawgeti(L, idx, BigInt(i));
-          const v = convert(L, M._lua_gettop(L), mode, `${path}[${i}]`, seen, depth + 1, budget);
+          let v: unknown;
+          try {
+            v = convert(L, M._lua_gettop(L), mode, seen, depth + 1, budget);
+          } catch (err) {
+            throw through(err, `[${i}]`);
+          }
           M._lua_settop(L, -2);
           out.push(v === undefined ? null : v);
         }
@@ -348,8 +401,13 @@ function convertTable(L: number, idx: number, mode: ConvertMode, path: string, s
     M._lua_pushnil(L);
     while (M._lua_next(L, idx) !== 0) {
       const top = M._lua_gettop(L);
-      const key = keyOf(L, top - 1, path);
-      const v = convert(L, top, mode, `${path}.${String(key)}`, seen, depth + 1, budget);
+      const key = keyOf(L, top - 1);
+      let v: unknown;
+      try {
+        v = convert(L, top, mode, seen, depth + 1, budget);
+      } catch (err) {
+        throw through(err, `.${String(key)}`);
+      }
       M._lua_settop(L, -2);
       if (v === undefined) continue;
       keys.push(key);
@@ -361,7 +419,7 @@ function convertTable(L: number, idx: number, mode: ConvertMode, path: string, s
   }
 }
 
-function keyOf(L: number, idx: number, path: string): string | number {
+function keyOf(L: number, idx: number): string | number {
   const type = M._lua_type(L, idx);
   switch (type) {
     case T_STRING:
@@ -371,6 +429,6 @@ function keyOf(L: number, idx: number, path: string): string | number {
     case T_BOOLEAN:
       return String(M._lua_toboolean(L, idx) !== 0);
     default:
-      throw new ConversionError(`cannot convert a table key of type ${typeName(type)} at ${path}`);
+      throw new PathedConversionError((path) => `cannot convert a table key of type ${typeName(type)} at ${path}`);
   }
 }

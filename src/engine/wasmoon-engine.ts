@@ -1,8 +1,7 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
-import { ConversionError } from './fengari-bridge.ts';
-import { LuaRuntimeError, type ConvertMode } from './values.ts';
+import { ConversionError, LuaRuntimeError, type ConvertMode } from './values.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -204,13 +203,17 @@ class WasmoonState implements LuaState {
       ['os', '_luaopen_os'],
     ];
     M._luaL_getsubtable(L, REGISTRY, cstr('_LOADED'));
+    const loaded = M._lua_gettop(L);
     for (const [name, open] of libs) {
+      // called directly, not through lua_call as luaL_requiref does: the library is the top value, and anything
+      // below it (luaopen_package leaves its C-library table) is dropped here
       M[open as `_${string}`](L);
       M._lua_pushvalue(L, -1);
-      M._lua_setfield(L, -3, cstr(name));
+      M._lua_setfield(L, loaded, cstr(name));
       M._lua_setglobal(L, cstr(name));
+      M._lua_settop(L, loaded);
     }
-    M._lua_settop(L, -2);
+    M._lua_settop(L, loaded - 1);
     // os: only the clock functions; execute/remove/rename/exit/getenv/tmpname would reach the host.
     M._lua_getglobal(L, cstr('os'));
     for (const name of ['execute', 'remove', 'rename', 'exit', 'getenv', 'tmpname', 'setlocale']) {

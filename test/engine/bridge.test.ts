@@ -1,14 +1,17 @@
-import { lauxlib, lualib, to_luastring } from 'fengari';
 import { describe, expect, it } from 'vitest';
-import { toJs } from '../../src/engine/fengari-bridge.ts';
-import { fengariEngine, MAX_REP_BYTES } from '../../src/engine/fengari-engine.ts';
+import { defaultEngineName, getEngine } from '../../src/engine/index.ts';
+import { MAX_REP_BYTES } from '../../src/engine/sandbox.ts';
 import { LuaError, LuaRuntimeError, hostFn, multi, type ConvertMode } from '../../src/engine/values.ts';
 import { AgentRunError } from '../../src/runtime/simulator.ts';
 import { runLua } from '../helpers/lua.ts';
 
+// Runs on the engine of the vitest project (fengari or lua54; test/helpers/load-engine.ts has loaded it).
+const engine = getEngine(defaultEngineName());
+const lua54 = engine.name === 'lua54';
+
 function state(budget = 1e7) {
   const printed: string[] = [];
-  const s = fengariEngine.createState({
+  const s = engine.createState({
     budget,
     budgetMessage: 'budget',
     moduleDirs: [],
@@ -70,8 +73,25 @@ describe('JS -> Lua', () => {
     });
   });
 
-  it('integers past 32 bits stay floats (fengari has 32-bit integers)', () => {
-    expect(run('return { math.type(input.small), math.type(input.big) }', 'serde', { input: { small: 7, big: 3_000_000_000 } })).toEqual(['integer', 'float']);
+  it('integers JS holds exactly are Lua integers, past 32 bits only on lua54 (fengari has 32-bit integers)', () => {
+    expect(run('return { math.type(input.small), math.type(input.big), math.type(input.half) }', 'serde', { input: { small: 7, big: 3_000_000_000, half: 1.5 } })).toEqual([
+      'integer',
+      lua54 ? 'integer' : 'float',
+      'float',
+    ]);
+  });
+
+  it('strings keep their bytes across the bridge, whatever their size, and equal strings stay equal keys', () => {
+    const big = 'é'.repeat(40_000) + 'x';
+    expect(run('return { n = #input.big, eq = input.big == input.again, last = input.big:sub(-1), t = ({ [input.big] = 1 })[input.again] }', 'serde', { input: { big, again: big.slice(0) } })).toEqual({
+      n: 80_001,
+      eq: true,
+      last: 'x',
+      t: 1,
+    });
+    expect(run('return input', 'serde', { input: { big, s: 'plain', u: 'ünï' } })).toEqual({ big, s: 'plain', u: 'ünï' });
+    // invalid UTF-8 becomes U+FFFD on the way out, whatever the size
+    expect(run('return { ("\\255"):rep(3), ("\\255"):rep(20000) }')).toEqual(['\uFFFD'.repeat(3), '\uFFFD'.repeat(20000)]);
   });
 });
 
@@ -162,7 +182,7 @@ describe('sandbox: budget, library amplifiers, loaders', () => {
 
   it('table.move charges each moved element to the budget (fengari loops over any range in one call)', () => {
     expect(run('local t = table.move({ 1, 2, 3 }, 1, 3, 2) return { t, table.move({ 1, 2 }, 1, 2, 1, {}), table.move({}, 2, 1, 1) }')).toEqual([[1, 1, 2, 3], [1, 2], {}]);
-    expect(() => state(100_000).runChunk('return table.move({ 1 }, 1, 2^30, 2)', 't.lua', 1, {}, 'serde')).toThrow(/^t\.lua:1: budget$/);
+    if (!lua54) expect(() => state(100_000).runChunk('return table.move({ 1 }, 1, 2^30, 2)', 't.lua', 1, {}, 'serde')).toThrow(/^t\.lua:1: budget$/);
     expect(run('local ok, e = pcall(table.move, nil, 1, 2, 1) return e')).toBe("bad argument #1 to 'table.move' (table expected, got nil)");
   });
 
@@ -186,9 +206,35 @@ describe('sandbox: budget, library amplifiers, loaders', () => {
   });
 
   it('stops converting a value whose shared tables expand past the node limit', () => {
-    const L = lauxlib.luaL_newstate();
-    lualib.luaL_openlibs(L);
-    lauxlib.luaL_dostring(L, to_luastring('local t = {} for i = 1, 30 do t = { t, t } end return t'));
-    expect(() => toJs(L, -1, 'aip', 'value', 1000)).toThrow(/cannot convert a value of more than 1000 elements/);
+    // 2^22 paths through 22 tables: more than the 2M elements one conversion may visit
+    expect(() => run('local t = {} for i = 1, 22 do t = { t, t } end return t', 'aip')).toThrow(/cannot convert a value of more than 2000000 elements/);
+  });
+});
+
+describe('Lua strings and closures as Lua 5.4 has them (AIPack)', () => {
+  it('string keys are their bytes: no two strings share a key, and order is byte order', () => {
+    // fengari's own keys were unpadded hex: "\1#" and "\18\3" were one key, and "\15" sorted after "\16"
+    expect(run('local t = { ["\\1#"] = 1, ["\\18\\3"] = 2 } return { t["\\1#"], t["\\18\\3"], "\\15" < "\\16", "a" < "ab", "\\255" > "z" }')).toEqual([
+      1,
+      2,
+      true,
+      true,
+      true,
+    ]);
+    expect(run('local t = { "b\\1", "b", "a\\200", "a\\16", "a\\2" } table.sort(t) return t')).toEqual(['a\u0002', 'a\u0010', 'a\uFFFD', 'b', 'b\u0001']);
+  });
+
+  it('package.loaded holds the standard libraries, which name themselves in argument errors', () => {
+    // lua54 stored them in the wrong table once (luaopen_package leaves a table of its own on the stack)
+    expect(run('return { package.loaded.string == string, package.loaded.table == table, require("math") == math, select(2, pcall(string.byte)) }')).toEqual([
+      true,
+      true,
+      true,
+      "bad argument #1 to 'string.byte' (string expected, got no value)",
+    ]);
+  });
+
+  it('a function expression makes a new closure each time it is evaluated (5.4 has no closure cache)', () => {
+    expect(run('local t = {} for i = 1, 2 do t[i] = function() end end return t[1] == t[2]')).toBe(false);
   });
 });
