@@ -493,7 +493,7 @@ const cases: Case[] = [
       ['0.8.18', ['Patch']],
       ['0.8.19', ['Append', 'Patch']],
       ['0.8.20', ['Append', 'Copy', 'Patch']],
-    ] as const
+    ] as [string, string[]][]
   ).map(([version, kinds]) =>
     applyCase({
       up: `AIPack ${version} (tags: FILE_APPEND 0.8.19, FILE_COPY 0.8.20, error_hunks 0.8.21; an older udiffx ignores a newer tag)`,
@@ -502,7 +502,7 @@ const cases: Case[] = [
       changes: block('<FILE_APPEND file_path="f.txt">\nb\n</FILE_APPEND>', '<FILE_COPY from_path="f.txt" to_path="g.txt" />', patch('f.txt', '@@\n-zzz\n+y\n')),
       read: ['f.txt', 'g.txt'],
       check: (r) => {
-        expect(items(r.status).map((i) => i.kind)).toEqual([...kinds]);
+        expect(items(r.status).map((i) => i.kind)).toEqual(kinds);
         // the failed patch: no per-hunk detail before 0.8.21
         expect(items(r.status).at(-1)?.error_hunks).toBeUndefined();
         expect(r.files['f.txt']).toBe(kinds.includes('Append') ? 'a\nb\n' : 'a\n');
