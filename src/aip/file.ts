@@ -5,6 +5,7 @@
  */
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
+import { compareVersions } from './catalog.ts';
 import { parseRelaxedJson, toJsonText } from './json.ts';
 import { toLuaData } from './pure-args.ts';
 import { rustTrimEnd, rustTrimStart } from './text.ts';
@@ -346,7 +347,14 @@ export const file: AipNamespaceFactory = (env) => {
     const p = pathArg(path, fn);
     const abs = resolvePath(env, p);
     checkAccessDelete(env, abs);
-    if (vfs.isDir(abs)) throw new LuaError(`${fn} - Cannot delete '${p}': it is a directory, only files can be deleted`);
+    if (vfs.isDir(abs)) {
+      // from 0.8.14 AIPack trashes the path with simple_fs::safer_trash_file, which takes a directory whole;
+      // before, remove_file (and 0.8.11's own trash helper) refused directories
+      if (compareVersions(env.aipackVersion, '0.8.14') < 0) throw new LuaError(`${fn} - Cannot delete '${p}': it is a directory, only files can be deleted`);
+      const removed = guarded(fn, p, () => vfs.deleteDir(abs));
+      if (removed) trace('delete', abs);
+      return removed;
+    }
     if (!vfs.isFile(abs)) return false;
     const removed = guarded(fn, p, () => vfs.deleteFile(abs));
     if (removed) trace('delete', abs);

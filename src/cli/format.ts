@@ -1,3 +1,4 @@
+import nodePath from 'node:path';
 import pc from 'picocolors';
 import { headline, type CoderRunReport } from '../effects/run-report.ts';
 import type { Trace, TraceEvent } from '../runtime/trace.ts';
@@ -68,6 +69,21 @@ export function formatFiles(files: FileChanges, written: boolean): string {
   for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);
   if (lines.length === 0) return 'files: none changed';
   return `files${verb}:\n${lines.join('\n')}`;
+}
+
+/**
+ * The AIPack base dir files a run saved: AIPack writes them, the simulation keeps them in memory only (never on
+ * disk, even with --write), so they are named rather than silently dropped. `undefined` when there are none.
+ */
+export function formatBaseWrites(trace: Trace, workspaceDir: string, aipackBase: string | undefined): string | undefined {
+  const inBase = (p: string) => {
+    const abs = nodePath.resolve(workspaceDir, p);
+    return abs.split(nodePath.sep).includes('.aipack-base') || (aipackBase !== undefined && (abs === aipackBase || abs.startsWith(aipackBase + nodePath.sep)));
+  };
+  const paths = new Set<string>();
+  for (const e of trace.events) if (e.kind === 'file' && e.op !== 'delete' && inBase(e.path)) paths.add(e.path);
+  if (paths.size === 0) return undefined;
+  return `aipack base (saved in memory only, never written):\n${[...paths].sort().map((p) => `  ${p}`).join('\n')}`;
 }
 
 /** The last line of a coder run report: its status, coloured, and its message. */

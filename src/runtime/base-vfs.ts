@@ -92,6 +92,13 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
       layer.set(abs, null);
       return true;
     },
+    deleteDir(abs: string): boolean {
+      if (!isDir(abs)) return false;
+      const filesUnder = (dir: string): string[] =>
+        base.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
+      for (const f of filesUnder(abs)) base.deleteFile(f);
+      return true;
+    },
     mkdirp(abs: string) {
       if (isFile(abs)) throw new Error(`Vfs.mkdirp: cannot create dir '${abs}': a file exists there`);
       addDirs(abs);
@@ -110,6 +117,7 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     listDir: (abs) => (inBase(abs) ? base.listDir(abs) : main.listDir(abs)),
     writeFile: (abs, content) => (inBase(abs) ? base.writeFile(abs, content) : main.writeFile(abs, content)),
     deleteFile: (abs) => (inBase(abs) ? base.deleteFile(abs) : main.deleteFile(abs)),
+    deleteDir: (abs) => (inBase(abs) ? base.deleteDir(abs) : main.deleteDir(abs)),
     mkdirp: (abs) => (inBase(abs) ? base.mkdirp(abs) : main.mkdirp(abs)),
     // the base layer is never part of what a run changed or may commit
     changes: () => main.changes(),

@@ -79,6 +79,7 @@ export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs 
     listDir: (abs) => (allowed(abs) ? vfs.listDir(abs).filter((e) => allowed(nodePath.join(abs, e.name))) : refuse(abs)),
     writeFile: (abs, content) => vfs.writeFile(abs, content),
     deleteFile: (abs) => vfs.deleteFile(abs),
+    deleteDir: (abs) => vfs.deleteDir(abs),
     mkdirp: (abs) => vfs.mkdirp(abs),
     changes: () => vfs.changes(),
     snapshot: () => vfs.snapshot(),

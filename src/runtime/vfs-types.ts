@@ -35,6 +35,11 @@ export interface Vfs {
   writeFile(abs: string, content: string | Uint8Array): void;
   /** true when a file was removed */
   deleteFile(abs: string): boolean;
+  /**
+   * removes a directory and everything below it from the run's view (true when it existed); the files count as
+   * deleted, the emptied directories themselves stay on disk after commit()
+   */
+  deleteDir(abs: string): boolean;
   mkdirp(abs: string): void;
   /** what the overlay holds compared with the disk, for paths inside the workspace */
   changes(): FileChanges;

@@ -115,11 +115,17 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   // -- overlay layer
   const overlay = new Map<string, OverlayEntry>();
   const overlayDirs = new Set<string>();
+  /** dirs removed by deleteDir: the lower layers' dirs below them are hidden (their files are deleted one by one) */
+  const removedDirs = new Set<string>();
+  const hidden = (abs: string): boolean => {
+    for (const d of removedDirs) if (isInside(abs, d)) return true;
+    return false;
+  };
 
   // lower = baseline over disk
   const lowerFile = (abs: string): Uint8Array | undefined => baseline.get(abs)?.data ?? dReadFile(abs);
   const lowerIsFile = (abs: string): boolean => baseline.has(abs) || (dStat(abs)?.isFile() ?? false);
-  const lowerIsDir = (abs: string): boolean => baselineDirs.has(abs) || (dStat(abs)?.isDirectory() ?? false);
+  const lowerIsDir = (abs: string): boolean => !hidden(abs) && (baselineDirs.has(abs) || (dStat(abs)?.isDirectory() ?? false));
 
   const isFile = (abs: string): boolean => {
     const e = overlay.get(abs);
@@ -182,7 +188,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const e = overlay.get(abs) ?? (overlay.has(abs) ? null : baseline.get(abs));
       if (e === null) return undefined;
       if (e) return { size: e.data.length, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs };
-      const st = dStat(abs);
+      const st = hidden(abs) ? undefined : dStat(abs);
       if (st && (st.isFile() || st.isDirectory())) {
         // ctime here means creation time (AIPack's `created`), so prefer birthtime where the OS has one
         return { size: st.isFile() ? st.size : 0, mtimeMs: st.mtimeMs, ctimeMs: st.birthtimeMs || st.ctimeMs };
@@ -198,7 +204,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const abs = norm(p, 'listDir');
       if (!isDir(abs)) return [];
       const entries = new Map<string, boolean>();
-      const st = dStat(abs);
+      const st = hidden(abs) ? undefined : dStat(abs);
       if (st?.isDirectory()) {
         let dirents: fs.Dirent[] = [];
         try {
@@ -227,6 +233,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
           if (nodePath.dirname(f) === abs && entries.get(nodePath.basename(f)) === false) entries.delete(nodePath.basename(f));
         }
       }
+      for (const [name, dirLike] of entries) if (dirLike && !isDir(nodePath.join(abs, name))) entries.delete(name);
       for (const [f, e] of overlay) if (e !== null) addChild(f, false);
       for (const d of overlayDirs) addChild(d, true);
       return [...entries.entries()]
@@ -251,6 +258,18 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       if (!isFile(abs)) return false;
       if (lowerIsFile(abs)) overlay.set(abs, null);
       else overlay.delete(abs);
+      return true;
+    },
+
+    deleteDir(p) {
+      const abs = norm(p, 'deleteDir');
+      guardWritable(abs, 'deleteDir');
+      if (!isDir(abs)) return false;
+      const filesUnder = (dir: string): string[] =>
+        vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
+      for (const f of filesUnder(abs)) vfs.deleteFile(f);
+      for (const d of [...overlayDirs]) if (isInside(d, abs)) overlayDirs.delete(d);
+      removedDirs.add(abs);
       return true;
     },
 

@@ -166,8 +166,23 @@ describe('aip.file.save / append / delete keep the disk untouched', () => {
     expect(() => f.delete('~/.aipack-base/x.txt')).toThrow(
       new LuaError('Delete file protection - Deleting files from the `.aipack-base` folder is not allowed'),
     );
-    expect(() => f.delete('src')).toThrow(/aip.file.delete - Cannot delete 'src': it is a directory/);
     expect(fs.readFileSync(nodePath.join(root, 'keep.txt'), 'utf8')).toBe('keep');
+  });
+
+  it('refuses a directory before 0.8.14, then removes it whole as AIPack trashes it (files deleted on commit)', () => {
+    const old = fileNs(makeStageEnv(ws, { aipackVersion: '0.8.13' })) as Record<string, (...args: any[]) => any>;
+    expect(() => old.delete('src')).toThrow(/aip.file.delete - Cannot delete 'src': it is a directory/);
+
+    expect(f.delete('src/lib')).toBe(true);
+    expect(f.exists('src/lib')).toBe(false);
+    expect(f.exists('src/lib/util.ts')).toBe(false);
+    expect(paths(f.list('src/**/*.ts'))).toEqual(['src/main.ts']);
+    expect(f.delete('src/lib')).toBe(false);
+    // it can be made again, holding only what is written now
+    f.save('src/lib/new.ts', 'new');
+    expect(paths(f.list('src/lib/**/*.*'))).toEqual(['src/lib/new.ts']);
+    env.vfs.commit();
+    expect(Object.keys(diskState()).filter((p) => p.startsWith('src/'))).toEqual(['src/lib/new.ts', 'src/main.ts']);
   });
 
   it('raises for a non-string content', () => {

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.ts';
+import { tmpDir, write } from '../harness/helpers.ts';
 
 const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
 
@@ -59,5 +62,18 @@ describe('coder-subagents run-agent', () => {
     const r = await runCli(['run-agent', 'agents/lifecycle.aip'], WS);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('\nhint: no --ai file was given');
+  });
+
+  it('--write never writes the --aipack-base dir: the saves there are listed as kept in memory', async () => {
+    const ws = tmpDir();
+    const base = tmpDir();
+    write(base, 'pack/installed/acme/tool/main.aip', '# After All\n\n```lua\nreturn 1\n```\n');
+    write(ws, 'a.aip', '# After All\n\n```lua\naip.file.save("acme@tool$base/state.json", "{}")\naip.file.save("out.txt", "x")\nreturn aip.file.load("acme@tool$base/state.json").content\n```\n');
+    const r = await runCli(['run-agent', 'a.aip', '--workspace', ws, '--aipack-base', base, '--write'], ws);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('after_all: "{}"\n');
+    expect(r.stdout).toContain(`files:\n  created out.txt\naipack base (saved in memory only, never written):\n  ${base}/support/pack/acme/tool/state.json\n`);
+    expect(existsSync(nodePath.join(ws, 'out.txt'))).toBe(true);
+    expect(existsSync(nodePath.join(base, 'support'))).toBe(false);
   });
 });

@@ -215,4 +215,19 @@ describe('createOverlayVfs commit', () => {
     expect(() => vfs.commit()).toThrow(/outside the workspace/);
     expect(fs.readFileSync(target, 'utf8')).toBe('keep');
   });
+
+  it('deleteDir hides a disk or virtual dir and deletes every file below it', () => {
+    const vfs = createOverlayVfs(ws, { files: { 'v/deep/c.txt': 'C' } });
+    vfs.writeFile(nodePath.join(ws, 'sub', 'new', 'n.txt'), 'N');
+    expect(vfs.deleteDir(nodePath.join(ws, 'sub'))).toBe(true);
+    expect(vfs.deleteDir(nodePath.join(ws, 'v'))).toBe(true);
+    expect(vfs.deleteDir(nodePath.join(ws, 'a.txt'))).toBe(false);
+    for (const p of ['sub', 'sub/b.txt', 'sub/new', 'v', 'v/deep']) expect(vfs.stat(nodePath.join(ws, p)), p).toBeUndefined();
+    expect(vfs.listDir(ws).map((e) => e.name)).toEqual(['a.txt']);
+    expect(vfs.changes()).toEqual({ created: [], changed: [], deleted: ['sub/b.txt', 'v/deep/c.txt'] });
+    vfs.writeFile(nodePath.join(ws, 'sub', 'again.txt'), 'again');
+    expect(vfs.listDir(nodePath.join(ws, 'sub'))).toEqual([{ name: 'again.txt', isDir: false }]);
+    vfs.commit();
+    expect(diskState(ws)).toEqual({ 'a.txt': 'A', 'sub/again.txt': 'again' });
+  });
 });

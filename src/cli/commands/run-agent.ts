@@ -1,7 +1,8 @@
+import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
-import { formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
+import { formatBaseWrites, formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
 
 interface RunAgentOptions extends SimCliOptions {
@@ -60,6 +61,8 @@ export function register(program: Command, setExit: SetExit): void {
         if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
           process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
         }
+        const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
+        if (base) process.stdout.write(base + '\n');
       }
       if (error) {
         const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
