@@ -36,9 +36,9 @@ const input = {
   event: 'pre',
 };
 
-function runOnce(vfs: Vfs, engine: EngineName) {
+function runOnce(vfs: Vfs, engine: EngineName, given: Record<string, unknown> = input) {
   const sim = new Simulator({ workspaceDir: WS, vfs, engine, readRoots: [nodePath.dirname(AGENT)], ai: ScriptedAi.fromList(AI) });
-  const outcome = sim.run({ name: AGENT, baseDir: WS, inputs: [input] });
+  const outcome = sim.run({ name: AGENT, baseDir: WS, inputs: [given] });
   const aiCalls = sim.trace.events.flatMap((e) => (e.kind === 'ai' ? [{ model: e.model, file: /file_path="([^"]+)"/.exec(e.prompt)?.[1] }] : []));
   return { result: outcome.afterAll, aiCalls, cache: vfs.readFile(`${WS}/${CACHE}`) };
 }
@@ -57,7 +57,7 @@ describe('fixtures/code-map', () => {
   it('passes its contract cases', () => {
     const r = runContractFile(nodePath.join(REPO_ROOT, 'fixtures', 'code-map', 'code-map.contract.toml'));
     expect(r.cases.map((c) => [c.name, c.status, c.message ?? ''])).toEqual(r.cases.map((c) => [c.name, 'passed', '']));
-    expect(r.cases.length).toBe(5);
+    expect(r.cases.length).toBe(6);
   });
 
   it('asks the model once per new or changed file content, and never for an unchanged one', () => {
@@ -66,19 +66,35 @@ describe('fixtures/code-map', () => {
       { model: 'coder-model', file: 'src/a.ts' },
       { model: 'coder-model', file: 'src/b.ts' },
     ]);
-    expect(first.result).toEqual({ agent_result: { cache_path: CACHE, updated: ['src/a.ts', 'src/b.ts'], unchanged: {}, removed: {} } });
+    expect(first.result).toEqual({ agent_result: { cache_path: CACHE, updated: ['src/a.ts', 'src/b.ts'], unchanged: {}, reused: {}, removed: {} } });
     const cache = JSON.parse(first.cache ?? 'null');
     expect(Object.keys(cache.files)).toEqual(['src/a.ts', 'src/b.ts']);
     expect(cache.files['src/a.ts'].hash).toMatch(/^[0-9a-f]{64}$/);
 
     expect(second.aiCalls).toEqual([]);
-    expect(second.result).toEqual({ agent_result: { cache_path: CACHE, updated: {}, unchanged: ['src/a.ts', 'src/b.ts'], removed: {} } });
+    expect(second.result).toEqual({ agent_result: { cache_path: CACHE, updated: {}, unchanged: ['src/a.ts', 'src/b.ts'], reused: {}, removed: {} } });
     expect(second.cache).toBe(first.cache);
 
     expect(third.aiCalls).toEqual([{ model: 'coder-model', file: 'src/b.ts' }]);
     const after = JSON.parse(third.cache ?? 'null');
     expect(after.files['src/a.ts']).toEqual(cache.files['src/a.ts']);
     expect(after.files['src/b.ts'].hash).not.toBe(cache.files['src/b.ts'].hash);
+  });
+
+  it('also takes upstream pro@coder\'s input: a relative prompt dir and the instruction as one coder_prompt', () => {
+    const vfs = createOverlayVfs(WS, { files: { 'src/a.ts': 'export const a = 1;\n' } });
+    const upstream = {
+      coder_params: { model: 'coder-model' },
+      coder_prompt: 'Refactor',
+      coder_prompt_dir: '.aipack/.prompt/pro@coder',
+      agent_config: { name: 'my-agents/code-map.aip', enabled: true, on: ['start'], add_to_prompt: true },
+      coder_redo_count: 0,
+      event: 'start',
+      stage: 'pre',
+    };
+    const { result, cache } = runOnce(vfs, 'fengari', upstream);
+    expect(result).toMatchObject({ coder_prompt: 'Refactor\n\nCode map (one line per file):\n- src/a.ts: A module', agent_result: { cache_path: CACHE } });
+    expect(cache).toContain('"summary": "A module"');
   });
 
   it('gives the same results, calls and cache bytes on fengari and lua54', async () => {
