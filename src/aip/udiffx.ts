@@ -189,10 +189,17 @@ export const udiffx: AipNamespaceFactory = (env) => ({
       throw new LuaError(`${fn} - Security violation, target '${baseDir}' is outside base dir '${env.dirs.workspace}'`);
     }
     const { directives, rest } = extractFileChanges(content);
-    // FILE_APPEND / FILE_COPY items and error_hunks came with AIPack 0.8.20 (its lua-apis doc)
-    const recent = compareVersions(env.aipackVersion, '0.8.20') >= 0;
-    const known = recent ? directives : directives.filter((d) => d.kind !== 'Append' && d.kind !== 'Copy' && !(d.kind === 'Fail' && /^FILE_(APPEND|COPY)$/.test(d.tag)));
-    const status = applyDirectives(env, baseDir, known, recent);
+    // from AIPack's release tags: FILE_APPEND came with 0.8.19 (udiffx 0.1.21+), FILE_COPY with 0.8.20 (0.1.30+),
+    // error_hunks in the Lua status with 0.8.21; an older udiffx does not see a newer tag at all
+    const at = (v: string) => compareVersions(env.aipackVersion, v) >= 0;
+    const seen = (tag: 'Append' | 'Copy') => (tag === 'Append' ? at('0.8.19') : at('0.8.20'));
+    const known = directives.filter((d) => {
+      if (d.kind === 'Append' || d.kind === 'Copy') return seen(d.kind);
+      if (d.kind === 'Fail' && d.tag === 'FILE_APPEND') return seen('Append');
+      if (d.kind === 'Fail' && d.tag === 'FILE_COPY') return seen('Copy');
+      return true;
+    });
+    const status = applyDirectives(env, baseDir, known, at('0.8.21'));
     return extrude === 'content' ? multi(status, rest) : status;
   },
 

@@ -488,16 +488,37 @@ const cases: Case[] = [
       expect(r.files).toEqual({ 'docs/new.md': 'old\n', 'fresh.txt': 'first\nsecond\n' });
     },
   }),
+  ...(
+    [
+      ['0.8.18', ['Patch']],
+      ['0.8.19', ['Append', 'Patch']],
+      ['0.8.20', ['Append', 'Copy', 'Patch']],
+    ] as [string, string[]][]
+  ).map(([version, kinds]) =>
+    applyCase({
+      up: `AIPack ${version} (tags: FILE_APPEND 0.8.19, FILE_COPY 0.8.20, error_hunks 0.8.21; an older udiffx ignores a newer tag)`,
+      version,
+      files: { 'f.txt': 'a\n' },
+      changes: block('<FILE_APPEND file_path="f.txt">\nb\n</FILE_APPEND>', '<FILE_COPY from_path="f.txt" to_path="g.txt" />', patch('f.txt', '@@\n-zzz\n+y\n')),
+      read: ['f.txt', 'g.txt'],
+      check: (r) => {
+        expect(items(r.status).map((i) => i.kind)).toEqual(kinds);
+        // the failed patch: no per-hunk detail before 0.8.21
+        expect(items(r.status).at(-1)?.error_hunks).toBeUndefined();
+        expect(r.files['f.txt']).toBe(kinds.includes('Append') ? 'a\nb\n' : 'a\n');
+        expect(r.files['g.txt']).toBe(kinds.includes('Copy') ? 'a\nb\n' : undefined);
+      },
+    }),
+  ),
   applyCase({
-    up: 'aip_udiffx.rs lua-apis doc (FILE_APPEND / FILE_COPY and error_hunks since 0.8.20)',
-    version: '0.8.19',
+    up: 'AIPack 0.8.21 (aip.udiffx - include error_hunks data)',
+    version: '0.8.21',
     files: { 'f.txt': 'a\n' },
-    changes: block('<FILE_APPEND file_path="f.txt">\nb\n</FILE_APPEND>', patch('f.txt', '@@\n-zzz\n+y\n')),
+    changes: block(patch('f.txt', '@@\n-zzz\n+y\n')),
     read: ['f.txt'],
     check: (r) => {
-      expect(items(r.status).map((i) => i.kind)).toEqual(['Patch']);
-      expect(items(r.status)[0].error_hunks).toBeUndefined();
-      expect(r.files['f.txt']).toBe('a\n');
+      expect(items(r.status)[0].error_msg).toBe("No changes applied to 'f.txt'");
+      expect(items(r.status)[0].error_hunks).toEqual([{ hunk_body: '@@\n-zzz\n+y\n', cause: 'patch completion error: Could not find patch context in original file (starting search from line 1)' }]);
     },
   }),
   {

@@ -116,7 +116,7 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
     expect(r.file('src/greet.ts')).toBe(r.original('src/greet.ts'));
     expect(r.touched()).toEqual(['prompts/seed/coder-prompt.md', 'src/math.ts']);
     const report = cacheFile(r, 'last_file_change_fails_report.md')!;
-    // AIPack 0.8.15 (the default) gives no per-hunk detail (error_hunks came with 0.8.20)
+    // AIPack 0.8.15 (the default) gives no per-hunk detail (error_hunks came with 0.8.21)
     expect(report).toContain("# src/greet.ts\n\n````\nFILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts'\n\nThe file was left as it was (hunks that fitted were undone).\n````");
     expect(report).not.toContain('# src/math.ts');
     expect(pin(r, 'changes_failed')?.content).toContain("- src/greet.ts (FILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts')");
