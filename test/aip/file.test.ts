@@ -178,6 +178,7 @@ describe('aip.file.save / append / delete keep the disk untouched', () => {
     expect(f.exists('src/lib/util.ts')).toBe(false);
     expect(paths(f.list('src/**/*.ts'))).toEqual(['src/main.ts']);
     expect(f.delete('src/lib')).toBe(false);
+    expect(() => f.delete('.')).toThrow(/Delete file protection \(simulator\) - '\.' is the workspace dir/);
     // it can be made again, holding only what is written now
     f.save('src/lib/new.ts', 'new');
     expect(paths(f.list('src/lib/**/*.*'))).toEqual(['src/lib/new.ts']);
