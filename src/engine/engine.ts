@@ -34,6 +34,11 @@ export interface StateOptions {
   loadRoots: string[];
   /** the process cwd: resolves relative `dofile`/`loadfile` paths and `package.path` templates */
   baseDir: string;
+  /**
+   * pattern calls whose worst-case steps exceed this run on the step-counting matcher (pattern.ts); default
+   * PATTERN_ROUTE_STEPS. Tests set 0 (route every pattern call) or Infinity (none) to compare the two.
+   */
+  patternRouteSteps?: number;
   /** Lua `print` (arguments already joined with "\n" as AIPack does) */
   print(text: string): void;
   /** how chunk names are shown in messages (absolute file path -> display path) */

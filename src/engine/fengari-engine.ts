@@ -6,6 +6,8 @@ import { lua, lauxlib, lualib, protoOf, pushProto, setBigStringHook, to_luastrin
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { chunkFailure, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
+import { patternHost } from './pattern-hosts.ts';
+import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 
 export { MAX_REP_BYTES };
 
@@ -233,8 +235,40 @@ class FengariState implements LuaState {
     lua.lua_setfield(L, -2, str('limit_hit'));
     lua.lua_pushjsfunction(L, allowHooks);
     lua.lua_setfield(L, -2, str('allow_hooks'));
+    this.setPatternHost(L);
     lua.lua_setglobal(L, str('__sandbox'));
     this.execTrusted(SANDBOX_LUA, '=sandbox');
+  }
+
+  /** The step-counting pattern matcher's host functions (sandbox.ts routes costly pattern calls to them). */
+  private setPatternHost(L: L): void {
+    const host = patternHost<L>('5.3', {
+      bytes: (L, idx) => lua.lua_tostring(L, idx) as Uint8Array,
+      integer: (L, idx) => lua.lua_tointeger(L, idx) as number,
+      isNil: (L, idx) => lua.lua_type(L, idx) <= lua.LUA_TNIL,
+      boolean: (L, idx) => lua.lua_toboolean(L, idx) as boolean,
+      pushInteger: (L, n) => lua.lua_pushinteger(L, n),
+      pushNil: (L) => lua.lua_pushnil(L),
+      checkStack: (L, n) => lauxlib.luaL_checkstack(L, n, str('too many captures')),
+      // as fengari's lstrlib pushes a capture
+      pushSubject: (L, init, len) => lua.lua_pushlstring(L, (lua.lua_tostring(L, 1) as Uint8Array).subarray(init), len),
+      pushBytes: (L, bytes) => lua.lua_pushlstring(L, bytes, bytes.length),
+      charge: (L, n) => this.charge(L, n),
+      tooLarge: (L) => {
+        this.limits.memoryExceeded = true;
+        return this.failFast(L);
+      },
+      memoryMax: () => this.limits.memoryMax,
+      raise,
+    });
+    for (const [name, fn] of Object.entries(host)) {
+      lua.lua_pushjsfunction(L, fn);
+      lua.lua_setfield(L, -2, str(name));
+    }
+    lua.lua_pushstring(L, str('5.3'));
+    lua.lua_setfield(L, -2, str('dialect'));
+    lua.lua_pushnumber(L, this.options.patternRouteSteps ?? PATTERN_ROUTE_STEPS);
+    lua.lua_setfield(L, -2, str('route_steps'));
   }
 
   // print(...) joins its arguments with "\n" as AIPack's override does; tables/nil go through tostring.

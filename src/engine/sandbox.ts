@@ -138,12 +138,110 @@ do
   string.upper = function(s, ...) cost(s) return pass(upper(s, ...)) end
   string.lower = function(s, ...) cost(s) return pass(lower(s, ...)) end
   string.reverse = function(s, ...) cost(s) return pass(reverse(s, ...)) end
-  string.find = function(s, ...) cost(s) return pass(find(s, ...)) end
-  string.match = function(s, ...) cost(s) return pass(match(s, ...)) end
-  string.gmatch = function(s, ...) cost(s) return pass(gmatch(s, ...)) end
+  -- Pattern calls whose worst case is large run on the step-counting matcher of pattern.ts (host.pfind, pscan,
+  -- pgsub, pplain), which charges the budget as it goes; the engine's matcher runs all others.
+  local pfind, pscan, pgsub, pplain = host.pfind, host.pscan, host.pgsub, host.pplain
+  local ROUTE, V53 = host.route_steps, host.dialect == "5.3"
+  local mtype, byte, sub = math.type, string.byte, string.sub
+  local SPECIALS = "[%^%$%*%+%?%.%(%[%%%-]"
+  -- worst-case steps of backtracking over n bytes: every quantifier (and %b) may try each position, and so may
+  -- the scan over start positions (counting each '-' as one overestimates, which only costs speed)
+  local function heavy(n, p, scans)
+    local m = #p + 1
+    local k = scans and 1 or 0
+    if (n + 1) ^ (m + k) * m <= ROUTE then return false end
+    local _, q = gsub(p, "[%*%+%-%?]", "")
+    local _, b = gsub(p, "%%b", "")
+    return (n + 1) ^ (q + b + k) * m > ROUTE
+  end
+  -- the start position both engines derive from init
+  local function start(init, n)
+    if init == nil or init > n then return init or 1 end
+    if init > 0 then return init end
+    if init == 0 or -init > n then return 1 end
+    return n + init + 1
+  end
+  string.find = function(s, ...)
+    cost(s)
+    local p, init, plain = ...
+    if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
+      local n = #s
+      local i = start(init, n)
+      if i <= n + 1 then
+        if plain or not find(p, SPECIALS) then
+          if (n - i + 2.0) * #p > ROUTE then return pplain(s, p, i) end -- a float: fengari's integers are 32-bit
+        elseif heavy(n - i + 1, p, byte(p) ~= 94) then
+          return pfind(s, p, i, true)
+        end
+      end
+    end
+    return pass(find(s, ...))
+  end
+  string.match = function(s, ...)
+    cost(s)
+    local p, init = ...
+    if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
+      local n = #s
+      local i = start(init, n)
+      if i <= n + 1 and heavy(n - i + 1, p, byte(p) ~= 94) then return pfind(s, p, i, false) end
+    end
+    return pass(match(s, ...))
+  end
+  string.gmatch = function(s, ...)
+    cost(s)
+    local p, init = ...
+    if type(s) == "string" and type(p) == "string" and (V53 or init == nil or mtype(init) == "integer") and heavy(#s, p, true) then
+      local n = #s
+      local src, last = 0, nil
+      if not V53 then src = start(init, n) - 1 end
+      if src > n then src = n + 1 end
+      local function took(i, j, ...)
+        if i == nil then return end
+        src, last = j, j
+        return ...
+      end
+      return function() return took(pscan(s, p, src, last, false)) end
+    end
+    return pass(gmatch(s, ...))
+  end
+  local function gsubCalling(s, p, repl, max, tr)
+    local anchor = byte(p) == 94
+    local out, k, n, src, last = {}, 0, 0, 0, nil
+    local function value(i, j, ...)
+      if i == nil then return nil end
+      if tr == "function" then return i, j, (repl(...)) end
+      return i, j, repl[(...)]
+    end
+    while n < max do
+      local i, j, v = value(pscan(s, p, src, last, anchor, tr == "table"))
+      if i == nil then break end
+      n = n + 1
+      if not v then
+        v = sub(s, i + 1, j)
+      elseif type(v) ~= "string" and type(v) ~= "number" then
+        error("invalid replacement value (a " .. type(v) .. ")")
+      end
+      out[k + 1], out[k + 2] = sub(s, src + 1, i), v
+      k = k + 2
+      src, last = j, j
+      if anchor then break end
+    end
+    out[k + 1] = sub(s, src + 1)
+    return concat(out), n
+  end
   string.gsub = function(s, ...)
     cost(s)
-    local r, n = gsub(s, ...)
+    local p, repl, max = ...
+    local r, n
+    if type(s) == "string" and type(p) == "string" and (max == nil or mtype(max) == "integer") and heavy(#s, p, byte(p) ~= 94) then
+      local tr = type(repl)
+      if tr == "string" then
+        r, n = pgsub(s, p, repl, max or #s + 1)
+      elseif tr == "function" or tr == "table" then
+        r, n = gsubCalling(s, p, repl, max or #s + 1, tr)
+      end
+    end
+    if r == nil then r, n = gsub(s, ...) end
     cost(r)
     return r, n
   end

@@ -2,6 +2,8 @@ import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
+import { patternHost } from './pattern-hosts.ts';
+import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -31,6 +33,8 @@ import {
 } from './wasmoon-bridge.ts';
 
 const HOOK_INTERVAL = 1000;
+/** a size_t out-parameter for lua_tolstring (never freed) */
+const LEN = M._malloc(8) as number;
 /** Room above the memory cap for the error handling of a run that hit it (messages, tracebacks). */
 const MEMORY_SLACK = 16 * 1024 * 1024;
 const PACKAGE_KEY = 'coder_subagents.package';
@@ -267,10 +271,60 @@ class WasmoonState implements LuaState {
     M._lua_setfield(L, -2, cstr('limit_hit'));
     this.fn(L, () => 0);
     M._lua_setfield(L, -2, cstr('allow_hooks'));
+    this.setPatternHost(L);
     M._lua_setglobal(L, cstr('__sandbox'));
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox', true) !== LUA_OK) raise(L, toStr(L, -1));
     M._lua_callk(L, 0, 0, 0, 0);
     return 0;
+  }
+
+  /** The step-counting pattern matcher's host functions (sandbox.ts routes costly pattern calls to them). */
+  private setPatternHost(L: number): void {
+    const host = patternHost<number>('5.4', {
+      // a view of wasm memory: valid until the next allocation, so results are pushed by pointer (pushSubject)
+      bytes: (L, idx) => {
+        const p = M._lua_tolstring(L, idx, LEN) as number;
+        return M.HEAPU8.subarray(p, p + (M.HEAPU32[LEN >> 2] as number));
+      },
+      integer: (L, idx) => Number(M._lua_tointegerx(L, idx, 0)),
+      isNil: (L, idx) => M._lua_type(L, idx) <= T_NIL,
+      boolean: (L, idx) => M._lua_toboolean(L, idx) !== 0,
+      pushInteger: (L, n) => M._lua_pushinteger(L, BigInt(n)),
+      pushNil: (L) => M._lua_pushnil(L),
+      checkStack: (L, n) => M._luaL_checkstack(L, n, cstr('too many captures')),
+      pushSubject: (L, init, len) => M._lua_pushlstring(L, (M._lua_tolstring(L, 1, LEN) as number) + init, len),
+      pushBytes: (L, bytes) => {
+        const p = mallocBytes(bytes);
+        try {
+          M._lua_pushlstring(L, p, bytes.length);
+        } finally {
+          M._free(p);
+        }
+      },
+      charge: (L, n) => this.charge(L, n),
+      tooLarge: (L) => {
+        this.limits.memoryExceeded = true;
+        this.hitHere = true;
+        M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, 1);
+        return raise(L, this.memoryMessage);
+      },
+      memoryMax: () => this.limits.memoryMax,
+      // luaL_error's position prefix, as the library's own errors carry
+      raise: (L, message) => {
+        M._luaL_where(L, 1);
+        const where = toStr(L, -1);
+        M._lua_settop(L, -2);
+        return raise(L, where + message);
+      },
+    });
+    for (const [name, fn] of Object.entries(host)) {
+      this.fn(L, fn);
+      M._lua_setfield(L, -2, cstr(name));
+    }
+    pushString(L, '5.4');
+    M._lua_setfield(L, -2, cstr('dialect'));
+    M._lua_pushnumber(L, this.options.patternRouteSteps ?? PATTERN_ROUTE_STEPS);
+    M._lua_setfield(L, -2, cstr('route_steps'));
   }
 
   // print(...) joins its arguments with "\n" as AIPack's override does; tables/nil go through tostring.

@@ -5,16 +5,19 @@
  */
 import { DeadlineError, formatMs, IsolateCrashError, runIsolated, type IsolateOptions } from '../isolate/isolate.ts';
 import { Trace } from '../runtime/trace.ts';
-import type { CaseResult } from './run-case.ts';
-import type { SuiteOptions, SuiteResult } from './suite.ts';
+import nodePath from 'node:path';
+import type { CaseResult, ContractFileResult } from './run-case.ts';
+import { caseKey, coverageOf, type CaseStart, type SuiteOptions, type SuiteResult } from './suite.ts';
 
-/** A suite run that was stopped: its deadline passed or its worker died, in the named case. */
+/** A suite run that was stopped: its deadline passed or its worker died, outside any case. */
 export class SuiteStoppedError extends Error {}
 
 /**
  * runContractFiles in a worker, each case under `isolate.timeoutMs` (default 60 s; the deadline restarts at each
  * case). Results carry the stage runs' data and traces; their `readFile` only sees the files the stage changed.
- * Rejects with a SuiteStoppedError naming the case when a case passes the deadline.
+ * A case that passes its deadline (or kills its worker) is reported failed with that cause; the cases before it
+ * keep their results, and the cases after it run in a new worker. Rejects with a SuiteStoppedError only when the
+ * run stops outside any case.
  */
 export async function runContractFilesIsolated(
   files: string[],
@@ -22,16 +25,70 @@ export async function runContractFilesIsolated(
   isolate: Pick<IsolateOptions, 'timeoutMs' | 'maxMemoryMb'> = {},
 ): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
-  try {
-    const r = await runIsolated('suite', { files, options: plain }, { ...isolate, restartOnProgress: true });
-    return { ...r, cases: r.cases.map(revive), files: r.files.map((f) => ({ ...f, cases: f.cases.map(revive) })) };
-  } catch (err) {
-    if (err instanceof DeadlineError) {
-      throw new SuiteStoppedError(`${err.where ?? 'a case'} timed out after ${formatMs(err.ms)} (the case was stopped, the run ended; raise --timeout if it needs longer)`);
+  const finished = new Map<string, CaseResult>();
+  const agents = new Map<string, Pick<CaseStart, 'agent' | 'agentFile'>>();
+  for (;;) {
+    let running: CaseStart | undefined;
+    // this worker's finished cases: its own result holds them too, unless a deadline stops it
+    const round = new Map<string, CaseResult>();
+    const onPart = (part: unknown) => {
+      const m = part as { start?: CaseStart; done?: CaseResult };
+      if (m.start) {
+        running = m.start;
+        agents.set(m.start.file, m.start);
+      }
+      if (m.done) {
+        round.set(caseKey(m.done), m.done);
+        running = undefined;
+      }
+    };
+    const failedBefore = [...finished.values()].filter((c) => c.status === 'failed').length;
+    try {
+      const r = await runIsolated(
+        'suite',
+        { files, options: { ...plain, skipCases: [...finished.keys()], failedBefore } },
+        { ...isolate, restartOnProgress: true, onPart },
+      );
+      return merge(files, r, finished, agents);
+    } catch (err) {
+      if (!(err instanceof DeadlineError) && !(err instanceof IsolateCrashError)) throw err;
+      for (const [key, c] of round) finished.set(key, revive(c));
+      if (running === undefined) {
+        const message = err instanceof DeadlineError ? `${err.where ?? 'the run'} timed out after ${formatMs(err.ms)} (the run was stopped; raise --timeout if it needs longer)` : err.message;
+        throw new SuiteStoppedError(message);
+      }
+      const c: CaseStart = running;
+      const cause =
+        err instanceof DeadlineError
+          ? `timed out after ${formatMs(err.ms)} (the case was stopped; raise --timeout if it needs longer)`
+          : err.message;
+      finished.set(caseKey(c), { file: c.file, name: c.name, index: c.index, stage: c.stage, status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 });
     }
-    if (err instanceof IsolateCrashError) throw new SuiteStoppedError(err.message);
-    throw err;
   }
+}
+
+/** The last worker's result with the cases earlier workers finished (or lost to a deadline) put back in order. */
+function merge(files: string[], r: SuiteResult, finished: Map<string, CaseResult>, agents: Map<string, Pick<CaseStart, 'agent' | 'agentFile'>>): SuiteResult {
+  if (finished.size === 0) return { ...r, cases: r.cases.map(revive), files: r.files.map((f) => ({ ...f, cases: f.cases.map(revive) })) };
+  const byFile = new Map<string, ContractFileResult>(r.files.map((f) => [f.file, { ...f, cases: f.cases.map(revive) }]));
+  for (const c of finished.values()) {
+    let f = byFile.get(c.file);
+    if (!f) {
+      const agent = agents.get(c.file);
+      f = { file: c.file, agent: agent?.agent ?? '', agentFile: agent?.agentFile ?? '', cases: [], watch: [c.file] };
+      byFile.set(c.file, f);
+    }
+    f.cases.push(c);
+  }
+  const order = (file: string) => {
+    const i = files.findIndex((p) => nodePath.resolve(p) === file);
+    return i < 0 ? files.length : i;
+  };
+  const merged = [...byFile.values()].sort((a, b) => order(a.file) - order(b.file));
+  for (const f of merged) f.cases.sort((a, b) => a.index - b.index);
+  const cases = merged.flatMap((f) => f.cases);
+  const count = (s: CaseResult['status']) => cases.filter((c) => c.status === s).length;
+  return { ...r, files: merged, cases, passed: count('passed'), failed: count('failed'), skipped: count('skipped'), coverage: coverageOf(merged) };
 }
 
 /** A case result back from the worker: its trace a Trace again, its readFile reading the changed files. */

@@ -8,7 +8,7 @@
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
 import type { EngineName } from '../engine/engine.ts';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
@@ -20,6 +20,7 @@ import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/
 import { AgentRunError, DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
 import { Trace, type TraceEvent } from '../runtime/trace.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
+import { readPolicy, realPathOf } from '../runtime/read-guard.ts';
 import {
   CaseFileError,
   caseProblem,
@@ -33,7 +34,6 @@ import {
   type ResponsesItem,
 } from './case-file.ts';
 import { DRIVER_AIP, DRIVER_FILE } from './driver.ts';
-import { walkFiles } from '../support/walk.ts';
 
 /**
  * Where sandboxes live: an ordinary-looking path (an agent must not be able to tell it runs under test from
@@ -152,10 +152,46 @@ export interface AgentUnderTest {
   watch: string[];
 }
 
-/** Every file below `dir` (absolute), skipping node_modules and .git (an agent's own dot-dirs are copied). */
-const walk = (dir: string): string[] => walkFiles(dir, (name) => name === 'node_modules' || name === '.git');
 
 const toPosix = (p: string) => p.split(nodePath.sep).join('/');
+
+/**
+ * The files below `dir` (skipping node_modules and .git; an agent's own dot-dirs are copied) whose real path lies below `root`, checked with the
+ * simulator's read guard; `outside` is called with the first entry leading out. Each real directory is walked once,
+ * so a symlink to a parent cannot loop.
+ */
+function guardedWalk(dir: string, root: string, outside: (abs: string) => Error): string[] {
+  const policy = readPolicy(root, [root]);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const visit = (abs: string) => {
+    const real = realPathOf(abs);
+    if (seen.has(real)) return;
+    seen.add(real);
+    let names: string[];
+    try {
+      names = readdirSync(abs).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const p = nodePath.join(abs, name);
+      let st;
+      try {
+        st = statSync(p);
+      } catch {
+        continue; // a dangling symlink: nothing to copy
+      }
+      if (!st.isDirectory() && !st.isFile()) continue;
+      if (st.isDirectory() && (name === 'node_modules' || name === '.git')) continue;
+      if (!policy.allows(p)) throw outside(p);
+      if (st.isDirectory()) visit(p);
+      else out.push(p);
+    }
+  };
+  visit(dir);
+  return out;
+}
 
 /** The custom pack `<ws>/.aipack/pack/custom/<ns>/<name>` of the nearest workspace above `dir` that has it. */
 function customPack(dir: string, namespace: string, name: string): PackLocation | undefined {
@@ -190,8 +226,10 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
   const watch: string[] = [];
   let depth = 0;
 
-  const addTree = (abs: string) => {
-    const paths = statSync(abs).isDirectory() ? walk(abs) : [abs];
+  // what is copied into the sandbox must lie, symlinks resolved, below the folder it was named by: a symlink in an
+  // agent's folder (as cloned repos have) must not carry host files into the sandbox, where the agent reads them
+  const addTree = (abs: string, root = abs, key = 'agent') => {
+    const paths = statSync(abs).isDirectory() ? guardedWalk(abs, root, (out) => fail(key, `${toPosix(nodePath.relative(baseDir, out))} is a symlink leading outside ${root} (the harness copies only an agent's own files; nothing is read through it)`)) : [abs];
     for (const p of paths) {
       const rel = toPosix(nodePath.relative(baseDir, p));
       files.set(rel, new Uint8Array(readFileSync(p)));
@@ -227,7 +265,7 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
       addTree(file);
       const luaDir = nodePath.join(nodePath.dirname(file), 'lua');
       if (existsSync(luaDir) && statSync(luaDir).isDirectory()) {
-        addTree(luaDir);
+        addTree(luaDir, nodePath.dirname(file));
         watch.push(luaDir);
       }
     }
@@ -235,7 +273,7 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
   support.forEach((s, i) => {
     const abs = nodePath.resolve(baseDir, s);
     if (!existsSync(abs)) throw fail(`support[${i + 1}]`, `'${s}' not found (looked for ${abs})`);
-    addTree(abs);
+    addTree(abs, abs, `support[${i + 1}]`);
     watch.push(abs);
   });
   return { name: agent, file, files, depth, packs, pack, watch };

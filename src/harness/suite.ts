@@ -14,7 +14,28 @@ export interface SuiteOptions extends RunOptions {
   shard?: { index: number; count: number };
   /** agents found where the case files were searched: those that no case file tests are listed (absolute paths) */
   agents?: string[];
+  /** cases (caseKey) left out of this run: a worker stopped by a deadline ran them already */
+  skipCases?: string[];
+  /** failed cases counted towards `bail` before this run */
+  failedBefore?: number;
+  /** told each case before it runs, with its file's agent */
+  onCaseStart?: (c: CaseStart) => void;
+  /** told each case's result as soon as it is known */
+  onCaseDone?: (r: CaseResult) => void;
 }
+
+/** A case about to run: what a result for it needs if it never finishes. */
+export interface CaseStart {
+  file: string;
+  name: string;
+  index: number;
+  stage: Stage;
+  agent: string;
+  agentFile: string;
+}
+
+/** Identifies a case across runs: its case file (absolute) and position. */
+export const caseKey = (c: { file: string; index: number }) => `${c.file}#${c.index}`;
 
 export interface StageCoverage {
   /** the agent's .aip file (absolute) */
@@ -69,23 +90,27 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
   }));
 
   const results: ContractFileResult[] = [];
-  let failed = 0;
+  const skip = new Set(options.skipCases ?? []);
+  let failed = options.failedBefore ?? 0;
   let notRun = 0;
-  let stopped = false;
+  let stopped = options.bail !== undefined && failed >= options.bail;
   for (const { path, file, cases } of plan) {
     if (stopped) {
-      notRun += cases.length;
+      notRun += cases.filter((c) => !skip.has(caseKey({ file: file.file, index: c.index }))).length;
       continue;
     }
     try {
       const agent = prepareAgent(file.agent, file.dir, file.support, options, path);
       const done: CaseResult[] = [];
       for (const c of cases) {
+        if (skip.has(caseKey({ file: file.file, index: c.index }))) continue;
         if (stopped) {
           notRun++;
           continue;
         }
+        options.onCaseStart?.({ file: file.file, name: c.name, index: c.index, stage: c.stage, agent: file.agent, agentFile: agent.file });
         const r = runCase(file, c, options, agent);
+        options.onCaseDone?.(r);
         done.push(r);
         if (r.status === 'failed') failed++;
         if (options.bail !== undefined && failed >= options.bail) stopped = true;
@@ -101,12 +126,6 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
   const count = (s: CaseResult['status']) => all.filter((c) => c.status === s).length;
   // an agent counts as tested when a case file ran it, or when its own case file was given (even if it failed to load)
   const tested = new Set([...results.map((r) => r.agentFile), ...files.map((f) => nodePath.resolve(f).replace(/\.contract\.toml$/, '.aip'))]);
-  const coverage = new Map<string, StageCoverage>();
-  for (const r of results) {
-    const entry = coverage.get(r.agentFile) ?? { agent: r.agentFile, stages: {} };
-    for (const c of r.cases) if (c.status !== 'skipped') entry.stages[c.stage] = (entry.stages[c.stage] ?? 0) + 1;
-    coverage.set(r.agentFile, entry);
-  }
   return {
     files: results,
     cases: all,
@@ -117,8 +136,19 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
     notRun,
     ...(stopped && options.bail !== undefined ? { bailedAt: options.bail } : {}),
     agentsWithoutContract: (options.agents ?? []).filter((a) => !tested.has(a)),
-    coverage: [...coverage.values()].filter((c) => Object.keys(c.stages).length > 0),
+    coverage: coverageOf(results),
   };
+}
+
+/** Per agent under test, the stages its cases ran (skipped cases left out). */
+export function coverageOf(results: ContractFileResult[]): StageCoverage[] {
+  const coverage = new Map<string, StageCoverage>();
+  for (const r of results) {
+    const entry = coverage.get(r.agentFile) ?? { agent: r.agentFile, stages: {} };
+    for (const c of r.cases) if (c.status !== 'skipped') entry.stages[c.stage] = (entry.stages[c.stage] ?? 0) + 1;
+    coverage.set(r.agentFile, entry);
+  }
+  return [...coverage.values()].filter((c) => Object.keys(c.stages).length > 0);
 }
 
 /** Finds the case files under `paths` (default `.`; files, directories or globs) and runs them. */

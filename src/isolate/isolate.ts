@@ -11,6 +11,8 @@ import type { JobName, Jobs } from './jobs.ts';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** V8 heap of a run's worker: a runaway allocation ends the run, not the process */
 export const DEFAULT_MAX_MEMORY_MB = 2048;
+/** the least time a worker gets before its first progress note when the deadline is per step */
+const STARTUP_MS = 30_000;
 
 export interface IsolateOptions {
   /** wall-clock deadline in ms (default 60 s); 0 means none */
@@ -118,7 +120,9 @@ export function runIsolated<K extends JobName>(
       fn();
     };
     const expire = () => finish(() => reject(new DeadlineError(timeoutMs, where)), false);
-    let timer = timeoutMs > 0 ? setTimeout(expire, timeoutMs) : undefined;
+    // with a deadline per step, the worker's start-up (loading the runtime: ~1 s, more on a busy machine) is not
+    // charged to the first step
+    let timer = timeoutMs > 0 ? setTimeout(expire, options.restartOnProgress ? Math.max(timeoutMs, STARTUP_MS) : timeoutMs) : undefined;
     const onMessage = (m: { id: number; kind: string; where?: string; value?: unknown; error?: SerializedError }) => {
       if (m.id !== id) return;
       if (m.kind === 'at') {

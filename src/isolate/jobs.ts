@@ -83,7 +83,13 @@ function plainCase(c: CaseResult): CaseResult {
 /** The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. */
 export async function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): Promise<SuiteResult> {
   await loadEngine(arg.options.engine ?? defaultEngineName());
-  const r = runContractFiles(arg.files, { ...arg.options, onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`) });
+  const r = runContractFiles(arg.files, {
+    ...arg.options,
+    onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`),
+    // each case as it ends: if a later case passes its deadline, the worker dies, and these are what is left
+    onCaseStart: (start) => port.send({ start }),
+    onCaseDone: (done) => port.send({ done: clonable(plainCase(done)) }),
+  });
   return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
 }
 

@@ -130,7 +130,23 @@ function agentMatches(filter: string, req: AiRequest): boolean {
 }
 
 /** Deterministic stand-in for a tokenizer: one token per 4 characters (code points). */
-const tokens = (text: string) => Math.ceil([...text].length / 4);
+const tokens = (text: string) => Math.ceil(codePoints(text) / 4);
+
+/** Code points of a string, counted in place (spreading a 50 MB prompt into an array took seconds and gigabytes). */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
 
 export class ScriptedAi {
   /**

@@ -30,8 +30,16 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Test seams: `onStale` runs after a stale lock was seen and before it is taken over. */
+export interface LockHooks {
+  onStale?: () => void;
+}
+
+/** A takeover guard left by a process killed inside the few microseconds it holds one is cleared after this. */
+const GUARD_STALE_MS = 10_000;
+
 /** Takes the write lock of `workspaceDir` (in its `.aipack/`); returns the function that releases it. */
-export function lockWorkspace(workspaceDir: string): () => void {
+export function lockWorkspace(workspaceDir: string, hooks: LockHooks = {}): () => void {
   const dir = nodePath.join(workspaceDir, '.aipack');
   fs.mkdirSync(dir, { recursive: true });
   const file = nodePath.join(dir, LOCK_NAME);
@@ -53,9 +61,40 @@ export function lockWorkspace(workspaceDir: string): () => void {
     pid = Number.parseInt(text, 10);
     if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new WorkspaceLockedError(file, pid);
     // empty: its writer is between creating and writing it, try again; else stale (kill -9): take it over
-    if (text !== '' || attempt >= 40) fs.rmSync(file, { force: true });
+    if (text !== '' || attempt >= 40) {
+      hooks.onStale?.();
+      removeIfStill(file, text, mine);
+    }
   }
   throw new WorkspaceLockedError(file, pid);
+}
+
+/**
+ * Removes the stale lock `file` if it still holds `stale`. Two runs may find the same stale lock at once: without
+ * care the slower one would delete the lock the faster one has just created, and both would write. So a takeover
+ * happens under a guard file (created exclusively, held for a read and an unlink), and the content is checked
+ * again under it: a lock that changed since it was judged stale is left alone.
+ */
+function removeIfStill(file: string, stale: string, mine: string): void {
+  const guard = `${file}.takeover`;
+  try {
+    fs.writeFileSync(guard, mine, { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    try {
+      if (Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmSync(guard, { force: true });
+    } catch {
+      // released meanwhile
+    }
+    return; // another run is taking over: look again
+  }
+  try {
+    if (fs.readFileSync(file, 'utf8') === stale) fs.rmSync(file, { force: true });
+  } catch {
+    // gone meanwhile
+  } finally {
+    fs.rmSync(guard, { force: true });
+  }
 }
 
 function release(file: string, mine: string): () => void {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Simulator } from '../../src/runtime/simulator.ts';
+import { prepareAgent } from '../../src/harness/stage.ts';
 import { runCli } from '../helpers/cli.ts';
 import { afterAll, arena, SECRET, type Arena } from './helpers.ts';
 
@@ -110,5 +111,35 @@ describe('attack 3: agents outside the workspace and the packs', () => {
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).error).toMatch(/outside the workspace/);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+});
+
+describe('the harness copies an agent folder through the read guard', () => {
+  it('a symlink in the agent lua/ dir leading outside fails the preparation, and the outside file is never read', () => {
+    a.write('agents/sub.aip', afterAll('return 1'));
+    fs.mkdirSync(nodePath.join(a.ws, 'agents', 'lua'));
+    fs.symlinkSync(a.secret, nodePath.join(a.ws, 'agents', 'lua', 'stolen.lua'));
+    before = a.disk();
+    expect(() => prepareAgent('agents/sub.aip', a.ws)).toThrow(/agent: agents\/lua\/stolen\.lua is a symlink leading outside .*agents \(the harness copies only/);
+  });
+
+  it('a symlinked directory leading outside fails too; links inside the folder, and a loop, are fine', () => {
+    a.write('agents/sub.aip', afterAll('return 1'));
+    a.write('agents/lua/util.lua', 'return 1');
+    fs.symlinkSync('..', nodePath.join(a.ws, 'agents', 'lua', 'loop'));
+    before = a.disk();
+    const ok = prepareAgent('agents/sub.aip', a.ws);
+    expect([...ok.files.keys()].filter((k) => k.endsWith('util.lua'))).toEqual(['agents/lua/util.lua']);
+    fs.symlinkSync(a.root, nodePath.join(a.ws, 'agents', 'lua', 'host'));
+    before = a.disk();
+    expect(() => prepareAgent('agents/sub.aip', a.ws)).toThrow(/agents\/lua\/host is a symlink leading outside/);
+  });
+
+  it('a support path keeps its content inside itself', () => {
+    a.write('agents/sub.aip', afterAll('return 1'));
+    a.write('shared/a.lua', 'return 1');
+    fs.symlinkSync(a.secret, nodePath.join(a.ws, 'shared', 'b.lua'));
+    before = a.disk();
+    expect(() => prepareAgent('agents/sub.aip', a.ws, ['shared'])).toThrow(/support\[1\]: shared\/b\.lua is a symlink leading outside/);
   });
 });

@@ -93,6 +93,27 @@ describe('attack 7: two --write runs on one workspace', () => {
   });
 });
 
+describe('attack 7: two runs taking over one stale lock at the same instant', () => {
+  it('only one gets it: the slower does not delete the lock the faster has just created', () => {
+    const lock = nodePath.join(a.ws, '.aipack', LOCK_NAME);
+    fs.writeFileSync(lock, '4194305\n'); // a dead holder
+    let second: (() => void) | undefined;
+    // the first run has judged the lock stale; before it acts, the second run takes over and holds the lock
+    const first = () =>
+      lockWorkspace(a.ws, {
+        onStale: () => {
+          if (!second) second = lockWorkspace(a.ws);
+        },
+      });
+    expect(first).toThrow(WorkspaceLockedError);
+    expect(second).toBeDefined();
+    expect(fs.readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`);
+    second?.();
+    expect(fs.existsSync(lock)).toBe(false);
+    expect(fs.existsSync(`${lock}.takeover`)).toBe(false);
+  });
+});
+
 describe('the wall-clock deadline (outside the VM)', () => {
   it('stops a loop the budget does not, naming the agent and stage, and the next run still works', async () => {
     a.write('loop.aip', afterAll('while true do end'));
