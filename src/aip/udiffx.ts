@@ -73,7 +73,11 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
   };
   const remove = (abs: string): void => {
     sandbox(() => checkAccessDelete(env, abs));
-    if (vfs.isDir(abs)) for (const f of filesUnder(abs)) vfs.deleteFile(f);
+    if (abs === env.dirs.workspace) {
+      // sandbox rule: AIPack would trash the whole workspace; a simulated run refuses it
+      throw new DirectiveFailure('Delete file protection (simulator) - the path is the workspace dir; a simulated run does not delete it');
+    }
+    if (vfs.isDir(abs)) vfs.deleteDir(abs);
     else vfs.deleteFile(abs);
     trace('delete', abs);
   };
@@ -134,6 +138,9 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
               remove(from);
             }
           } else if (vfs.isDir(from)) {
+            if (from === env.dirs.workspace) {
+              throw new DirectiveFailure('Rename protection (simulator) - the path is the workspace dir; a simulated run does not move it');
+            }
             for (const f of filesUnder(from)) write(posix.join(to, posix.relative(from, f)), vfs.readBytes(f) ?? new Uint8Array());
             remove(from);
           } else {

@@ -1,4 +1,23 @@
-import { lua, lauxlib, luaString, pushLuaString, to_luastring, type LuaState as L, type LuaString } from './fengari-vm.ts';
+import {
+  getInt,
+  lauxlib,
+  lua,
+  luaString,
+  newTable,
+  pushLuaString,
+  pushValue,
+  rawLength,
+  setField,
+  setInt,
+  TAG,
+  to_luastring,
+  tvalue,
+  valueAt,
+  type LuaState as L,
+  type LuaString,
+  type LuaTable,
+  type TValue,
+} from './fengari-vm.ts';
 import { ConversionError, HOST_OPTIONS, LuaError, LuaMulti, MAX_DEPTH, MAX_NODES, PathedConversionError, tableValue, through, type ConvertMode, type HostFunction } from './values.ts';
 
 /** The identity behind AIPack's `null` global: one light userdata shared by every state. */
@@ -70,7 +89,11 @@ export function pushString(L: L, s: string): void {
 
 /** The Lua string (or number, converted in place) at `idx` as a JS string, decoded natively. */
 export function jsString(L: L, idx: number): string {
-  const bytes: Uint8Array = lua.lua_tolstring(L, idx);
+  return stringOf(lua.lua_tolstring(L, idx));
+}
+
+/** The JS string of a Lua string's bytes (the one it was pushed from or decoded to before, when known). */
+function stringOf(bytes: Uint8Array): string {
   const known = decoded.get(bytes);
   if (known !== undefined) return known;
   const n = bytes.length;
@@ -94,12 +117,18 @@ export function setArrayMetatable(L: L): void {
   lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
 }
 
-function hasArrayMetatable(L: L, idx: number): boolean {
-  if (!lua.lua_getmetatable(L, idx)) return false;
-  lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
-  const same = lua.lua_rawequal(L, -1, -2);
-  lua.lua_pop(L, 2);
-  return same;
+// the array metatable of each state, by its global state (shared by its threads)
+const arrayMts = new WeakMap<object, LuaTable>();
+function arrayMetatable(L: L): LuaTable {
+  const g = (L as unknown as { l_G: object }).l_G;
+  let mt = arrayMts.get(g);
+  if (!mt) {
+    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
+    mt = valueAt(L, lua.lua_gettop(L)).value as LuaTable;
+    lua.lua_pop(L, 1);
+    arrayMts.set(g, mt);
+  }
+  return mt;
 }
 
 /**
@@ -128,38 +157,66 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
     default:
       throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
   }
-  const obj = value as object;
+  lauxlib.luaL_checkstack(L, 1, null);
+  pushValue(L, tableOf(L, value as object, seen));
+}
+
+/**
+ * A JS value as a Lua value slot, for a table element. Tables are built directly in fengari's structures (no stack
+ * traffic per element): the same raw sets lua_rawseti/lua_rawset do, with the array metatable set as
+ * lua_setmetatable does.
+ */
+function slotOf(L: L, value: unknown, seen: Set<object>): TValue {
+  if (value === null) return tvalue(TAG.LUA_TLIGHTUSERDATA, NULL_TOKEN);
+  switch (typeof value) {
+    case 'boolean':
+      return tvalue(TAG.LUA_TBOOLEAN, value);
+    case 'number':
+      // fengari integers are 32-bit; anything larger stays a float (LUA_ENGINES.md section 3)
+      return Number.isInteger(value) && value >= -2147483648 && value <= 2147483647 ? tvalue(TAG.LUA_TNUMINT, value) : tvalue(TAG.LUA_TNUMFLT, value);
+    case 'string':
+      return tvalue(TAG.LUA_TLNGSTR, luaStr(L, value));
+    case 'function':
+      return tvalue(TAG.LUA_TLCF, hostFunction(value as HostFunction));
+    case 'object':
+      return tableOf(L, value as object, seen);
+    default:
+      throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
+  }
+}
+
+function tableOf(L: L, obj: object, seen: Set<object>): TValue {
   if (seen.has(obj)) throw new ConversionError('cannot pass a cyclic value to Lua');
   if (seen.size >= MAX_DEPTH) throw new ConversionError(`cannot pass a value nested deeper than ${MAX_DEPTH} levels to Lua`);
   seen.add(obj);
-  lauxlib.luaL_checkstack(L, 3, null);
+  const t = newTable(L);
   if (Array.isArray(obj)) {
-    lua.lua_createtable(L, obj.length, 0);
     for (let i = 0; i < obj.length; i++) {
       const item = obj[i];
       if (item === undefined) continue; // a nil hole
-      pushJs(L, item, false, seen);
-      lua.lua_rawseti(L, -2, i + 1);
+      setInt(t, i + 1, slotOf(L, item, seen));
     }
-    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, ARRAY_MT_KEY);
-    lua.lua_setmetatable(L, -2);
+    t.metatable = arrayMetatable(L);
   } else {
-    const entries = Object.entries(obj);
-    lua.lua_createtable(L, 0, entries.length);
-    for (const [key, item] of entries) {
+    for (const key in obj) {
+      if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+      const item = (obj as Record<string, unknown>)[key];
       if (item === undefined) continue;
-      // a fresh table without metatable: rawset is setfield
-      pushString(L, key);
-      pushJs(L, item, false, seen);
-      lua.lua_rawset(L, -3);
+      setField(L, t, tvalue(TAG.LUA_TLNGSTR, luaStr(L, key)), slotOf(L, item, seen));
     }
   }
   seen.delete(obj);
+  return tvalue(TAG.LUA_TTABLE, t);
 }
 
 function pushHostFunction(L: L, fn: HostFunction): void {
+  lua.lua_pushjsfunction(L, hostFunction(fn));
+}
+
+/** The Lua C function (fengari: a JS function of the state) calling a host function with converted values. */
+function hostFunction(fn: HostFunction): (L: L) => number {
   const mode = fn[HOST_OPTIONS]?.argMode ?? 'aip';
-  lua.lua_pushjsfunction(L, (L: L) => {
+  return (L: L) => {
     let failure: string | undefined;
     let result: unknown;
     try {
@@ -180,7 +237,7 @@ function pushHostFunction(L: L, fn: HostFunction): void {
     lauxlib.luaL_checkstack(L, values.length, null);
     for (const v of values) pushJs(L, v, false);
     return values.length;
-  });
+  };
 }
 
 function internalMessage(err: unknown): string {
@@ -190,8 +247,10 @@ function internalMessage(err: unknown): string {
 
 /** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
 export function toJs(L: L, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
+  const abs = lua.lua_absindex(L, idx);
+  if (abs < 1 || abs > lua.lua_gettop(L)) return undefined; // no value there (LUA_TNONE)
   try {
-    return convert(L, lua.lua_absindex(L, idx), mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
+    return convert(L, valueAt(L, abs), mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
   } catch (err) {
     if (err instanceof PathedConversionError) throw err.at(where);
     throw err;
@@ -203,100 +262,91 @@ interface NodeBudget {
   limit: number;
 }
 
-function convert(L: L, idx: number, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
+const TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+/** the Lua type name of a value slot (its variant tag without the variant bits) */
+const typeNameOf = (v: TValue) => TYPE_NAMES[v.type & 0x0f] ?? 'value';
+
+// Reads fengari's structures directly (raw access, as lua_rawgeti/lua_rawlen/lua_next do, in lua_next's order).
+function convert(L: L, v: TValue, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
   if (--budget.left < 0) throw new PathedConversionError((path) => `cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
-  switch (lua.lua_type(L, idx)) {
+  switch (v.type & 0x0f) {
     case lua.LUA_TNIL:
-    case lua.LUA_TNONE:
       return undefined;
     case lua.LUA_TBOOLEAN:
-      return lua.lua_toboolean(L, idx);
+      return v.value as boolean;
     case lua.LUA_TNUMBER: {
-      const n = lua.lua_tonumber(L, idx) as number;
+      const n = v.value as number;
       if (mode === 'aip' && !Number.isFinite(n)) throw new PathedConversionError((path) => `cannot convert ${n} to JSON at ${path}`);
       // serde_json turns a non-finite f64 into null (Value::from(f64))
       if (!Number.isFinite(n)) return null;
       return n;
     }
     case lua.LUA_TSTRING:
-      return jsString(L, idx);
+      return stringOf((v.value as LuaString).realstring);
     case lua.LUA_TLIGHTUSERDATA:
       return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
     case lua.LUA_TTABLE:
-      return convertTable(L, idx, mode, seen, depth, budget);
+      return convertTable(L, v.value as LuaTable, mode, seen, depth, budget);
     case lua.LUA_TFUNCTION:
       throw new PathedConversionError((path) => `cannot convert a Lua function at ${path}`);
-    default:
-      {
-      const name = lua.lua_typename(L, lua.lua_type(L, idx)) ? luaTypeAt(L, idx) : 'value';
+    default: {
+      const name = typeNameOf(v);
       throw new PathedConversionError((path) => `cannot convert a Lua ${name} at ${path}`);
     }
   }
 }
 
-function luaTypeAt(L: L, idx: number): string {
-  const name = lua.lua_typename(L, lua.lua_type(L, idx));
-  return typeof name === 'string' ? name : new TextDecoder().decode(name);
-}
-
-function convertTable(L: L, idx: number, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
-  const ptr = lua.lua_topointer(L, idx);
-  if (seen.has(ptr)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
+function convertTable(L: L, t: LuaTable, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
+  if (seen.has(t)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
   if (depth >= MAX_DEPTH) throw new PathedConversionError((path) => `cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
-  seen.add(ptr);
-  lauxlib.luaL_checkstack(L, 4, null);
+  seen.add(t);
   try {
     if (mode === 'serde') {
-      const len = lua.lua_rawlen(L, idx);
-      if (len > 0 || hasArrayMetatable(L, idx)) {
-        const out: unknown[] = [];
+      const len = rawLength(t);
+      if (len > 0 || (t.metatable !== null && t.metatable === arrayMetatable(L))) {
+        const out: unknown[] = new Array(len);
         for (let i = 1; i <= len; i++) {
-          lua.lua_rawgeti(L, idx, i);
           let v: unknown;
           try {
-            v = convert(L, lua.lua_gettop(L), mode, seen, depth + 1, budget);
+            v = convert(L, getInt(t, i), mode, seen, depth + 1, budget);
           } catch (err) {
             throw through(err, `[${i}]`);
           }
-          lua.lua_pop(L, 1);
-          out.push(v === undefined ? null : v);
+          out[i - 1] = v === undefined ? null : v;
         }
         return out;
       }
     }
     const keys: (string | number)[] = [];
     const values: unknown[] = [];
-    lua.lua_pushnil(L);
-    while (lua.lua_next(L, idx) !== 0) {
-      const key = keyOf(L, lua.lua_gettop(L) - 1);
+    for (let e = t.f; e !== undefined; e = e.n) {
+      const key = keyOf(e.key);
       let v: unknown;
       try {
-        v = convert(L, lua.lua_gettop(L), mode, seen, depth + 1, budget);
+        v = convert(L, e.value, mode, seen, depth + 1, budget);
       } catch (err) {
         throw through(err, `.${String(key)}`);
       }
-      lua.lua_pop(L, 1);
       if (v === undefined) continue;
       keys.push(key);
       values.push(v);
     }
     return tableValue(keys, values, mode);
   } finally {
-    seen.delete(ptr);
+    seen.delete(t);
   }
 }
 
-function keyOf(L: L, idx: number): string | number {
-  switch (lua.lua_type(L, idx)) {
+function keyOf(k: TValue): string | number {
+  switch (k.type & 0x0f) {
     case lua.LUA_TSTRING:
-      return jsString(L, idx);
+      return stringOf((k.value as LuaString).realstring);
     case lua.LUA_TNUMBER:
-      return lua.lua_tonumber(L, idx) as number;
+      return k.value as number;
     case lua.LUA_TBOOLEAN:
-      return String(lua.lua_toboolean(L, idx));
-    default:
-      {
-      const name = luaTypeAt(L, idx);
+      return String(k.value);
+    default: {
+      const name = typeNameOf(k);
       throw new PathedConversionError((path) => `cannot convert a table key of type ${name} at ${path}`);
     }
   }

@@ -4,8 +4,8 @@ import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
 import { lua, lauxlib, lualib, protoOf, pushProto, setBigStringHook, to_luastring, type LuaState as L, type Proto } from './fengari-vm.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
-import { loadablePath, MAX_REP_BYTES, packagePath, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
-import { LuaRuntimeError, type ConvertMode } from './values.ts';
+import { loadablePath, MAX_REP_BYTES, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
+import { chunkFailure, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 
@@ -156,23 +156,13 @@ class FengariState implements LuaState {
 
   private openSandboxedLibs(): void {
     const L = this.L;
-    const libs: [string, (L: L) => number][] = [
-      ['_G', lualib.luaopen_base],
-      ['package', lualib.luaopen_package],
-      ['coroutine', lualib.luaopen_coroutine],
-      ['table', lualib.luaopen_table],
-      ['string', lualib.luaopen_string],
-      ['math', lualib.luaopen_math],
-      ['utf8', lualib.luaopen_utf8],
-      ['os', lualib.luaopen_os],
-    ];
-    for (const [name, open] of libs) {
-      lauxlib.luaL_requiref(L, str(name), open, 1);
+    for (const name of SANDBOX_LIBS) {
+      lauxlib.luaL_requiref(L, str(name), lualib[openerName(name)] as (L: L) => number, 1);
       lua.lua_pop(L, 1);
     }
     // os: only the clock functions; execute/remove/rename/exit/getenv/tmpname would reach the host.
     lua.lua_getglobal(L, str('os'));
-    for (const name of ['execute', 'remove', 'rename', 'exit', 'getenv', 'tmpname', 'setlocale']) {
+    for (const name of OS_REMOVED) {
       lua.lua_pushnil(L);
       lua.lua_setfield(L, -2, str(name));
     }
@@ -421,10 +411,7 @@ class FengariState implements LuaState {
       }
       const full = lua.lua_type(L, -1) === lua.LUA_TSTRING ? jsString(L, -1) : 'unknown Lua error';
       lua.lua_settop(L, base);
-      const cut = full.indexOf('\nstack traceback:');
-      const message = cut >= 0 ? full.slice(0, cut) : full;
-      const traceback = cut >= 0 ? full.slice(cut + 1) : '';
-      throw new LuaRuntimeError(message, traceback, locationOf(message));
+      throw chunkFailure(full);
     }
     try {
       return mode ? toJs(L, -1, mode) : undefined;
@@ -537,7 +524,3 @@ function messageHandler(L: L): number {
   return 1;
 }
 
-function locationOf(message: string): string | undefined {
-  const m = /^(.+?:\d+):/.exec(message);
-  return m ? m[1] : undefined;
-}

@@ -69,6 +69,7 @@ Object.defineProperty(lfunc.Proto.prototype, 'cache', { get: () => null, set: ()
 
 const lobject = require(root + 'src/lobject.js') as {
   LClosure: new (L: unknown, n: number) => { p: unknown; nupvalues: number; upvals: { setfrom(v: unknown): void }[] };
+  TValue: unknown;
   pushsvalue2s(L: unknown, ts: unknown): void;
 };
 const ldo = require(root + 'src/ldo.js') as { luaD_inctop(L: unknown): void };
@@ -107,4 +108,62 @@ export function pushProto(L: LuaState, proto: Proto): void {
     const registry = (L as unknown as { l_G: { l_registry: { value: unknown } } }).l_G.l_registry.value;
     cl.upvals[0].setfrom(ltable.luaH_getint(registry, lua.LUA_RIDX_GLOBALS));
   }
+}
+
+
+// ---- fengari's value structures, for the bridge's direct table paths (fengari-bridge.ts) ----------------------
+
+/** A Lua value slot (fengari's TValue): `type` is a variant tag (constant_types), `value` the JS payload. */
+export interface TValue {
+  type: number;
+  value: unknown;
+}
+/** One key/value entry of a table, in insertion order (`n`); lua_next walks the same list. */
+export interface TableEntry {
+  key: TValue;
+  value: TValue;
+  n: TableEntry | undefined;
+}
+/** A Lua table (fengari's Table). */
+export interface LuaTable {
+  f: TableEntry | undefined;
+  metatable: LuaTable | null;
+}
+
+const defs = require(root + 'src/defs.js') as { constant_types: Record<string, number> };
+/** fengari's variant tags: LUA_TNUMINT, LUA_TLNGSTR, LUA_TLCF, ... */
+export const TAG = defs.constant_types;
+const ltableAll = require(root + 'src/ltable.js') as {
+  luaH_new(L: unknown): LuaTable;
+  luaH_setint(t: LuaTable, key: number, value: TValue): void;
+  luaH_setfrom(L: unknown, t: LuaTable, key: TValue, value: TValue): void;
+  luaH_getint(t: LuaTable, key: number): TValue;
+  luaH_getn(t: LuaTable): number;
+  invalidateTMcache(t: LuaTable): void;
+};
+const TValueClass = lobject.TValue as unknown as new (type: number, value: unknown) => TValue;
+
+export const tvalue = (type: number, value: unknown): TValue => new TValueClass(type, value);
+export const newTable = (L: LuaState): LuaTable => ltableAll.luaH_new(L);
+/** t[key] = value, raw (a nil value deletes), as lua_rawseti */
+export const setInt = (t: LuaTable, key: number, value: TValue): void => ltableAll.luaH_setint(t, key, value);
+/** t[key] = value, raw, as lua_rawset (string keys may name metamethods: the metamethod cache is reset) */
+export function setField(L: LuaState, t: LuaTable, key: TValue, value: TValue): void {
+  ltableAll.luaH_setfrom(L, t, key, value);
+  ltableAll.invalidateTMcache(t);
+}
+export const getInt = (t: LuaTable, key: number): TValue => ltableAll.luaH_getint(t, key);
+/** the border lua_rawlen gives */
+export const rawLength = (t: LuaTable): number => ltableAll.luaH_getn(t);
+
+/** The value at a valid absolute stack index (as lua_absindex gives). */
+export function valueAt(L: LuaState, idx: number): TValue {
+  const l = L as unknown as { stack: TValue[]; ci: { funcOff: number } };
+  return l.stack[l.ci.funcOff + idx];
+}
+
+/** Pushes a value slot made by `tvalue` (the caller ensures stack room, as for lua_push*). */
+export function pushValue(L: LuaState, v: TValue): void {
+  const l = L as unknown as { stack: TValue[]; top: number };
+  l.stack[l.top++] = v;
 }

@@ -8,6 +8,15 @@ import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES } from './limits.ts';
  */
 export const MAX_REP_BYTES = 16 * 1024 * 1024;
 
+/** The standard libraries every state opens, in order, by global name ('_G' is the base library). */
+export const SANDBOX_LIBS = ['_G', 'package', 'coroutine', 'table', 'string', 'math', 'utf8', 'os'] as const;
+export type SandboxLib = (typeof SANDBOX_LIBS)[number];
+/** the name of a library's C opener (luaopen_base for '_G') */
+export const openerName = (lib: SandboxLib): `luaopen_${string}` => (lib === '_G' ? 'luaopen_base' : `luaopen_${lib}`);
+
+/** os functions removed from every state: only the clock functions stay (these reach the host). */
+export const OS_REMOVED = ['execute', 'remove', 'rename', 'exit', 'getenv', 'tmpname', 'setlocale'];
+
 const isBelow = (abs: string, roots: string[]) => roots.some((root) => abs === root || abs.startsWith(root + nodePath.sep));
 
 /**

@@ -64,6 +64,20 @@ export function through(err: unknown, segment: string): unknown {
   return err instanceof PathedConversionError ? err.through(segment) : err;
 }
 
+/** `chunkname:line` at the start of a Lua error message, when there is one. */
+export function locationOf(message: string): string | undefined {
+  const m = /^(.+?:\d+):/.exec(message);
+  return m ? m[1] : undefined;
+}
+
+/** The error of a chunk that failed under the engines' message handler ("message\nstack traceback:..."). */
+export function chunkFailure(full: string): LuaRuntimeError {
+  const cut = full.indexOf('\nstack traceback:');
+  const message = cut >= 0 ? full.slice(0, cut) : full;
+  const traceback = cut >= 0 ? full.slice(cut + 1) : '';
+  return new LuaRuntimeError(message, traceback, locationOf(message));
+}
+
 /** Several return values from a host function (Lua multiple returns). */
 export class LuaMulti {
   constructor(readonly values: unknown[]) {}

@@ -1,7 +1,7 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
-import { loadablePath, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
-import { ConversionError, LuaRuntimeError, type ConvertMode } from './values.ts';
+import { loadablePath, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath } from './sandbox.ts';
+import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 import {
@@ -196,22 +196,12 @@ class WasmoonState implements LuaState {
 
   private openSandboxedLibs(L: number): number {
     // luaL_requiref, done by hand: each luaopen_* leaves its table, stored as a global and in package.loaded
-    const libs: [string, string][] = [
-      ['_G', '_luaopen_base'],
-      ['package', '_luaopen_package'],
-      ['coroutine', '_luaopen_coroutine'],
-      ['table', '_luaopen_table'],
-      ['string', '_luaopen_string'],
-      ['math', '_luaopen_math'],
-      ['utf8', '_luaopen_utf8'],
-      ['os', '_luaopen_os'],
-    ];
     M._luaL_getsubtable(L, REGISTRY, cstr('_LOADED'));
     const loaded = M._lua_gettop(L);
-    for (const [name, open] of libs) {
+    for (const name of SANDBOX_LIBS) {
       // called directly, not through lua_call as luaL_requiref does: the library is the top value, and anything
       // below it (luaopen_package leaves its C-library table) is dropped here
-      M[open as `_${string}`](L);
+      M[`_${openerName(name)}`](L);
       M._lua_pushvalue(L, -1);
       M._lua_setfield(L, loaded, cstr(name));
       M._lua_setglobal(L, cstr(name));
@@ -220,7 +210,7 @@ class WasmoonState implements LuaState {
     M._lua_settop(L, loaded - 1);
     // os: only the clock functions; execute/remove/rename/exit/getenv/tmpname would reach the host.
     M._lua_getglobal(L, cstr('os'));
-    for (const name of ['execute', 'remove', 'rename', 'exit', 'getenv', 'tmpname', 'setlocale']) {
+    for (const name of OS_REMOVED) {
       M._lua_pushnil(L);
       M._lua_setfield(L, -2, cstr(name));
     }
@@ -559,10 +549,7 @@ class WasmoonState implements LuaState {
       }
       const full = M._lua_type(L, -1) === T_STRING ? toStr(L, -1) : 'unknown Lua error';
       M._lua_settop(L, base);
-      const cut = full.indexOf('\nstack traceback:');
-      const message = cut >= 0 ? full.slice(0, cut) : full;
-      const traceback = cut >= 0 ? full.slice(cut + 1) : '';
-      throw new LuaRuntimeError(message, traceback, locationOf(message));
+      throw chunkFailure(full);
     }
     try {
       return mode ? toJs(L, -1, mode) : undefined;
@@ -583,7 +570,3 @@ class WasmoonState implements LuaState {
   }
 }
 
-function locationOf(message: string): string | undefined {
-  const m = /^(.+?:\d+):/.exec(message);
-  return m ? m[1] : undefined;
-}

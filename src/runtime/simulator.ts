@@ -318,11 +318,11 @@ export class Simulator implements StageHost {
         aip[m.ns][m.name] = findAipFunction(`aip.${m.ns}.${m.name}`)?.kind === 'constant' ? m.fn() : m.fn;
       }
       state.setGlobal('aip', aip);
-      // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
-      state.execTrusted(aipackGlobalsAt(this.aipackVersion).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip', '=setup');
+      const globals = stageGlobalsAt(this.aipackVersion);
+      state.execTrusted(globals.setup, '=setup');
       state.setGlobal('CTX', this.ctx(frame, stage, taskNum));
-      for (const g of nullGlobalsAt(this.aipackVersion)) state.setGlobal(g, null);
-      state.setGlobal('__features', preludeFeatures(this.aipackVersion));
+      for (const g of globals.nulls) state.setGlobal(g, null);
+      state.setGlobal('__features', globals.features);
       state.setGlobal('__helpers', PRELUDE_HELPERS);
       state.execTrusted(PRELUDE, '=prelude');
       if (this.mocksLua) state.exec(this.mocksLua, '=mocks');
@@ -472,6 +472,22 @@ export class Simulator implements StageHost {
     };
   }
 
+}
+
+/** What every stage's set-up takes from the catalog at a version, worked out once per version (it is the same). */
+const stageGlobals = new Map<string, { setup: string; nulls: string[]; features: Record<string, boolean> }>();
+function stageGlobalsAt(version: string) {
+  let g = stageGlobals.get(version);
+  if (!g) {
+    // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
+    g = {
+      setup: aipackGlobalsAt(version).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip',
+      nulls: nullGlobalsAt(version),
+      features: preludeFeatures(version),
+    };
+    stageGlobals.set(version, g);
+  }
+  return g;
 }
 
 // `.aip` files parsed once per path and content: every aip.agent.run of a chain reads the same few agents.

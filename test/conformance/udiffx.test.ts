@@ -478,6 +478,19 @@ const cases: Case[] = [
     },
   }),
   applyCase({
+    up: 'udiffx src/applier.rs (FILE_DELETE of a folder; sandbox: never the workspace itself)',
+    files: { 'dir/a.txt': 'a\n', 'dir/sub/b.txt': 'b\n', 'stay.txt': 's\n' },
+    changes: block('<FILE_DELETE file_path="dir" />', '<FILE_DELETE file_path=".." />'),
+    read: ['dir/a.txt', 'dir/sub/b.txt', 'stay.txt'],
+    check: (r) => {
+      expect(items(r.status).map((i) => [i.success, i.error_msg])).toEqual([
+        [true, undefined],
+        [false, 'Delete file protection (simulator) - the path is the workspace dir; a simulated run does not delete it'],
+      ]);
+      expect(r.files).toEqual({ 'stay.txt': 's\n' });
+    },
+  }),
+  applyCase({
     up: 'udiffx src/applier.rs (rename then delete; a patch on a missing file creates it)',
     files: { 'old.md': 'old\n', 'gone.txt': 'bye\n' },
     changes: block('<FILE_RENAME from_path="old.md" to_path="docs/new.md" />', '<FILE_DELETE file_path="gone.txt" />', patch('fresh.txt', '@@\n+first\n+second\n')),

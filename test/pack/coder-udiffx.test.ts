@@ -14,12 +14,12 @@ import { tmpDir, write } from '../harness/helpers.ts';
 const PROMPT = '.aipack/.prompt/pro@coder/coder-prompt.md';
 const UTIL = 'export const a = 1;\nexport const b = 2;\nexport const c = 3;\n';
 
-function coder(answer: string, o: { version?: string; mocks?: Mocks } = {}) {
+function coder(answer: string, o: { version?: string; mocks?: Mocks; meta?: string } = {}) {
   const ws = tmpDir();
   write(ws, 'src/util.ts', UTIL);
   write(ws, 'src/keep.ts', 'keep\n');
   // no file_content_mode: udiffx is the default
-  write(ws, PROMPT, '```toml\n#!meta\ncontext_globs = ["src/**/*.ts"]\nwrite_mode = true\n```\nChange things.\n\n====\n');
+  write(ws, PROMPT, `\`\`\`toml\n#!meta\n${o.meta ?? 'context_globs = ["src/**/*.ts"]'}\nwrite_mode = true\n\`\`\`\nChange things.\n\n====\n`);
   const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], aipackVersion: o.version ?? '0.8.33', mocks: o.mocks, ai: ScriptedAi.fromList([{ content: answer }]) });
   sim.run({ name: 'pro@coder', baseDir: ws });
   const file = (rel: string) => sim.vfs.readFile(nodePath.join(ws, rel));
@@ -72,6 +72,21 @@ describe('coder pack, udiffx mode (the default)', () => {
     expect(r.file('src/util.ts')).toBeUndefined();
     expect(r.answer).toContain("> FAILED: src/keep.ts: FILE_APPEND: this AIPack's udiffx did not apply <FILE_APPEND> (no status for it)");
     expect(r.answer).toContain('> Files changed: 1 (src/util.ts)');
+  });
+
+  it('with base_dir, paths are relative to it for udiffx and reported from the workspace; a rename reports its new path', () => {
+    const r = coder(
+      changes(
+        '<FILE_PATCH file_path="util.ts">\n@@\n export const b = 2;\n-export const c = 3;\n+export const c = 33;\n</FILE_PATCH>',
+        '<FILE_RENAME from_path="keep.ts" to_path="lib/kept.ts" />',
+      ),
+      { meta: 'base_dir = "src"\ncontext_globs = ["**/*.ts"]' },
+    );
+    expect(r.file('src/util.ts')).toBe('export const a = 1;\nexport const b = 2;\nexport const c = 33;\n');
+    expect(r.file('src/lib/kept.ts')).toBe('keep\n');
+    expect(r.file('src/keep.ts')).toBeUndefined();
+    expect(r.answer).toContain('> Files changed: 2 (src/util.ts, src/lib/kept.ts)');
+    expect(r.report).toBeUndefined();
   });
 
   it('an unclosed FILE_CHANGES block applies nothing and is reported; the answer is kept', () => {
