@@ -2,7 +2,7 @@
  * Issue 12's numbered attacks (1-18), each run through the CLI as a child process on each engine: whether it held
  * (the clear error, nothing written outside or torn), its wall time and the CLI's peak RSS (GNU time). Attack 4
  * (kill -9) is test/security/kill9.test.ts with KILL9_SEED/KILL9_RUNS; attack 14 is a contract case (`test`).
- * Run: npx tsx bench/attacks.bench.ts
+ * Run: npx tsx bench/attacks.bench.ts [ids, e.g. 9a,11]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -117,7 +117,8 @@ const A: Attack[] = [
     id: '11', family: 'runaway work', name: 'agent calling itself 3 times under pcall',
     files: () => ({ 'x.aip': aip('for i = 1, 3 do pcall(aip.agent.run, "x.aip") end return 1') }),
     args: ['run-agent', 'x.aip', '--json'],
-    held: (r) => /instruction budget exceeded|depth/.test(r.out),
+    // the top agent swallows its callees' failures with pcall, as it may: the tree must end within the deadline
+    held: (r) => r.code !== null && r.wall < 10,
   },
   {
     id: '12', family: 'runaway work', name: 'coroutine yield loop, default budget',
@@ -197,8 +198,9 @@ function timed(args: string[], cwd: string): Promise<Run> {
   });
 }
 
+const only = process.argv[2]?.split(',');
 const rows: string[] = [];
-for (const attack of A) {
+for (const attack of A.filter((x) => !only || only.includes(x.id))) {
   for (const engine of attack.once ? ['-'] : ['fengari', 'lua54']) {
     const root = fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), 'attack-')));
     const ws = nodePath.join(root, 'ws');

@@ -47,10 +47,11 @@ export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolea
 }
 
 /**
- * Instructions charged for each new state: a fresh state costs about what that much Lua does, and a run that
- * spawns thousands of tiny stages (each under one hook interval) must still use up its tree's budget.
+ * Instructions charged for each new state: a fresh state (with the agent run around it: ~1-4 ms) costs about what
+ * that much Lua does, and a run that spawns thousands of tiny stages (each under one hook interval) must use up its
+ * tree's budget within seconds (attack 11: with the default budget, ~1,700 states).
  */
-export const STATE_COST = 20_000;
+export const STATE_COST = 60_000;
 
 /**
  * Charges `n` instructions to the tree while it is within its limits; true when this charge is the one that
@@ -72,5 +73,8 @@ export function chargeState(limits: RunLimits): boolean {
 
 /** Strings shorter than this are not charged by the library wrappers (their work is in the noise). */
 export const CHARGE_FROM_BYTES = 4096;
-/** Bytes of library work that cost one instruction of budget. */
-export const BYTES_PER_INSTRUCTION = 16;
+/**
+ * Bytes of library work that cost one instruction of budget: the engines' string functions run at ~0.2-1 ns a byte
+ * against ~10-30 ns an instruction, so the default budget ends a loop of 16 MiB copies within seconds (attack 9).
+ */
+export const BYTES_PER_INSTRUCTION = 4;

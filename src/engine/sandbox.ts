@@ -117,16 +117,16 @@ do
   end
 end
 do
-  -- a resume costs far more than an instruction (fengari: microseconds), so yield loops are charged per switch
-  local resume, wrap = coroutine.resume, coroutine.wrap
+  -- a resume costs far more than an instruction (fengari: ~5-8 microseconds), so yield loops are charged per switch
+  local resume, wrap, SWITCH = coroutine.resume, coroutine.wrap, 250
   coroutine.resume = function(co, ...)
-    charge(50)
+    charge(SWITCH)
     return pass(resume(co, ...))
   end
   coroutine.wrap = function(f)
     local co = wrap(f)
     return function(...)
-      charge(50)
+      charge(SWITCH)
       return co(...)
     end
   end
