@@ -17,9 +17,9 @@ export type PatternDialect = '5.3' | '5.4';
 
 /**
  * Pattern calls whose worst case (as sandbox.ts estimates it) is above this many steps run here. The engines' own
- * matchers do about 10^8 steps a second, so what stays there ends within about 10 ms, uncharged but for its size.
+ * matchers do about 10^8-10^9 steps a second, so what stays there ends within about 0.1 s, uncharged but for its size.
  */
-export const PATTERN_ROUTE_STEPS = 1_000_000;
+export const PATTERN_ROUTE_STEPS = 10_000_000;
 
 /** An error the engine raises as a Lua error with exactly this message (the engines' own matchers' texts). */
 export class LuaPatternError extends Error {}
@@ -78,19 +78,25 @@ class MatchState {
   steps = 0;
   readonly capInit: number[] = new Array<number>(MAXCAPTURES).fill(0);
   readonly capLen: number[] = new Array<number>(MAXCAPTURES).fill(0);
-  readonly srcEnd: number;
-  readonly pEnd: number;
-  private readonly v54: boolean;
+  srcEnd = 0;
+  pEnd = 0;
+  private v54 = true;
+  src: Uint8Array = new Uint8Array(0);
+  p: Uint8Array = new Uint8Array(0);
+  private tick: StepTick = () => undefined;
 
-  constructor(
-    dialect: PatternDialect,
-    readonly src: Uint8Array,
-    readonly p: Uint8Array,
-    private readonly tick: StepTick,
-  ) {
+  /** Prepares the state for one library call (one state serves every call: matching never re-enters Lua). */
+  prepare(dialect: PatternDialect, src: Uint8Array, p: Uint8Array, tick: StepTick): this {
     this.v54 = dialect === '5.4';
+    this.src = src;
+    this.p = p;
     this.srcEnd = src.length;
     this.pEnd = p.length;
+    this.tick = tick;
+    this.level = 0;
+    this.matchdepth = MAXCCALLS;
+    this.steps = 0;
+    return this;
   }
 
   step(): void {
@@ -360,13 +366,15 @@ class MatchState {
   }
 }
 
+const shared = new MatchState();
+
 /**
  * string.find (`find`) or string.match from `init0` (0-based, already within 0..#s): for find
  * `[start1, end1, ...captures]`, for match the captures (or the whole match); null when nothing matches.
  */
 export function patternFind(dialect: PatternDialect, s: Uint8Array, pattern: Uint8Array, init0: number, find: boolean, tick: StepTick): number[] | null {
   const anchor = pattern[0] === 94;
-  const ms = new MatchState(dialect, s, anchor ? pattern.subarray(1) : pattern, tick);
+  const ms = shared.prepare(dialect, s, anchor ? pattern.subarray(1) : pattern, tick);
   let s1 = init0;
   do {
     ms.reprep();
@@ -394,7 +402,7 @@ export function patternScan(
   tick: StepTick,
   firstOnly = false,
 ): number[] | null {
-  const ms = new MatchState(dialect, s, anchor ? pattern.subarray(1) : pattern, tick);
+  const ms = shared.prepare(dialect, s, anchor ? pattern.subarray(1) : pattern, tick);
   for (; src <= ms.srcEnd; src++) {
     ms.reprep();
     ms.step();
@@ -433,7 +441,7 @@ export function patternGsub(
   onTooLarge: () => never,
 ): { result: Uint8Array; n: number } {
   const anchor = pattern[0] === 94;
-  const ms = new MatchState(dialect, s, anchor ? pattern.subarray(1) : pattern, tick);
+  const ms = shared.prepare(dialect, s, anchor ? pattern.subarray(1) : pattern, tick);
   const parts: Uint8Array[] = [];
   let size = 0;
   const add = (bytes: Uint8Array) => {

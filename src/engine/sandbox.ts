@@ -144,15 +144,29 @@ do
   local ROUTE, V53 = host.route_steps, host.dialect == "5.3"
   local mtype, byte, sub = math.type, string.byte, string.sub
   local SPECIALS = "[%^%$%*%+%?%.%(%[%%%-]"
-  -- worst-case steps of backtracking over n bytes: every quantifier (and %b) may try each position, and so may
-  -- the scan over start positions (counting each '-' as one overestimates, which only costs speed)
+  -- worst-case steps of backtracking over n bytes: k quantifiers (and %b, and the scan over start positions)
+  -- share out the n positions in C(n + k, k) ways, each walked over the m bytes of the pattern (counting each
+  -- '-' as a quantifier overestimates, which only costs speed). Floats: fengari's integers are 32-bit.
+  local function ways(n, k, m)
+    local c = m + 0.0
+    for i = 1, k do
+      c = c * (n + i) / i
+      if c > ROUTE then return c end
+    end
+    return c
+  end
+  -- quantifiers per pattern, cached: patterns are mostly constants, and counting costs more than a short match
+  local counted, ncounted = {}, 0
   local function heavy(n, p, scans)
-    local m = #p + 1
-    local k = scans and 1 or 0
-    if (n + 1) ^ (m + k) * m <= ROUTE then return false end
-    local _, q = gsub(p, "[%*%+%-%?]", "")
-    local _, b = gsub(p, "%%b", "")
-    return (n + 1) ^ (q + b + k) * m > ROUTE
+    local q = counted[p]
+    if not q then
+      local _, a = gsub(p, "[%*%+%-%?]", "")
+      local _, b = gsub(p, "%%b", "")
+      q = a + b
+      if ncounted >= 256 then counted, ncounted = {}, 0 end
+      counted[p], ncounted = q, ncounted + 1
+    end
+    return ways(n, q + (scans and 1 or 0), #p + 1) > ROUTE
   end
   -- the start position both engines derive from init
   local function start(init, n)
