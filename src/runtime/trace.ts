@@ -83,9 +83,7 @@ const SUMMARY_ITEMS = 20;
 export function summarize(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     if (value.length <= SUMMARY_STRING) return value;
-    const bytes = Buffer.byteLength(value);
-    const sha1 = createHash('sha1').update(value).digest('hex').slice(0, 12);
-    return `<string: ${bytes} bytes, sha1 ${sha1}> ${JSON.stringify(value.slice(0, 64))}...`;
+    return stringSummary(value);
   }
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= 4) return Array.isArray(value) ? `<list of ${value.length}>` : '<table>';
@@ -98,4 +96,26 @@ export function summarize(value: unknown, depth = 0): unknown {
   for (const [k, v] of entries.slice(0, SUMMARY_ITEMS)) out[k] = summarize(v, depth + 1);
   if (entries.length > SUMMARY_ITEMS) out['<more>'] = `${entries.length - SUMMARY_ITEMS} more keys`;
   return out;
+}
+
+// A big value passed down a chain is the same JS string at every call (the bridges share it): its summary, whose
+// hash reads every byte, is made once. A few recent ones are kept (a lookup of the same string is cheap).
+const RECENT_SUMMARIES = 4;
+const MEMO_FROM = 64 * 1024;
+const MEMO_UP_TO = 16 * 1024 * 1024;
+const summaries = new Map<string, string>();
+
+function stringSummary(value: string): string {
+  const memo = value.length >= MEMO_FROM && value.length <= MEMO_UP_TO;
+  let summary = memo ? summaries.get(value) : undefined;
+  if (summary === undefined) {
+    const bytes = Buffer.byteLength(value);
+    const sha1 = createHash('sha1').update(value).digest('hex').slice(0, 12);
+    summary = `<string: ${bytes} bytes, sha1 ${sha1}> ${JSON.stringify(value.slice(0, 64))}...`;
+    if (memo) {
+      if (summaries.size >= RECENT_SUMMARIES) summaries.delete(summaries.keys().next().value as string);
+      summaries.set(value, summary);
+    }
+  }
+  return summary;
 }
