@@ -155,6 +155,21 @@ do
     end
     return c
   end
+  -- whether the byte at e is escaped by an odd run of '%' before it
+  local function escaped(p, e)
+    local k = e - 1
+    while k > 0 and byte(p, k) == 37 do k = k - 1 end
+    return (e - 1 - k) % 2 == 1
+  end
+  -- 1 when the pattern's last item (before closing captures) is a quantifier: nothing after it can fail, so it is
+  -- expanded once and never backtracked into ("%a+", "(%s*)"), and it does not multiply the worst case
+  local function trailing(p)
+    local e = #p
+    while e > 0 and byte(p, e) == 41 and not escaped(p, e) do e = e - 1 end
+    local c = byte(p, e)
+    if e > 1 and (c == 42 or c == 43 or c == 45 or c == 63) and not escaped(p, e) then return 1 end
+    return 0
+  end
   -- quantifiers per pattern, cached: patterns are mostly constants, and counting costs more than a short match
   local counted, ncounted = {}, 0
   local function heavy(n, p, scans)
@@ -162,7 +177,7 @@ do
     if not q then
       local _, a = gsub(p, "[%*%+%-%?]", "")
       local _, b = gsub(p, "%%b", "")
-      q = a + b
+      q = a + b - trailing(p)
       if ncounted >= 256 then counted, ncounted = {}, 0 end
       counted[p], ncounted = q, ncounted + 1
     end

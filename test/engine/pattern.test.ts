@@ -10,6 +10,7 @@ import { FC_SEED } from '../helpers/fc-seed.ts';
 import { ENGINE_NAME, testEngine } from '../helpers/engine.ts';
 import { createLimits } from '../../src/engine/limits.ts';
 import type { LuaState } from '../../src/engine/index.ts';
+import { PATTERN_ROUTE_STEPS } from '../../src/engine/pattern.ts';
 
 function state(patternRouteSteps: number, out: string[]): LuaState {
   return testEngine.createState({
@@ -119,5 +120,32 @@ describe(`pattern matcher = the engine's own (${ENGINE_NAME}, seed ${FC_SEED})`,
     same('key = value\nk2=v2\n', '(%w+)%s*=%s*(%w+)', undefined, '%2=%1');
     same('abc', '', 5);
     same('abc', '', 4, '-');
+  });
+});
+
+describe(`which calls the step-counting matcher takes (${ENGINE_NAME})`, () => {
+  // An error's "sandbox:<line>:" prefix names the wrapper line that called a matcher: a short subject always runs
+  // on the engine's own, so a 1 MB subject raising from the same line ran there too.
+  const errorLine = (pattern: string, subject: string) => {
+    const out: string[] = [];
+    state(PATTERN_ROUTE_STEPS, out).exec(`print(select(2, pcall(string.gsub, ${subject}, ${lq(pattern)}, "%2")))`, '=case');
+    return /^sandbox:(\d+): invalid capture index %2/.exec(out.join(''))?.[1];
+  };
+  const BIG = '("w+ w) word "):rep(90000)';
+  const SHORT = '"w+ w) word "';
+
+  it('a pattern whose last item is a quantifier stays on the engine on a 1 MB subject: nothing after it backtracks', () => {
+    for (const p of ['(%a+)', '(%s*)', '(o-)', '(%%?)']) {
+      expect(errorLine(p, SHORT), p).toBeDefined();
+      expect(errorLine(p, BIG), p).toBe(errorLine(p, SHORT));
+    }
+  });
+
+  it('a quantifier followed by more pattern, or an escaped one at the end, is routed on a 1 MB subject', () => {
+    for (const p of ['(%a+)%s', '(w%+)', '(%a+%))']) {
+      expect(errorLine(p, SHORT), p).toBeDefined();
+      expect(errorLine(p, BIG), p).toBeDefined();
+      expect(errorLine(p, BIG), p).not.toBe(errorLine(p, SHORT));
+    }
   });
 });
