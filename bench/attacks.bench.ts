@@ -111,7 +111,8 @@ const A: Attack[] = [
     id: '10b', family: 'memory', name: '2000 table refs to fresh 1 MiB strings',
     files: () => ({ 'x.aip': aip('local t = {} for i = 1, 2000 do t[i] = ("x"):rep(1024 * 1024 - 1) .. i end') }),
     args: ['run-agent', 'x.aip'],
-    held: (r) => r.code === 1 && /memory limit exceeded in x\.aip/.test(r.out),
+    // the budget (charged by size) or the memory cap, whichever comes first
+    held: (r) => r.code === 1 && /(memory limit|instruction budget) exceeded in x\.aip/.test(r.out),
   },
   {
     id: '11', family: 'runaway work', name: 'agent calling itself 3 times under pcall',

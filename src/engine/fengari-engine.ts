@@ -97,7 +97,10 @@ class FengariState implements LuaState {
     if (this.running === 0) return;
     const limits = this.limits;
     if (limits.memoryExceeded) return; // the hook raises; error handling may still build strings
-    if (bytes > limits.memoryMax) {
+    // the string's bytes are allocated before this hook sees it, so a check against the cap alone lets a doubling
+    // loop hold 1.5x the cap (a 512 MiB string beside the 256 MiB one: over 1 GB of RSS, attack 10); refusing a
+    // string of half the cap stops it one step earlier
+    if (2 * bytes >= limits.memoryMax) {
       limits.memoryExceeded = true;
       this.failFast(L);
     }
