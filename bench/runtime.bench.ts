@@ -243,7 +243,11 @@ async function growth(ws: string, floor: Record<string, number> | undefined): Pr
   const results = new Map<EngineName, { ms: number; rssMb: number }[]>();
   for (const name of ENGINES) results.set(name, PROMPT_MB.map((mb) => inChild(name, `prompt:${mb}`)));
   // linear: per-call = fixed + slope * size, so the cost added per extra MB stays about the same from row to row
-  const slope = (costs: number[], i: number) => (i === 0 ? '' : ` (+${((costs[i] - costs[i - 1]) / (PROMPT_MB[i] - PROMPT_MB[i - 1])).toFixed(2)}/MB)`);
+  const slope = (costs: number[], i: number) => {
+    if (i === 0) return '';
+    const perMb = (costs[i] - costs[i - 1]) / (PROMPT_MB[i] - PROMPT_MB[i - 1]);
+    return ` (${perMb < 0 ? '' : '+'}${perMb.toFixed(2)}/MB)`;
+  };
   const costsOf = (e: EngineName) => (results.get(e) as { ms: number }[]).map((r) => r.ms / CHAIN);
   const nativeCosts = floor ? PROMPT_MB.map((mb) => floor[`prompt:${mb}`]) : [];
   PROMPT_MB.forEach((mb, i) => {
