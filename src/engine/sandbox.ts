@@ -81,6 +81,22 @@ local type, select, error = type, select, error
 local find = string.find
 local FROM, PER, MAX_REP = ${CHARGE_FROM_BYTES}, ${BYTES_PER_INSTRUCTION}, ${MAX_REP_BYTES}
 local function pass(...) return ... end
+local rawpcall = pcall
+-- A C function raises at the position of its caller; called from a wrapper below, that is a line of this chunk.
+-- guard(f) raises f's errors again at the wrapper's caller instead, as when user code calls the library directly
+-- ("f.aip:5: bad argument #2 to 'format'"); other errors (a gsub callback's, a limit's) pass unchanged.
+local function relay(ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) == "string" then
+    local _, stop = find(e, "^sandbox:%d+: ")
+    if stop then error(e:sub(stop + 1), 3) end
+  end
+  error(e, 0)
+end
+local function guard(f)
+  return function(...) return pass(relay(rawpcall(f, ...))) end
+end
 local function cost(s)
   if type(s) == "string" and #s > FROM then charge(#s // PER) end
 end
@@ -135,9 +151,9 @@ do
   local upper, lower, reverse, rep, format = string.upper, string.lower, string.reverse, string.rep, string.format
   local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
   local concat = table.concat
-  string.upper = function(s, ...) cost(s) return pass(upper(s, ...)) end
-  string.lower = function(s, ...) cost(s) return pass(lower(s, ...)) end
-  string.reverse = function(s, ...) cost(s) return pass(reverse(s, ...)) end
+  string.upper = guard(function(s, ...) cost(s) return pass(upper(s, ...)) end)
+  string.lower = guard(function(s, ...) cost(s) return pass(lower(s, ...)) end)
+  string.reverse = guard(function(s, ...) cost(s) return pass(reverse(s, ...)) end)
   -- Pattern calls whose worst case is large run on the step-counting matcher of pattern.ts (host.pfind, pscan,
   -- pgsub, pplain), which charges the budget as it goes; the engine's matcher runs all others.
   local pfind, pscan, pgsub, pplain = host.pfind, host.pscan, host.pgsub, host.pplain
@@ -190,7 +206,7 @@ do
     if init == 0 or -init > n then return 1 end
     return n + init + 1
   end
-  string.find = function(s, ...)
+  string.find = guard(function(s, ...)
     cost(s)
     local p, init, plain = ...
     if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
@@ -205,8 +221,8 @@ do
       end
     end
     return pass(find(s, ...))
-  end
-  string.match = function(s, ...)
+  end)
+  string.match = guard(function(s, ...)
     cost(s)
     local p, init = ...
     if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
@@ -215,8 +231,8 @@ do
       if i <= n + 1 and heavy(n - i + 1, p, byte(p) ~= 94) then return pfind(s, p, i, false) end
     end
     return pass(match(s, ...))
-  end
-  string.gmatch = function(s, ...)
+  end)
+  string.gmatch = guard(function(s, ...)
     cost(s)
     local p, init = ...
     if type(s) == "string" and type(p) == "string" and (V53 or init == nil or mtype(init) == "integer") and heavy(#s, p, true) then
@@ -229,10 +245,10 @@ do
         src, last = j, j
         return ...
       end
-      return function() return took(pscan(s, p, src, last, false)) end
+      return guard(function() return took(pscan(s, p, src, last, false)) end)
     end
     return pass(gmatch(s, ...))
-  end
+  end)
   local function gsubCalling(s, p, repl, max, tr)
     local anchor = byte(p) == 94
     local out, k, n, src, last = {}, 0, 0, 0, nil
@@ -258,7 +274,7 @@ do
     out[k + 1] = sub(s, src + 1)
     return concat(out), n
   end
-  string.gsub = function(s, ...)
+  string.gsub = guard(function(s, ...)
     cost(s)
     local p, repl, max = ...
     local r, n
@@ -273,8 +289,8 @@ do
     if r == nil then r, n = gsub(s, ...) end
     cost(r)
     return r, n
-  end
-  string.rep = function(s, n, sep)
+  end)
+  string.rep = guard(function(s, n, sep)
     if type(s) == "string" and type(n) == "number" and n > 1 then
       local total = #s * n + (type(sep) == "string" and #sep * (n - 1) or 0)
       if total > MAX_REP then
@@ -283,17 +299,17 @@ do
       if total > FROM then charge(total // PER) end
     end
     return pass(rep(s, n, sep))
-  end
-  string.format = function(fmt, ...)
+  end)
+  string.format = guard(function(fmt, ...)
     local r = format(fmt, ...)
     cost(r)
     return r
-  end
-  table.concat = function(...)
+  end)
+  table.concat = guard(function(...)
     local r = concat(...)
     cost(r)
     return r
-  end
+  end)
 end
 `;
 

@@ -1,0 +1,39 @@
+/**
+ * Errors of the string library functions the sandbox wraps (to charge them by size and route heavy patterns) read as
+ * when user code calls the library directly, as in AIPack: placed at the caller's line, never at a line of the
+ * sandbox's own chunk. Both engines run this file.
+ */
+import { describe, expect, it } from 'vitest';
+import { runLua } from '../helpers/lua.ts';
+import { ENGINE_NAME } from '../helpers/engine.ts';
+
+// Calls one function from a non-tail position of snippet.aip and returns the message pcall caught.
+const caught = (call: string) =>
+  runLua(`local ok, e = pcall(function()\n  local r = ${call}\n  return r\nend)\nreturn tostring(e)`).value as string;
+// The position the same line gives to an error() of its own: "<chunk>:<line>: ".
+const here = caught('error("")');
+
+describe(`string library errors (${ENGINE_NAME})`, () => {
+  it.each([
+    ['string.format("%d", "x")', "bad argument #2 to 'format' (number expected, got string)"],
+    ['("abc"):gsub("(b)", "%2")', 'invalid capture index %2'],
+    ['table.concat({ 1, {}, 3 })', "invalid value (table) at index 2 in table for 'concat'"],
+    ['string.upper({})', "bad argument #1 to 'upper' (string expected, got table)"],
+    // a pattern heavy enough to run on the step-counting matcher reports its errors the same way
+    ['("a"):rep(5000):find(".-.-%")', "malformed pattern (ends with '%')"],
+  ])('%s', (call, message) => {
+    expect(here).toMatch(/snippet\.aip:\d+: $/);
+    expect(caught(call).startsWith(here + message)).toBe(true);
+  });
+
+  it('called by pcall itself, as native Lua has it: no position', () => {
+    const { value } = runLua('local ok, e = pcall(string.format, "%d", "x") return e');
+    expect(value).toBe("bad argument #2 to 'format' (number expected, got string)");
+  });
+
+  it("keeps the position of an error raised in a gsub callback, and a callback's error without one as it is", () => {
+    expect(caught('("abc"):gsub("b", function() error("boom") end)')).toBe(`${here}boom`);
+    expect(caught('("abc"):gsub("b", function() error("plain", 0) end)')).toBe('plain');
+    expect(caught('("abc"):gsub("b", function() error({ code = 7 }) end)')).toMatch(/^table: /);
+  });
+});
