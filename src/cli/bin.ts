@@ -7,6 +7,15 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+// A reader that stops early (`| head`) closes the pipe: the rest of the output is not wanted, so end quietly as Unix
+// tools do, instead of an unhandled EPIPE and its stack.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const sources = new URL('../../src/cli/main.ts', import.meta.url);
 const compiled = import.meta.url.endsWith('.js');
 let main: (argv: string[]) => Promise<number>;

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli, spawnCli } from '../helpers/cli.ts';
+import { spawnSync } from 'node:child_process';
+import { cliArgs, runCli, spawnCli } from '../helpers/cli.ts';
 import { tmpDir, write } from '../harness/helpers.ts';
 
 const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
@@ -75,5 +76,17 @@ describe('coder-subagents run-agent', () => {
     expect(r.stdout).toContain(`files:\n  created out.txt\naipack base (saved in memory only, never written):\n  ${base}/support/pack/acme/tool/state.json\n`);
     expect(existsSync(nodePath.join(ws, 'out.txt'))).toBe(true);
     expect(existsSync(nodePath.join(base, 'support'))).toBe(false);
+  });
+});
+
+describe('coder-subagents output into a closed pipe', () => {
+  it('ends quietly when the reader stops early (`| head`), without an EPIPE stack', () => {
+    // the shell's head closes the pipe after one line; the CLI still has lines to write
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" ${cliArgs(['run-agent', 'agents/holes.aip', '--trace']).map((a) => `'${a}'`).join(' ')} | head -c 1`], {
+      cwd: WS,
+      encoding: 'utf8',
+    });
+    expect(r.stdout.length).toBe(1);
+    expect(r.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
   });
 });
