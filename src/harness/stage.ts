@@ -8,7 +8,7 @@
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
 import type { EngineName } from '../engine/engine.ts';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
@@ -20,7 +20,8 @@ import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/
 import { AgentRunError, DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
 import { Trace, type TraceEvent } from '../runtime/trace.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
-import { readPolicy, realPathOf } from '../runtime/read-guard.ts';
+import { readPolicy } from '../runtime/read-guard.ts';
+import { walkFiles } from '../support/walk.ts';
 import {
   CaseFileError,
   caseProblem,
@@ -156,41 +157,14 @@ export interface AgentUnderTest {
 const toPosix = (p: string) => p.split(nodePath.sep).join('/');
 
 /**
- * The files below `dir` (skipping node_modules and .git; an agent's own dot-dirs are copied) whose real path lies below `root`, checked with the
- * simulator's read guard; `outside` is called with the first entry leading out. Each real directory is walked once,
- * so a symlink to a parent cannot loop.
+ * The files below `dir` (skipping node_modules and .git; an agent's own dot-dirs are copied), each checked with the
+ * simulator's read guard against `root`; `outside` makes the error for the first entry leading out.
  */
 function guardedWalk(dir: string, root: string, outside: (abs: string) => Error): string[] {
   const policy = readPolicy(root, [root]);
-  const seen = new Set<string>();
-  const out: string[] = [];
-  const visit = (abs: string) => {
-    const real = realPathOf(abs);
-    if (seen.has(real)) return;
-    seen.add(real);
-    let names: string[];
-    try {
-      names = readdirSync(abs).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const p = nodePath.join(abs, name);
-      let st;
-      try {
-        st = statSync(p);
-      } catch {
-        continue; // a dangling symlink: nothing to copy
-      }
-      if (!st.isDirectory() && !st.isFile()) continue;
-      if (st.isDirectory() && (name === 'node_modules' || name === '.git')) continue;
-      if (!policy.allows(p)) throw outside(p);
-      if (st.isDirectory()) visit(p);
-      else out.push(p);
-    }
-  };
-  visit(dir);
-  return out;
+  return walkFiles(dir, (name) => name === 'node_modules' || name === '.git', (abs) => {
+    if (!policy.allows(abs)) throw outside(abs);
+  });
 }
 
 /** The custom pack `<ws>/.aipack/pack/custom/<ns>/<name>` of the nearest workspace above `dir` that has it. */

@@ -1,16 +1,30 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 
 /** Dependency and tool folders (node_modules, .git, .aipack, ...) a search for the user's files skips. */
 const isToolingDir = (name: string): boolean => name === 'node_modules' || name.startsWith('.');
 
+const realPath = (abs: string): string => {
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+};
+
 /**
  * Absolute paths of the files below `dir`, in name order at each level, not entering directories for which
- * `skipDir(name)` is true. A missing or unreadable directory gives no files.
+ * `skipDir(name)` is true. `check(abs)`, when given, sees every file and directory before it is taken and may throw.
+ * Each real directory is walked once, so a symlink to a parent cannot loop. A missing or unreadable directory gives
+ * no files, a dangling symlink is passed over.
  */
-export function walkFiles(dir: string, skipDir: (name: string) => boolean = isToolingDir): string[] {
+export function walkFiles(dir: string, skipDir: (name: string) => boolean = isToolingDir, check?: (abs: string) => void): string[] {
   const out: string[] = [];
+  const seen = new Set<string>();
   const visit = (abs: string) => {
+    const real = realPath(abs);
+    if (seen.has(real)) return;
+    seen.add(real);
     let names: string[];
     try {
       names = readdirSync(abs).sort();
@@ -26,8 +40,13 @@ export function walkFiles(dir: string, skipDir: (name: string) => boolean = isTo
         continue;
       }
       if (st.isDirectory()) {
-        if (!skipDir(name)) visit(p);
-      } else if (st.isFile()) out.push(p);
+        if (skipDir(name)) continue;
+        check?.(p);
+        visit(p);
+      } else if (st.isFile()) {
+        check?.(p);
+        out.push(p);
+      }
     }
   };
   visit(dir);
