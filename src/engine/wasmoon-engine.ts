@@ -542,8 +542,7 @@ class WasmoonState implements LuaState {
       this.running--;
     }
     if (status !== LUA_OK) {
-      const hit = limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage);
-      if (status === LUA_ERRMEM || (hit !== undefined && this.limits.memoryExceeded)) {
+      if (status === LUA_ERRMEM || this.limits.memoryExceeded) {
         M._lua_settop(L, base);
         throw new LuaRuntimeError(this.memoryMessage, '');
       }
