@@ -15,6 +15,7 @@ import { fileData } from './file-data.ts';
 import { expandGlob, globsArg, listFiles, type ListedFile } from './support/globs.ts';
 import {
   checkAccessDelete,
+  checkNotWorkspaceDir,
   checkAccessWrite,
   displayForTrace,
   fileInfoOf,
@@ -351,8 +352,7 @@ export const file: AipNamespaceFactory = (env) => {
       // from 0.8.14 AIPack trashes the path with simple_fs::safer_trash_file, which takes a directory whole;
       // before, remove_file (and 0.8.11's own trash helper) refused directories
       if (compareVersions(env.aipackVersion, '0.8.14') < 0) throw new LuaError(`${fn} - Cannot delete '${p}': it is a directory, only files can be deleted`);
-      // sandbox rule: AIPack would trash the whole workspace; a simulated run refuses it
-      if (abs === env.dirs.workspace) throw new LuaError(`${fn} - Delete file protection (simulator) - '${p}' is the workspace dir; a simulated run does not delete it`);
+      checkNotWorkspaceDir(env, abs, p, 'delete');
       const removed = guarded(fn, p, () => vfs.deleteDir(abs));
       if (removed) trace('delete', abs);
       return removed;

@@ -21,7 +21,7 @@ import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engi
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { compareVersions } from './catalog.ts';
 import { expandGlob, globsArg, listFiles } from './support/globs.ts';
-import { checkAccessDelete, checkAccessWrite, collapse, displayForTrace, pathArg, resolvePath } from './support/paths.ts';
+import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, collapse, displayForTrace, pathArg, resolvePath } from './support/paths.ts';
 import { extractFileChanges, type Directive } from './support/udiffx-changes.ts';
 import { applyPatch, type HunkError } from './support/udiffx-patch.ts';
 import { FILE_CHANGES_INSTRUCTION } from './support/udiffx-instruction.ts';
@@ -71,12 +71,9 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
     vfs.writeFile(abs, content);
     trace('write', abs);
   };
-  const remove = (abs: string): void => {
+  const remove = (abs: string, p: string): void => {
     sandbox(() => checkAccessDelete(env, abs));
-    if (abs === env.dirs.workspace) {
-      // sandbox rule: AIPack would trash the whole workspace; a simulated run refuses it
-      throw new DirectiveFailure('Delete file protection (simulator) - the path is the workspace dir; a simulated run does not delete it');
-    }
+    sandbox(() => checkNotWorkspaceDir(env, abs, p, 'delete'));
     if (vfs.isDir(abs)) vfs.deleteDir(abs);
     else vfs.deleteFile(abs);
     trace('delete', abs);
@@ -135,14 +132,12 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
           } else if (vfs.isFile(from)) {
             if (from !== to) {
               write(to, vfs.readBytes(from) ?? new Uint8Array());
-              remove(from);
+              remove(from, d.from_path);
             }
           } else if (vfs.isDir(from)) {
-            if (from === env.dirs.workspace) {
-              throw new DirectiveFailure('Rename protection (simulator) - the path is the workspace dir; a simulated run does not move it');
-            }
+            sandbox(() => checkNotWorkspaceDir(env, from, d.from_path, 'move'));
             for (const f of filesUnder(from)) write(posix.join(to, posix.relative(from, f)), vfs.readBytes(f) ?? new Uint8Array());
-            remove(from);
+            remove(from, d.from_path);
           } else {
             throw new DirectiveFailure(`Path not found for rename source: ${d.from_path}`);
           }
@@ -151,7 +146,7 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
         case 'Delete': {
           const abs = target(d.file_path);
           if (!vfs.isFile(abs) && !vfs.isDir(abs)) throw new DirectiveFailure(`Path not found for delete: ${d.file_path}`);
-          remove(abs);
+          remove(abs, d.file_path);
           break;
         }
       }

@@ -478,14 +478,15 @@ const cases: Case[] = [
     },
   }),
   applyCase({
-    up: 'udiffx src/applier.rs (FILE_DELETE of a folder; sandbox: never the workspace itself)',
+    up: 'udiffx src/applier.rs (FILE_DELETE of a folder; sandbox: never the workspace itself, deleted or moved)',
     files: { 'dir/a.txt': 'a\n', 'dir/sub/b.txt': 'b\n', 'stay.txt': 's\n' },
-    changes: block('<FILE_DELETE file_path="dir" />', '<FILE_DELETE file_path=".." />'),
+    changes: block('<FILE_DELETE file_path="dir" />', '<FILE_DELETE file_path=".." />', '<FILE_RENAME from_path=".." to_path="moved" />'),
     read: ['dir/a.txt', 'dir/sub/b.txt', 'stay.txt'],
     check: (r) => {
       expect(items(r.status).map((i) => [i.success, i.error_msg])).toEqual([
         [true, undefined],
-        [false, 'Delete file protection (simulator) - the path is the workspace dir; a simulated run does not delete it'],
+        [false, "Delete file protection (simulator) - '..' is the workspace dir; a simulated run does not delete it"],
+        [false, "Rename protection (simulator) - '..' is the workspace dir; a simulated run does not move it"],
       ]);
       expect(r.files).toEqual({ 'stay.txt': 's\n' });
     },

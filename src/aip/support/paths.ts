@@ -118,6 +118,16 @@ export function checkAccessDelete(env: StageEnv, abs: string): void {
   }
 }
 
+/**
+ * Sandbox rule (AIPack would trash or move the whole workspace): a simulated run never deletes or moves the
+ * workspace dir itself. `p` is the path as the agent gave it.
+ */
+export function checkNotWorkspaceDir(env: StageEnv, abs: string, p: string, action: 'delete' | 'move'): void {
+  if (abs !== env.dirs.workspace) return;
+  const rule = action === 'delete' ? 'Delete file protection' : 'Rename protection';
+  throw new LuaError(`${rule} (simulator) - '${p}' is the workspace dir; a simulated run does not ${action} it`);
+}
+
 /** A string argument (Lua numbers are coerced, as mlua does); anything else raises. */
 export function pathArg(v: unknown, fnName: string, argName = 'path'): string {
   if (typeof v === 'string') return v;
