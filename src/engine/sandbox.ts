@@ -291,8 +291,12 @@ do
     return r, n
   end)
   string.rep = guard(function(s, n, sep)
-    if type(s) == "string" and type(n) == "number" and n > 1 then
-      local total = #s * n + (type(sep) == "string" and #sep * (n - 1) or 0)
+    -- sized after the coercions rep itself makes (numbers as strings, numeric strings as counts)
+    local text, count = s, tonumber(n)
+    if type(s) == "number" then text = tostring(s) end
+    local between = type(sep) == "number" and tostring(sep) or sep
+    if type(text) == "string" and count and count > 1 then
+      local total = #text * count + (type(between) == "string" and #between * (count - 1) or 0)
       if total > MAX_REP then
         error("resulting string too large (string.rep is limited to " .. MAX_REP .. " bytes in the simulator)", 0)
       end
