@@ -36,7 +36,8 @@ export async function main(argv: string[]): Promise<number> {
     const message = err instanceof CommanderError ? err.message.replace(/^error: /, '') : messageOf(err);
     if (!(err instanceof CommanderError)) process.stderr.write(`error: ${message}\n`);
     // --json promises one object on stdout, also when the command never got to print it
-    if (argv.includes('--json') || argv.includes('--reporter=json')) process.stdout.write(JSON.stringify({ error: message, exit_code: code }, null, 2) + '\n');
+    const reporterJson = argv.includes('--reporter=json') || (argv.includes('--reporter') && argv[argv.indexOf('--reporter') + 1] === 'json');
+    if (argv.includes('--json') || reporterJson) process.stdout.write(JSON.stringify({ error: message, exit_code: code }, null, 2) + '\n');
     return code;
   }
 }

@@ -39,6 +39,14 @@ describe('attacks 17-18: output and raw errors', () => {
     expect(JSON.parse(r.stdout)).toEqual({ error: `--workspace ${a.root}/missing: no such directory`, exit_code: 2 });
   });
 
+  it('test --reporter json (either spelling) prints an object for usage errors too', async () => {
+    for (const flags of [['--reporter', 'json'], ['--reporter=json']]) {
+      const r = await runCli(['test', 'missing.contract.toml', ...flags], a.ws);
+      expect(r.code, flags.join(' ')).toBe(2);
+      expect(JSON.parse(r.stdout), flags.join(' ')).toMatchObject({ exit_code: 2 });
+    }
+  });
+
   it('init with a 300-character name: one line saying the name is too long', async () => {
     const r = await runCli(['init', 'x'.repeat(300)], a.ws);
     expect(r.code).not.toBe(0);
