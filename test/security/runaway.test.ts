@@ -23,18 +23,18 @@ describe('runaway Lua stops on the budget, within the deadline', () => {
     const file = `loop-${Object.keys(LOOPS).indexOf(name)}.aip`;
     a.write(file, afterAll(code));
     const r = await runIsolated('simulate', { sim: { workspaceDir: a.ws, budget: 2_000_000 }, request: { name: file, baseDir: a.ws } }, { timeoutMs: 10_000 });
-    expect(r.error?.message).toMatch(/instruction budget exceeded|budget/);
+    expect(r.error?.message).toMatch(new RegExp(`instruction budget exceeded in ${file.replace('.', '\\.')} AfterAll`));
   });
 });
 
-describe('attack 8 (in-VM fix is issue 7): an xpcall handler loop', () => {
-  it('is stopped by the budget or, at the latest, by the wall-clock deadline naming the stage', async () => {
+describe('attack 8: an xpcall handler loop', () => {
+  it('is stopped by the budget (counted inside the handler), well before the wall-clock deadline', async () => {
     a.write('xpcall.aip', afterAll('xpcall(error, function() while true do end end)'));
     const run = runIsolated('simulate', { sim: { workspaceDir: a.ws, budget: 2_000_000 }, request: { name: 'xpcall.aip', baseDir: a.ws } }, { timeoutMs: 3_000 });
     const outcome = await run.then(
       (r) => r.error?.message ?? 'completed',
       (err: Error) => err.message,
     );
-    expect(outcome).toMatch(/instruction budget exceeded|timed out after 3 s in xpcall\.aip AfterAll/);
+    expect(outcome).toMatch(/instruction budget exceeded in xpcall\.aip AfterAll/);
   });
 });
