@@ -21,6 +21,7 @@ describe('signatures', () => {
     const classes = new Set(LUA_CLASSES.map((c) => c.name));
     const builtin = /^(string|number|integer|boolean|nil|table|any|lightuserdata|function)$/;
     const names = (t: string): string[] => t.match(/[A-Za-z_]\w*/g) ?? [];
+    expect(SIGNATURES.length).toBeGreaterThan(100);
     for (const s of SIGNATURES) {
       for (const list of [s.params, ...(s.overloads ?? [])]) {
         const firstOptional = list.findIndex((p) => p.optional);

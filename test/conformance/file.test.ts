@@ -113,7 +113,7 @@ const cases: Case[] = [
       expect(byName['main.aip'].path).toBe('sub-sub-dir/main.aip');
       expect(byName['agent-hello-3.aip'].path).toBe('sub-sub-dir/agent-hello-3.aip');
       expect(byName['agent-hello-2.aip'].path).toBe('agent-hello-2.aip');
-      for (const f of files) expect(f.size).toBeGreaterThanOrEqual(0);
+      for (const f of files) expect(f.size, f.path).toBeGreaterThan(0); // the sandbox's agents are not empty
     },
   },
   {
