@@ -24,9 +24,10 @@ import { expandGlob, globsArg, listFiles } from './support/globs.ts';
 import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, collapse, displayForTrace, pathArg, resolvePath } from './support/paths.ts';
 import { extractFileChanges, type Directive } from './support/udiffx-changes.ts';
 import { applyPatch, type HunkError } from './support/udiffx-patch.ts';
+import { filesUnder } from '../runtime/vfs.ts';
 import { FILE_CHANGES_INSTRUCTION } from './support/udiffx-instruction.ts';
 
-export interface DirectiveStatus {
+interface DirectiveStatus {
   file_path: string;
   kind: string;
   success: boolean;
@@ -48,7 +49,7 @@ class DirectiveFailure extends Error {}
 const under = (abs: string, dir: string): boolean => abs.startsWith(dir);
 
 /** Applies the directives against `baseDir` (absolute) through the Vfs. */
-export function applyDirectives(env: StageEnv, baseDir: string, directives: readonly Directive[], withErrorHunks: boolean): ApplyChangesStatus {
+function applyDirectives(env: StageEnv, baseDir: string, directives: readonly Directive[], withErrorHunks: boolean): ApplyChangesStatus {
   const vfs = env.vfs;
   const trace = (op: 'write' | 'delete' | 'copy' | 'move', abs: string) =>
     env.trace.record({ kind: 'file', depth: env.depth, agent: env.agent.name, op, path: displayForTrace(env, abs) });
@@ -78,8 +79,6 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
     else vfs.deleteFile(abs);
     trace('delete', abs);
   };
-  const filesUnder = (dir: string): string[] =>
-    vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(posix.join(dir, e.name)) : [posix.join(dir, e.name)]));
 
   const items: DirectiveStatus[] = [];
   for (const d of directives) {
@@ -136,7 +135,7 @@ export function applyDirectives(env: StageEnv, baseDir: string, directives: read
             }
           } else if (vfs.isDir(from)) {
             sandbox(() => checkNotWorkspaceDir(env, from, d.from_path, 'move'));
-            for (const f of filesUnder(from)) write(posix.join(to, posix.relative(from, f)), vfs.readBytes(f) ?? new Uint8Array());
+            for (const f of filesUnder(vfs, from)) write(posix.join(to, posix.relative(from, f)), vfs.readBytes(f) ?? new Uint8Array());
             remove(from, d.from_path);
           } else {
             throw new DirectiveFailure(`Path not found for rename source: ${d.from_path}`);

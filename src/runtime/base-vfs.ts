@@ -7,7 +7,7 @@
  * reaches `changes()`, `pending()` or `commit()`, so no run can touch the user's base dir on disk.
  */
 import nodePath from 'node:path';
-import { isInside } from './vfs.ts';
+import { filesUnder, isInside } from './vfs.ts';
 import type { DirEntry, FileStat, Vfs } from './vfs-types.ts';
 
 interface Entry {
@@ -94,9 +94,7 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     },
     deleteDir(abs: string): boolean {
       if (!isDir(abs)) return false;
-      const filesUnder = (dir: string): string[] =>
-        base.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
-      for (const f of filesUnder(abs)) base.deleteFile(f);
+      for (const f of filesUnder(base, abs)) base.deleteFile(f);
       return true;
     },
     mkdirp(abs: string) {

@@ -46,6 +46,11 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** true when `p` is `root` or below it (both normalised absolute paths). */
+/** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
+export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
+  return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
+}
+
 export function isInside(p: string, root: string): boolean {
   if (p === root) return true;
   return p.startsWith(root.endsWith('/') ? root : root + '/');
@@ -265,9 +270,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const abs = norm(p, 'deleteDir');
       guardWritable(abs, 'deleteDir');
       if (!isDir(abs)) return false;
-      const filesUnder = (dir: string): string[] =>
-        vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
-      for (const f of filesUnder(abs)) vfs.deleteFile(f);
+      for (const f of filesUnder(vfs, abs)) vfs.deleteFile(f);
       for (const d of [...overlayDirs]) if (isInside(d, abs)) overlayDirs.delete(d);
       removedDirs.add(abs);
       return true;
