@@ -1,5 +1,6 @@
 // `coder-subagents check`: pack freshness + lint of the pack's Lua modules and of .aip agents.
 
+import type { EngineName } from '../engine/engine.ts';
 import picomatch from 'picomatch';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -19,7 +20,7 @@ export interface CheckOptions {
   paths: string[];
   minAipackVersion: string;
   /** the engine users' agents target (default fengari); the pack's own lua/ and pack/ always run on both */
-  engine?: 'fengari' | 'lua54';
+  engine?: EngineName;
   /** tests: use this instead of src/pack/build.ts (null = skip the freshness check) */
   renderPack?: RenderPack | null;
 }

@@ -5,6 +5,7 @@
 //   if aip.md.extract_refs then -- check:allow aip-too-new
 // (`check:allow all` silences every rule on the line.)
 
+import type { EngineName } from '../engine/engine.ts';
 import luaparse from 'luaparse';
 import {
   AIPACK_GLOBALS,
@@ -57,7 +58,7 @@ export interface LintSource {
 export interface LintOptions {
   minAipackVersion: string;
   /** the engine the code targets: on lua54 (AIPack's Lua 5.4) the fengari-only rules (lua54-syntax, int-too-large) are off */
-  engine?: 'fengari' | 'lua54';
+  engine?: EngineName;
   extraGlobals?: string[];
 }
 

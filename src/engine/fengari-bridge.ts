@@ -23,7 +23,6 @@ import { ConversionError, HOST_OPTIONS, LuaError, LuaMulti, MAX_DEPTH, MAX_NODES
 /** The identity behind AIPack's `null` global: one light userdata shared by every state. */
 export const NULL_TOKEN = Object.freeze({ aipackNull: true });
 
-export { ConversionError, MAX_DEPTH, MAX_NODES };
 
 const str = (s: string) => to_luastring(s);
 

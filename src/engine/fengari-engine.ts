@@ -1,15 +1,14 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
-import { pushJs, toJs, ConversionError, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
+import { pushJs, toJs, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
 import { lua, lauxlib, lualib, protoOf, pushProto, setBigStringHook, to_luastring, type LuaState as L, type Proto } from './fengari-vm.ts';
 import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
-import { chunkFailure, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
+import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 
-export { MAX_REP_BYTES };
 
 const HOOK_INTERVAL = 1000;
 const str = (s: string) => to_luastring(s);

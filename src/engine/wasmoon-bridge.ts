@@ -47,7 +47,6 @@ for (const [name, fn] of Object.entries(rawExports.exports ?? {})) {
 }
 
 export const LUA_OK = 0;
-export const LUA_YIELD = 1;
 export const LUA_ERRMEM = 4;
 export const T_NONE = -1;
 export const T_NIL = 0;

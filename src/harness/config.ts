@@ -12,7 +12,7 @@
  *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)
  *   slow_ms = 300                   # a case slower than this is flagged slow
  */
-import { ENGINE_NAMES } from '../engine/index.ts';
+import { ENGINE_NAMES, isEngineName } from '../engine/index.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
@@ -23,9 +23,6 @@ export const CONFIG_FILE = 'coder-subagents.config.toml';
 
 export const REPORTERS = ['default', 'json', 'junit'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
-
-/** Engines this build can run (the CLI's --engine accepts the same names). */
-export const ENGINES = ENGINE_NAMES;
 
 const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
@@ -85,8 +82,8 @@ export function loadConfig(file: string): TestConfig {
     throw new ConfigError(`${shown}: ${key}: ${detail}`);
   }
   const c = parsed.data;
-  if (c.engine !== undefined && !(ENGINES as readonly string[]).includes(c.engine)) {
-    throw new ConfigError(`${shown}: engine: '${c.engine}' is not an engine of this version (expected one of ${ENGINES.join(', ')})`);
+  if (c.engine !== undefined && !isEngineName(c.engine)) {
+    throw new ConfigError(`${shown}: engine: '${c.engine}' is not an engine of this version (expected one of ${ENGINE_NAMES.join(', ')})`);
   }
   const dir = nodePath.dirname(file);
   return {

@@ -27,7 +27,7 @@ export class CommitError extends Error {
 const NAME_MAX = 255;
 const PATH_MAX = 4096;
 /** Temporary files are named `.<name>.<TEMP_TAG>-<pid>-<n>` beside their target. */
-export const TEMP_TAG = 'coder-subagents-tmp';
+const TEMP_TAG = 'coder-subagents-tmp';
 
 function lstat(abs: string): fs.Stats | undefined {
   try {
@@ -106,7 +106,7 @@ function sweepStaleTemps(dirs: Set<string>): void {
 }
 
 /** Writes `data` to a temp file beside `abs`, flushes it, and renames it over `abs`. */
-export function writeFileAtomic(abs: string, data: Uint8Array | string): void {
+function writeFileAtomic(abs: string, data: Uint8Array | string): void {
   const tmp = nodePath.join(nodePath.dirname(abs), `.${nodePath.basename(abs)}.${TEMP_TAG}-${process.pid}-${tempCounter++}`);
   let mode: number | undefined;
   try {

@@ -8,7 +8,7 @@ import type { Vfs } from './vfs-types.ts';
  * The real path of `abs`: symlinks of its longest existing prefix resolved, the missing rest appended as written.
  * A path that exists only in the overlay (or nowhere) is judged by where its existing part really is.
  */
-export function realPathOf(abs: string): string {
+function realPathOf(abs: string): string {
   let probe = nodePath.resolve(abs);
   const rest: string[] = [];
   for (;;) {

@@ -1,3 +1,4 @@
+import type { EngineName } from '../../engine/engine.ts';
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { isValidVersion } from '../../aip/catalog.ts';
@@ -26,7 +27,7 @@ export function register(program: Command, setExit: SetExit): void {
       }
       let result;
       try {
-        result = await runCheckDetailed({ root: process.cwd(), paths, minAipackVersion: opts.minAipackVersion, engine: opts.engine as 'fengari' | 'lua54' | undefined });
+        result = await runCheckDetailed({ root: process.cwd(), paths, minAipackVersion: opts.minAipackVersion, engine: opts.engine as EngineName | undefined });
       } catch (err) {
         // a missing explicit path is a usage error
         if (err instanceof CheckPathError) throw new UsageError(err.message);

@@ -4,7 +4,7 @@ import { SHIPPED_TYPES_DIR, writeLuaDefinitions, writeLuarc } from '../../check/
 import type { SetExit } from '../errors.ts';
 
 /** `dir` as written in .luarc.json: relative to the project root when inside it, `/`-separated. */
-export function libraryPath(root: string, dir: string): string {
+function libraryPath(root: string, dir: string): string {
   const rel = nodePath.relative(root, dir);
   return rel === '' ? '.' : rel.startsWith('..') || nodePath.isAbsolute(rel) ? dir : rel.split(nodePath.sep).join('/');
 }
