@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import nodePath from 'node:path';
-import { isInside } from './vfs.ts';
+import { isInside } from '../support/paths.ts';
 
 /** One change: new content, or null for a delete. Paths absolute. */
 export type Change = readonly [abs: string, content: Uint8Array | null];

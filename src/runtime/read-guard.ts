@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
-import { isInside } from './vfs.ts';
-import type { Vfs } from './vfs-types.ts';
+import { isInside } from '../support/paths.ts';
+import type { Vfs } from '../support/vfs.ts';
 
 /**
  * The real path of `abs`: symlinks of its longest existing prefix resolved, the missing rest appended as written.
