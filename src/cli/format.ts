@@ -43,8 +43,11 @@ function describe(e: TraceEvent): string | undefined {
       return `  ${pc.yellow(e.op)} ${e.path}`;
     case 'print':
       return `  ${pc.dim('print')} ${truncate(e.text, 100)}`;
+    case 'tasks':
+      // a schedule is worth a line only when tasks ran beside each other
+      return e.concurrency > 1 ? `  ${pc.dim(`tasks ${e.slots.length} at input_concurrency ${e.concurrency}`)}` : undefined;
     case 'note':
-      return undefined;
+      return e.topic === 'warning' ? `  ${pc.yellow('warning')} ${String(e.data)}` : undefined;
   }
 }
 
