@@ -7,7 +7,7 @@
  * reaches `changes()`, `pending()` or `commit()`, so no run can touch the user's base dir on disk.
  */
 import nodePath from 'node:path';
-import { isInside } from '../support/paths.ts';
+import { isInside } from '../support/host-fs.ts';
 import { filesUnder } from '../support/vfs.ts';
 import type { DirEntry, FileStat, Vfs } from '../support/vfs.ts';
 

@@ -19,7 +19,7 @@ import { runData } from './stages/data.ts';
 import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
+import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type StageName } from '../aip/support/trace.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
@@ -147,9 +147,11 @@ export class Simulator implements StageHost {
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
-    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
+    // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(this.vfs, this.dirs.baseAipack), this.readPolicy);
+    this.readVfs = guardReads(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), this.readPolicy);
   }
 
   /** true when the simulated AIPack version is `version` or later */

@@ -1,11 +1,5 @@
 import nodePath from 'node:path';
 
-/** true when `p` is `root` or below it (both normalised absolute paths). */
-export function isInside(p: string, root: string): boolean {
-  if (p === root) return true;
-  return p.startsWith(root.endsWith(nodePath.sep) ? root : root + nodePath.sep);
-}
-
 /**
  * How a path is shown to the user: relative to `cwd` with '/' separators when it lies inside it ('.' for `cwd`
  * itself), else the absolute path, so a path never starts with '..'.
