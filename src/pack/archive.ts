@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { dirname, join, resolve } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { parse as parseToml } from 'smol-toml';
-import { renderPack, syncDir, type SyncResult } from './build.ts';
+import { packFiles, syncDir, type SyncResult } from './build.ts';
 
 const PACK_ID_REGEX = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 const PACK_VERSION_REGEX = /^(\d+)\.(\d+)\.(\d+)(?:-([a-zA-Z][\w-]*)(?:\.(\d+))?)?$/;
@@ -93,9 +93,9 @@ export interface BuiltArchive {
   files: string[];
 }
 
-/** Renders the pack of `root`, validates its pack.toml and zips it. */
+/** The pack of `root` (sources or built), validates its pack.toml and zips it. */
 export function buildArchive(root: string): BuiltArchive {
-  const files = renderPack(root);
+  const files = packFiles(root);
   const toml = files.get('pack.toml');
   if (toml === undefined) throw new PackTomlError('pack.toml is missing from the pack');
   const identity = parsePackToml(toml);
@@ -153,7 +153,7 @@ export interface InstallResult extends SyncResult {
  * unless `force`. The directory ends up holding exactly the rendered files.
  */
 export function installPack(root: string, workspace: string, options: { force?: boolean } = {}): InstallResult {
-  const files = renderPack(root);
+  const files = packFiles(root);
   const identity = parsePackToml(files.get('pack.toml') ?? '');
   const dir = join(resolve(workspace), '.aipack', 'pack', 'custom', identity.namespace, identity.name);
   const ref = `${identity.namespace}@${identity.name}`;

@@ -109,6 +109,28 @@ export interface SyncResult {
   removed: string[];
 }
 
+/**
+ * The pack's files as `install` and `pack` ship them: rendered from `lua/` in the repository, read from the built
+ * `pack/` in the npm package (which ships `pack/`, not the sources).
+ */
+export function packFiles(root: string): Map<string, string> {
+  if (existsSync(join(root, SOURCE_DIR))) return renderPack(root);
+  const packDir = join(root, PACK_DIR);
+  if (!existsSync(join(packDir, 'pack.toml'))) {
+    throw new Error(`no pack in ${root}: neither ${SOURCE_DIR}/ (the sources) nor ${PACK_DIR}/pack.toml (the built pack) is there`);
+  }
+  return new Map(listFiles(packDir).map((rel) => [rel, readFileSync(join(packDir, ...rel.split('/')), 'utf8')] as const));
+}
+
+/** `build` renders pack/ from lua/: a repository command, refused with one clear line where the sources are not. */
+export function requireSources(root: string): void {
+  if (existsSync(join(root, SOURCE_DIR, 'main.aip'))) return;
+  throw new Error(
+    `build needs the pack sources (${SOURCE_DIR}/main.aip), which only a clone of the repository holds; ` +
+      `the installed package ships the built pack: use \`coder-subagents install\` or \`coder-subagents pack\``,
+  );
+}
+
 /** Makes `dir` hold exactly `files`: writes what differs, removes the rest (and directories left empty). */
 export function syncDir(dir: string, files: Map<string, string>): SyncResult {
   const written: string[] = [];
