@@ -102,6 +102,30 @@ describe('coder-subagents run', () => {
     expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache`)).toBe(false);
   });
 
+  it("lists each change that could not be applied with its file and cause, and the pack's warnings", async () => {
+    const ws = tmpDir();
+    const meta = [
+      'working_globs = ["src/*.ts"]',
+      'write_mode = true',
+      'auto_context = { enabled = true }',
+      'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
+    ].join('\n');
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n');
+    write(ws, 'my/noop.aip', '# Output\n\n```lua\nreturn nil\n```\n');
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    const patch = '<FILE_CHANGES>\n<FILE_PATCH file_path="src/a.ts">\n````ts\n@@\n-export const zzz = 9;\n+export const b = 2;\n````\n</FILE_PATCH>\n</FILE_CHANGES>\n';
+    write(ws, 'ai.toml', `[[response]]\nagent = "pro@coder"\ncontent = """\n${patch}"""\n`);
+    const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21'], ws);
+    expect(r.stdout).toMatch(/\nchanges not applied:\n {2}src\/a\.ts: FILE_PATCH: .*; Hunk 1 failed: .+\n/);
+    expect(r.stdout).toContain("\nwarning: sub_agents[1]: unknown key 'focus' (kept, the agent reads it as input.agent_config.focus;");
+    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'auto_context' is not supported by this pack/);
+    // the entry's own config table is the user's: never warned about
+    expect(r.stdout).not.toContain('sub_agents[2]');
+    const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
+    expect(json.failed_changes).toEqual([{ file: 'src/a.ts', cause: expect.stringMatching(/^FILE_PATCH: .*; Hunk 1 failed: /) }]);
+    expect(json.warnings).toHaveLength(2);
+  });
+
   it('notes when there is no .aipack/ directory, and runs there', async () => {
     const dir = tmpDir();
     const r = await runCli(['run'], dir);

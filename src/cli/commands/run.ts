@@ -76,6 +76,11 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
     lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${truncate(first, 70)}`);
   }
   lines.push(formatFiles(r.files, files));
+  if (r.failed_changes.length > 0) {
+    lines.push(pc.red('changes not applied:'));
+    for (const f of r.failed_changes) lines.push(`  ${f.file}: ${f.cause}`);
+  }
+  for (const w of r.warnings) lines.push(`${pc.yellow('warning')}: ${w}`);
   // the coder's own message usually names the prompt file already
   if (r.prompt_file && !r.message?.includes(r.prompt_file)) lines.push(`prompt file: ${r.prompt_file}`);
   lines.push(formatStatus(r));
