@@ -43,8 +43,11 @@ function describe(e: TraceEvent): string | undefined {
       return `  ${pc.yellow(e.op)} ${e.path}`;
     case 'print':
       return `  ${pc.dim('print')} ${truncate(e.text, 100)}`;
+    case 'tasks':
+      // a schedule is worth a line only when tasks ran beside each other
+      return e.concurrency > 1 ? `  ${pc.dim(`tasks ${e.slots.length} at input_concurrency ${e.concurrency}`)}` : undefined;
     case 'note':
-      return undefined;
+      return e.topic === 'warning' ? `  ${pc.yellow('warning')} ${String(e.data)}` : undefined;
   }
 }
 
@@ -68,7 +71,7 @@ const NOT_WRITTEN: Record<FilesState, string> = {
   dry: ' (not written; use --write)',
   written: '',
   'run-failed': ' (not written: the run failed)',
-  refused: ' (not written: the changes were refused, see the error)',
+  refused: ' (not written: --write refused the changes, see the error)',
 };
 
 export function formatFiles(files: FileChanges, state: FilesState): string {

@@ -97,7 +97,7 @@ describe('coder-subagents run', () => {
     write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "Nothing to change."\n');
     const r = await runCli(['run', '--ai', 'ai.toml', '--write'], ws);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('files (not written: the changes were refused, see the error):\n');
+    expect(r.stdout).toContain('files (not written: --write refused the changes, see the error):\n');
     expect(r.stderr).toMatch(/^error: \d+ changes? cannot be written, so nothing was written: \S+: inside \.aipack\/pack\/, which a simulated run does not write\n$/);
     expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache`)).toBe(false);
   });
