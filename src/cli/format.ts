@@ -1,8 +1,8 @@
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { headline, type CoderRunReport } from '../effects/run-report.ts';
-import type { Trace, TraceEvent } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
+import type { Trace, TraceEvent } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
 
 /** JSON for the CLI: Lua nil (undefined) becomes null everywhere, including list holes. */
 export function toJsonValue(value: unknown): unknown {

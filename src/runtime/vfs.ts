@@ -1,5 +1,5 @@
 /**
- * The overlay file system of a simulated run (see vfs-types.ts).
+ * The overlay file system of a simulated run (its interface is in support/vfs.ts).
  *
  * Three layers, top wins: the overlay (writes and deletes of this run), the baseline (`opts.files`: virtual files
  * present from the start, never written anywhere), the real disk (read only). Only `commit()` touches the disk,
@@ -9,7 +9,8 @@ import type fs from 'node:fs';
 import nodePath from 'node:path';
 import { isInside, listEntries, readIfFile, statOf } from '../support/host-fs.ts';
 import { writeChanges, type Change } from './commit.ts';
-import type { DirEntry, FileChanges, FileStat, Vfs } from './vfs-types.ts';
+import type { DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
+import { filesUnder } from '../support/vfs.ts';
 
 export interface OverlayVfsOptions {
   /** virtual files present from the start (absolute or workspace-relative keys); they count as the initial state */
@@ -46,12 +47,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
-export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
-  return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
-}
-
-export { isInside };
 
 /** Parent dirs of an absolute path, nearest first, root last. */
 function ancestors(abs: string): string[] {
