@@ -130,6 +130,33 @@ local ENTRY_FIELDS = {
   },
 }
 
+-- parallel groups (section 8): limits, defaults and the keys a group owns
+C.GROUP = {
+  max_size = 16,
+  max_concurrency = 16,
+  default_concurrency = 4,
+  on_error = { "fail", "continue" },
+  default_on_error = "fail",
+  owned_keys = { "stages", "on" },
+  key_set = { parallel = true, concurrency = true, on_error = true },
+  safe_version = "0.8.17",
+  agent = "parallel",
+}
+local G = {
+  notList = "{path} must be a list of sub-agent entries, got {got}",
+  tooMany = "{path} has {count} members, at most {max} are allowed",
+  nested = "{path}: a parallel group cannot contain another group",
+  memberOwns = "{path}: a member of a parallel group cannot give its own '{key}' (the group's applies to every member)",
+  groupOptions = "options: give options on the members of a parallel group, not on the group",
+  range = "{path} must be an integer from {min} to {max}, got {got}",
+  onError = "{path} must be \"fail\" or \"continue\", got {got}",
+  conflict = "Parallel group [{index}]: {a} and {b} both change {what}",
+  rewrite = "Parallel group [{index}]: Sub-agent [{name}] returned {field}, which a member of a parallel group cannot do (a group cannot rewrite the pipeline)",
+  failed = "Parallel group [{index}] failed ({failed} of {size} members failed):{causes}",
+  cause = "\n- {message}",
+  oldAipack = "WARNING: Parallel group [{index}]: AIPack {current} can freeze on nested runs in concurrent inputs (fixed in {safe}), so its {size} members run one at a time",
+}
+
 -- the response table, in check order; stages = the stages that use a field (elsewhere it is ignored)
 local RESPONSE_FIELDS = {
   { name = "success", kind = { kind = "boolean", expected = "a boolean" }, optional = true },
@@ -298,6 +325,7 @@ end
 function C.normalize_entry(entry, label)
   label = label or "sub_agents"
   local t = type_of(entry)
+  if t == "table" and rawget(entry, "parallel") ~= nil then return C.normalize_group(entry, label) end
   local copy = {}
   if t == "string" then
     copy.name = entry
@@ -337,8 +365,9 @@ for _, f in ipairs(ENTRY_FIELDS) do ENTRY_KEY_SET[f.name] = true end
 function C.unknown_entry_keys(entry)
   local out = {}
   if type(entry) ~= "table" then return out end
+  local group = rawget(entry, "parallel") ~= nil
   for key in next, entry do
-    if type(key) == "string" and not ENTRY_KEY_SET[key] then out[#out + 1] = key end
+    if type(key) == "string" and not ENTRY_KEY_SET[key] and not (group and C.GROUP.key_set[key]) then out[#out + 1] = key end
   end
   table.sort(out)
   return out
@@ -511,6 +540,104 @@ end
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)
 function C.msg.version(current)
   return fill(M.version, { min = C.MIN_AIPACK_VERSION, current = tostring(current) })
+end
+
+
+-- Parallel groups (section 8): { parallel = {entries}, concurrency, on_error, enabled, stages | on }
+
+local function got_of(v)
+  local t = type_of(v)
+  if t == "string" then return fill(T.gotString, { value = v }) end
+  if t == "number" and v == math.floor(v) and math.abs(v) < 1e9 then return string.format("%d", v) end
+  return t
+end
+
+local function is_integer(v)
+  return type(v) == "number" and v == math.floor(v)
+end
+
+--- Normalises a group entry: the normalised group, or nil and "<label>: <what is wrong>".
+function C.normalize_group(entry, label)
+  local function bad(what) return nil, fill(T.entry, { label = label, what = what }) end
+  if rawget(entry, "name") ~= nil then return bad(fill(T.exclusive, { other = "name", path = "parallel" })) end
+  if rawget(entry, "options") ~= nil then return bad(G.groupOptions) end
+  local raw = rawget(entry, "parallel")
+  local n = nil
+  if type_of(raw) == "table" then n = list_len(raw) end
+  if n == nil then
+    local got = type_of(raw)
+    if got == "table" then got = T.gotNonList end
+    return bad(fill(G.notList, { path = "parallel", got = got }))
+  end
+  if n == 0 then return bad(fill(T.empty, { path = "parallel" })) end
+  if n > C.GROUP.max_size then return bad(fill(G.tooMany, { path = "parallel", count = n, max = C.GROUP.max_size })) end
+  local own = { name = "parallel" }
+  for key, v in next, entry do
+    if key ~= "parallel" and key ~= "concurrency" and key ~= "on_error" then own[key] = v end
+  end
+  local common, err = C.normalize_entry(own, label)
+  if common == nil then return nil, err end
+  local concurrency = rawget(entry, "concurrency")
+  if concurrency ~= nil then
+    if not is_integer(concurrency) or concurrency < 1 or concurrency > C.GROUP.max_concurrency then
+      return bad(fill(G.range, { path = "concurrency", min = 1, max = C.GROUP.max_concurrency, got = got_of(concurrency) }))
+    end
+  end
+  local on_error = rawget(entry, "on_error")
+  if on_error ~= nil and on_error ~= "fail" and on_error ~= "continue" then
+    return bad(fill(G.onError, { path = "on_error", got = got_of(on_error) }))
+  end
+  local members = {}
+  for i = 1, n do
+    local path = "parallel[" .. i .. "]"
+    local item = rawget(raw, i)
+    if type_of(item) == "table" then
+      if rawget(item, "parallel") ~= nil then return bad(fill(G.nested, { path = path })) end
+      for _, key in ipairs(C.GROUP.owned_keys) do
+        if rawget(item, key) ~= nil then return bad(fill(G.memberOwns, { path = path, key = key })) end
+      end
+    end
+    local member, member_err = C.normalize_entry(item, label .. "." .. path)
+    if member == nil then return nil, member_err end
+    member.stages = copy_list(common.stages, #common.stages)
+    if common.on ~= nil then member.on = copy_list(common.on, #common.on) end
+    members[i] = member
+  end
+  common.name = nil
+  common.parallel = members
+  if concurrency ~= nil then
+    common.concurrency = math.floor(concurrency)
+  else
+    common.concurrency = C.GROUP.default_concurrency
+  end
+  common.on_error = on_error or C.GROUP.default_on_error
+  return common
+end
+
+--- true when a normalised config is a parallel group
+function C.is_group(config)
+  return type(config) == "table" and rawget(config, "parallel") ~= nil
+end
+
+C.msg.group = {}
+
+function C.msg.group.conflict(index, a, b, what)
+  return fill(G.conflict, { index = index, a = tostring(a), b = tostring(b), what = what })
+end
+
+function C.msg.group.rewrite(index, name, field_name)
+  return fill(G.rewrite, { index = index, name = tostring(name), field = field_name })
+end
+
+-- causes: the failure messages of the failed members, in member order
+function C.msg.group.failed(index, size, causes)
+  local lines = {}
+  for i, message in ipairs(causes) do lines[i] = fill(G.cause, { message = message }) end
+  return fill(G.failed, { index = index, size = size, failed = #causes, causes = table.concat(lines) })
+end
+
+function C.msg.group.old_aipack(index, current, size)
+  return fill(G.oldAipack, { index = index, current = tostring(current), safe = C.GROUP.safe_version, size = size })
 end
 
 return C
