@@ -87,7 +87,7 @@ function settle(k: Kind, v: unknown): unknown {
 }
 
 /**
- * Normalises one `sub_agents` entry (SUB_AGENTS.md section 1). `label` names the entry in messages
+ * Normalises one `sub_agents` entry (pack/SUB_AGENTS.md section 1). `label` names the entry in messages
  * (`sub_agents[3]`). The config is a new object; the entry is not modified.
  */
 export function normalizeEntry(entry: unknown, label: string): NormalizeEntryResult {

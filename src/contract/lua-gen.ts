@@ -579,7 +579,7 @@ return C
 export function generateContractLua(): string {
   const lines = [
     CONTRACT_LUA_HEADER,
-    '-- The sub_agents contract (spec/SUB_AGENTS.md): normalisation of sub_agents entries, validation of',
+    '-- The sub_agents contract (pack/SUB_AGENTS.md): normalisation of sub_agents entries, validation of',
     '-- sub-agent responses and the failure messages. Data below is derived from the zod schemas; the functions',
     '-- interpret it exactly as src/contract/check.ts does.',
     '--',

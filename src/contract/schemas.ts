@@ -1,5 +1,5 @@
 /**
- * The `sub_agents` contract (spec/SUB_AGENTS.md), stated once, as zod schemas.
+ * The `sub_agents` contract (pack/SUB_AGENTS.md), stated once, as zod schemas.
  *
  * Everything else is derived from these definitions: the TS checks (check.ts, through spec.ts), the generated
  * Lua module `sub_agent_contract.lua` (lua-gen.ts) and the JSON Schemas (json-schema.ts).
