@@ -40,6 +40,15 @@ function M.apply_changes(content, settings)
   return CH.apply(content, settings)
 end
 
+-- A failure in one line: its first line, and the cause of its first failed hunk when it has hunks.
+local function failure_line(reason)
+  local lines = U.lines(reason)
+  for _, line in ipairs(lines) do
+    if line:match("^Hunk %d+ failed: ") then return lines[1] .. "; " .. line end
+  end
+  return lines[1]
+end
+
 -- The ">" lines above an answer in the prompt file.
 local function info_lines(data, ai_response, applied)
   local task = data.task
@@ -59,7 +68,7 @@ local function info_lines(data, ai_response, applied)
     if applied.files_changed[1] ~= nil then changed = changed .. " (" .. U.short_list(applied.files_changed, 5) .. ")" end
     lines[#lines + 1] = changed
     for _, failure in ipairs(applied.failures) do
-      lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. U.lines(failure.reason)[1]
+      lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. failure_line(failure.reason)
     end
     lines[#lines + 1] = "> write_mode is on: this answer is NOT sent with the next run."
   else
@@ -93,7 +102,7 @@ local function report_failures(run, data, applied)
 
   local text = { "Failed to apply some file changes:" }
   for _, failure in ipairs(applied.failures) do
-    text[#text + 1] = "- " .. failure.path .. " (" .. U.lines(failure.reason)[1] .. ")"
+    text[#text + 1] = "- " .. failure.path .. " (" .. failure_line(failure.reason) .. ")"
   end
   text[#text + 1] = "Failure report: " .. aip.path.diff(reports.fails, CTX.WORKSPACE_DIR)
   text[#text + 1] = "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR)

@@ -1,7 +1,8 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
-import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
+import { buildAipTable } from '../aip/registry.ts';
+import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
@@ -18,13 +19,14 @@ import { runData } from './stages/data.ts';
 import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace, type StageName } from './trace.ts';
+import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
+import { summarize, Trace, type StageName } from '../aip/support/trace.ts';
 import { withBaseLayer } from './base-vfs.ts';
+import { runPool, type PoolClock } from './task-pool.ts';
 import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
-import type { Vfs } from './vfs-types.ts';
+import type { Vfs } from '../support/vfs.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
@@ -64,6 +66,11 @@ export interface SimulatorOptions {
    * (base-vfs.ts): the dir on disk is only read. Default: none (a virtual, empty one), so runs stay deterministic.
    */
   aipackBase?: string;
+  /**
+   * a fixed latency (ms) every scripted model call is taken to wait, on a virtual clock (nothing sleeps): with it,
+   * `virtualMs` says how long a run would take in AIPack with its `input_concurrency`. For benches; default 0.
+   */
+  simulatedLatencyMs?: number;
 }
 
 export interface RunRequest {
@@ -76,7 +83,7 @@ export interface RunRequest {
   baseDir?: string;
 }
 
-/** What a run returns, as a parent agent would receive it (RUNTIME.md section 4), plus the skip reason. */
+/** What a run returns, as a parent agent would receive it (docs/aipack.md section 4), plus the skip reason. */
 export interface RunOutcome {
   /** one entry per input, in input order; null for skipped inputs and nil outputs; undefined when no task ran */
   outputs: unknown[] | undefined;
@@ -112,6 +119,10 @@ export class Simulator implements StageHost {
   private readonly readVfs: Vfs;
   private readonly aipackBase?: string;
   private readonly mocksLua: string;
+  /** the virtual clock of the model latency (simulatedLatencyMs) and of the task schedule */
+  private readonly clock: PoolClock = { now: 0 };
+  /** the run in progress has tasks in flight beside each other (AIPack before 0.8.17 could freeze on nested runs) */
+  private concurrentTasks = 0;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
@@ -136,9 +147,11 @@ export class Simulator implements StageHost {
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
-    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
+    // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(this.vfs, this.dirs.baseAipack), this.readPolicy);
+    this.readVfs = guardReads(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), this.readPolicy);
   }
 
   /** true when the simulated AIPack version is `version` or later */
@@ -161,6 +174,11 @@ export class Simulator implements StageHost {
     } finally {
       this.limits = outer;
     }
+  }
+
+  /** virtual milliseconds spent so far with the task schedule of `input_concurrency` and `simulatedLatencyMs` */
+  get virtualMs(): number {
+    return this.clock.now;
   }
 
   /** the engine this simulator runs Lua on */
@@ -243,7 +261,7 @@ export class Simulator implements StageHost {
     return options;
   }
 
-  // RUNTIME.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
+  // docs/aipack.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
   private lifecycle(frame: Frame, request: RunRequest): RunOutcome {
     const requested = request.inputs && request.inputs.length > 0 ? request.inputs.map(withDisplay) : undefined;
     const before = runBeforeAll(this, frame, requested, this.agentOptions(frame, request.options));
@@ -256,11 +274,24 @@ export class Simulator implements StageHost {
     if ((inputs && inputs.length > 0) || hasTaskStages(frame.doc)) {
       // AIPack replaces nil or empty inputs by [null] before the tasks, so After All sees that list too
       if (!inputs || inputs.length === 0) inputs = [null];
-      outputs = inputs.map((input, i) => this.runTask(frame, input, i + 1, beforeAll, options));
+      outputs = this.runTasks(frame, inputs, beforeAll, options);
     }
 
     const after = runAfterAll(this, frame, { inputs, outputs, beforeAll, options });
     return { outputs, afterAll: after.afterAll, redoRequested: after.redoRequested };
+  }
+
+  /** The tasks of a run, scheduled as AIPack does with the run's `input_concurrency` (task-pool.ts). */
+  private runTasks(frame: Frame, inputs: unknown[], beforeAll: unknown, options: AgentOptions): unknown[] {
+    const width = Math.min(Math.max(1, options.input_concurrency ?? 1), inputs.length);
+    if (width > 1) this.concurrentTasks += 1;
+    try {
+      const pool = runPool(inputs.length, width, this.clock, (i) => this.runTask(frame, inputs[i], i + 1, beforeAll, options));
+      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots: pool.slots });
+      return pool.outputs;
+    } finally {
+      if (width > 1) this.concurrentTasks -= 1;
+    }
   }
 
   /** One task; returns its output (null for a skip or a nil output). */
@@ -280,7 +311,9 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    return callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    if (answer) this.clock.now += this.opts.simulatedLatencyMs ?? 0;
+    return answer;
   }
 
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
@@ -293,7 +326,7 @@ export class Simulator implements StageHost {
       limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
-      // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
+      // <PACK_DIR>/lua is searched since 0.8.18 (docs/aipack.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason;
       // bytes, as Lua reads source files
@@ -370,7 +403,7 @@ export class Simulator implements StageHost {
     };
   }
 
-  /** `aip.agent.run(name, options)` from Lua (RUNTIME.md section 4); errors are raised as Lua errors. */
+  /** `aip.agent.run(name, options)` from Lua (docs/aipack.md section 4); errors are raised as Lua errors. */
   private subAgentCall(frame: Frame, name: unknown, rawOptions: unknown): unknown {
     if (typeof name !== 'string') throw new LuaError(`aip.agent.run: agent name must be a string, got ${luaTypeName(name)}`);
     // any Lua table is accepted (a list just has none of the keys); it arrives as an array or an object
@@ -397,6 +430,10 @@ export class Simulator implements StageHost {
     }
     if (frame.depth + 1 > MAX_AGENT_DEPTH) {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
+    }
+    if (this.concurrentTasks > 0 && !this.since('0.8.17')) {
+      // fixed in AIPack 0.8.17 ("nested task/run freeze on core limit"); the simulator cannot freeze, so it says so
+      this.trace.record({ kind: 'note', depth: frame.depth, agent: frame.name, topic: 'warning', data: `aip.agent.run('${name}') inside a task of a run with input_concurrency > 1 can freeze AIPack before 0.8.17 (current: ${this.aipackVersion})` });
     }
     const t0 = this.trace.now();
     const policy = this.opts.traceValues ?? 'top';
@@ -428,7 +465,7 @@ export class Simulator implements StageHost {
       throw new LuaError(message);
     }
     record(outcome);
-    // top-level nulls become nil holes for the caller (RUNTIME.md section 4); redo_requested exists since 0.8.17
+    // top-level nulls become nil holes for the caller (docs/aipack.md section 4); redo_requested exists since 0.8.17
     return {
       outputs: outcome.outputs?.map((v) => (v === null ? undefined : v)),
       after_all: outcome.afterAll === null ? undefined : outcome.afterAll,
@@ -468,7 +505,7 @@ export class Simulator implements StageHost {
       TASK_UID: inTask ? `${frame.runUid}-task-${taskNum}` : undefined,
       TASK_NUM: inTask && v('0.8.12') ? taskNum : undefined,
       STAGE: stage,
-      // string-typed in Data/Output, as AIPack's code has it (RUNTIME.md section 5)
+      // string-typed in Data/Output, as AIPack's code has it (docs/aipack.md section 5)
       RUN_FLOW_REDO_COUNT: v('0.8.22') ? (inTask ? '0' : 0) : undefined,
     };
   }

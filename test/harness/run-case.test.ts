@@ -307,7 +307,7 @@ prompt = "one"
   });
 });
 
-describe("upstream pro@coder's event form (SUB_AGENTS.md section 7)", () => {
+describe("upstream pro@coder's event form (pack/SUB_AGENTS.md section 7)", () => {
   it('config.on = "end" runs the agent at post, where it reads stage and event', () => {
     const c = only(`agent = "upstream-event.aip"
 [[case]]
@@ -367,7 +367,7 @@ config = { enable = false, focus = "auth" }
     expect(lax.warnings.slice(0, 3)).toEqual([
       "prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
       "unknown prompt parameter 'contxt_globs': it is ignored",
-      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable); did you mean 'enabled'?",
+      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable; put an agent's own settings under config = { ... }, which is never warned about); did you mean 'enabled'?",
     ]);
     expect(only(toml, true).status).toBe('failed');
   });
