@@ -8,7 +8,7 @@ import { stringify as csvStringify } from 'csv-stringify/sync';
 import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { toJsonText } from './json.ts';
-import { formatRustFloat } from './index.ts';
+import { formatRustFloat } from './support/rust-float.ts';
 
 export interface CsvOptions {
   delimiter?: string;

@@ -3,7 +3,7 @@
  * `data` is converted with the mlua serializer rules (`serde` mode: an empty table is `{}`).
  */
 import { hostFn, LuaError } from '../engine/values.ts';
-import { renderTemplate, TemplateError } from '../runtime/handlebars.ts';
+import { renderTemplate, TemplateError } from './support/handlebars.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { reqStr } from './pure-args.ts';
 

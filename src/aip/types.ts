@@ -1,6 +1,6 @@
-import type { Vfs } from '../runtime/vfs-types.ts';
-import type { StageName, Trace } from '../runtime/trace.ts';
-import type { ScriptedCommands, ScriptedWeb } from '../runtime/scripted-io.ts';
+import type { Vfs } from '../support/vfs.ts';
+import type { StageName, Trace } from './support/trace.ts';
+import type { ScriptedCommands, ScriptedWeb } from './support/scripted-io.ts';
 
 /** Everything an `aip.*` namespace needs from the simulated runtime, for one Lua stage. */
 export interface StageEnv {

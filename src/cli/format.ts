@@ -1,8 +1,8 @@
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { headline, type CoderRunReport } from '../effects/run-report.ts';
-import type { Trace, TraceEvent } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
+import type { Trace, TraceEvent } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
 
 /** JSON for the CLI: Lua nil (undefined) becomes null everywhere, including list holes. */
 export function toJsonValue(value: unknown): unknown {
@@ -64,9 +64,10 @@ export function formatTrace(trace: Trace): string {
   return lines.join('\n');
 }
 
-export function formatFiles(files: FileChanges, written: boolean): string {
+/** `written`: true when --write wrote them, false for a dry run, 'failed' when --write failed (nothing was written). */
+export function formatFiles(files: FileChanges, written: boolean | 'failed'): string {
   const lines: string[] = [];
-  const verb = written ? '' : pc.dim(' (not written; use --write)');
+  const verb = written === 'failed' ? pc.red(' (--write failed: nothing was written)') : written ? '' : pc.dim(' (not written; use --write)');
   for (const p of files.created) lines.push(`  ${pc.green('created')} ${p}`);
   for (const p of files.changed) lines.push(`  ${pc.yellow('changed')} ${p}`);
   for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);

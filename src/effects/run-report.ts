@@ -1,7 +1,7 @@
 import { STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
-import type { PromptPartSent, Trace } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
+import type { PromptPartSent, Trace } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
 import { analyzeEffect, pickResponse, type StageEffect } from './effects.ts';
 
 /** One sub-agent call of a simulated coder run, with what it did. */

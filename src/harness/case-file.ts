@@ -16,7 +16,7 @@ import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
-import { suggest } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
 export class CaseFileError extends Error {

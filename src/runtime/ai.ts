@@ -12,7 +12,7 @@
  * The same file may hold `[[command]]` and `[[web]]` entries for aip.cmd.exec / aip.web.* (scripted-io.ts).
  */
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { ScriptedCommands, ScriptedIoError, ScriptedWeb } from './scripted-io.ts';
+import { ScriptedCommands, ScriptedIoError, ScriptedWeb } from '../aip/support/scripted-io.ts';
 
 export interface ScriptedResponse {
   agent?: string;

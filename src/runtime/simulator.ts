@@ -1,7 +1,8 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
-import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
+import { buildAipTable } from '../aip/registry.ts';
+import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
@@ -18,14 +19,14 @@ import { runData } from './stages/data.ts';
 import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace, type StageName } from './trace.ts';
+import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
+import { summarize, Trace, type StageName } from '../aip/support/trace.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
 import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
-import type { Vfs } from './vfs-types.ts';
+import type { Vfs } from '../support/vfs.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
@@ -146,9 +147,11 @@ export class Simulator implements StageHost {
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
-    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
+    // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(this.vfs, this.dirs.baseAipack), this.readPolicy);
+    this.readVfs = guardReads(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), this.readPolicy);
   }
 
   /** true when the simulated AIPack version is `version` or later */

@@ -5,7 +5,7 @@
  */
 import nodePath from 'node:path';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
-import type { Vfs } from '../../runtime/vfs-types.ts';
+import type { Vfs } from '../../support/vfs.ts';
 import type { StageEnv } from '../types.ts';
 import { collapse, resolvePackRef } from './paths.ts';
 import { compileGlob, GlobError } from './glob-match.ts';

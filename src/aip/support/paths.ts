@@ -4,7 +4,7 @@
  */
 import nodePath from 'node:path';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
-import { parsePackRef } from '../../runtime/resolve.ts';
+import { parsePackRef } from './pack-ref.ts';
 import type { StageEnv } from '../types.ts';
 
 const posix = nodePath.posix;

@@ -3,7 +3,7 @@
  * editing, and a case file whose cases pass against it.
  */
 import type { Stage } from '../contract/index.ts';
-import { STAGE_INPUT_CLASS } from '../check/contract-types.ts';
+import { STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
 
 /** The annotation that types `input` for `check` and the Lua language server. */
 const annotate = (stage: Stage) => `---@param input ${STAGE_INPUT_CLASS[stage]}`;
