@@ -9,7 +9,7 @@ import { ScriptedAi, type ScriptedResponse } from '../../src/runtime/ai.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
-import type { Vfs } from '../../src/runtime/vfs-types.ts';
+import type { Vfs } from '../../src/support/vfs.ts';
 
 const WS = '/virtual/builtins-ws';
 const PROMPT = '.aipack/.prompt/pro@coder/coder-prompt.md';
