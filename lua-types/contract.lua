@@ -26,6 +26,7 @@
 ---@field enabled boolean
 ---@field stages ("pre"|"pre_task"|"post_task"|"post")[]
 ---@field options? table<string, any>
+---@field config? table<string, any>
 ---@field on? "start"|"end"|("start"|"end")[]
 ---@field [string] any
 
@@ -119,7 +120,6 @@
 ---@field coder_response? { content: string } replaces the AI text before file changes are applied (used in post_task)
 ---@field agent_result? any stored in the history passed to later sub-agents
 ---@field sub_agents_next? (string|CoderAgentEntry)[] normalised, then replaces the not-yet-run tail of this stage run
----@field [string] any
 
 --- A sub_agents entry in table form.
 ---@class CoderAgentEntry
@@ -127,5 +127,6 @@
 ---@field enabled? boolean false: the entry is skipped
 ---@field stages? "pre"|"pre_task"|"post_task"|"post"|("pre"|"pre_task"|"post_task"|"post")[] the stages the sub-agent runs in; one stage name is a one-item list
 ---@field options? table<string, any> agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)
+---@field config? table<string, any> the agent's own settings, never checked nor warned about: it reads them as input.agent_config.config
 ---@field on? "start"|"end"|("start"|"end")[] upstream pro@coder form of stages (section 7): start = pre, end = post
 ---@field [string] any

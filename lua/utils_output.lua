@@ -47,6 +47,15 @@ function M.auto_fix(input, data, applied)
   return AF.run(applied, data.settings, data.params, input.run.prompt_dir)
 end
 
+-- A failure in one line: its first line, and the cause of its first failed hunk when it has hunks.
+local function failure_line(reason)
+  local lines = U.lines(reason)
+  for _, line in ipairs(lines) do
+    if line:match("^Hunk %d+ failed: ") then return lines[1] .. "; " .. line end
+  end
+  return lines[1]
+end
+
 -- The ">" lines above an answer in the prompt file.
 local function info_lines(data, ai_response, applied, fixes)
   local task = data.task
@@ -67,7 +76,7 @@ local function info_lines(data, ai_response, applied, fixes)
     lines[#lines + 1] = changed
     for _, line in ipairs(AF.report_lines(fixes)) do lines[#lines + 1] = line end
     for _, failure in ipairs(applied.failures) do
-      lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. U.lines(failure.reason)[1]
+      lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. failure_line(failure.reason)
     end
     lines[#lines + 1] = "> write_mode is on: this answer is NOT sent with the next run."
   else
@@ -101,7 +110,7 @@ local function report_failures(run, data, applied)
 
   local text = { "Failed to apply some file changes:" }
   for _, failure in ipairs(applied.failures) do
-    text[#text + 1] = "- " .. failure.path .. " (" .. U.lines(failure.reason)[1] .. ")"
+    text[#text + 1] = "- " .. failure.path .. " (" .. failure_line(failure.reason) .. ")"
   end
   text[#text + 1] = "Failure report: " .. aip.path.diff(reports.fails, CTX.WORKSPACE_DIR)
   text[#text + 1] = "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR)

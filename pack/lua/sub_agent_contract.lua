@@ -87,7 +87,7 @@ local M = {
   raised = "Sub-agent [{name}] failed: {error}",
   stepCap = "Sub-agent pipeline exceeded {max} steps in stage {stage}",
   version = "Sub-agents require AIPack {min} or above (current: {current})",
-  unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key})",
+  unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
   droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone",
   unknownParam = "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam = "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
@@ -114,6 +114,7 @@ local ENTRY_FIELDS = {
     default = { "pre" },
   },
   { name = "options", kind = { kind = "table", expected = "a table" }, optional = true },
+  { name = "config", kind = { kind = "table", expected = "a table" }, optional = true },
   {
     name = "on",
     kind = {

@@ -121,6 +121,9 @@ export const AgentEntryTableSchema = z
     options: LuaTableSchema.optional().meta({
       description: 'agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)',
     }),
+    config: LuaTableSchema.optional().meta({
+      description: "the agent's own settings, never checked nor warned about: it reads them as input.agent_config.config",
+    }),
     on: z
       .union([EventSchema, z.array(EventSchema).min(1)])
       .optional()
@@ -147,6 +150,7 @@ export const AgentConfigSchema = z
     enabled: z.boolean(),
     stages: z.array(StageSchema).min(1),
     options: LuaTableSchema.optional(),
+    config: LuaTableSchema.optional(),
     on: z.union([EventSchema, z.array(EventSchema)]).optional(),
   })
   .meta({ title: 'AgentConfig' });
@@ -266,7 +270,8 @@ export const MESSAGE_TEMPLATES = {
   stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
   version: 'Sub-agents require AIPack {min} or above (current: {current})',
   /** pack and harness warnings (run time; --strict fails them in contract tests) */
-  unknownEntryKey: "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key})",
+  unknownEntryKey:
+    "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
   droppedParams: 'Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone',
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",

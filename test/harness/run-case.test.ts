@@ -367,7 +367,7 @@ config = { enable = false, focus = "auth" }
     expect(lax.warnings.slice(0, 3)).toEqual([
       "unknown prompt parameter 'contxt_globs': it is ignored",
       "prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
-      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable); did you mean 'enabled'?",
+      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable; put an agent's own settings under config = { ... }, which is never warned about); did you mean 'enabled'?",
     ]);
     expect(only(toml, true).status).toBe('failed');
   });

@@ -22,7 +22,7 @@ describe('attack 16: a run that did not do what was asked exits 1', () => {
     const r = await runCli(['run', '--json'], a.ws);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).message).toMatch(why);
-    expect(r.stderr).toMatch(/exit 1: the run was skipped/);
+    expect(r.stderr).toMatch(/^error: the run was skipped \(exit 1; AIPack would only skip, but nothing the prompt file asks was done\): /);
     expect(a.disk()).toEqual(before);
   });
 
