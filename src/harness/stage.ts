@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, messages, normalizeEntry, type Stage } from '../contract/index.ts';
+import { ENTRY_KEYS, messages, normalizeEntry, paramsFromLua, type Stage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -465,7 +465,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
   delete startParams.sub_agents;
   const before = {
-    params: startParams,
+    params: paramsFromLua(startParams),
     prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
     ...(stage === 'post_task' ? { response: coderResponse(input.response).content as string } : {}),
   };
@@ -486,7 +486,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     stage,
     ok,
     ...(ok ? {} : { error: unsandbox(String(result.error), ws) }),
-    params: ok ? plain(result.params) : paramsBefore,
+    // lists the contract knows are arrays, also when empty, so a user's toEqual works without luaEqual
+    params: paramsFromLua(ok ? plain(result.params) : paramsBefore),
     prompts: finalPrompts,
     prompt: finalPrompts.join('\n\n'),
     ...(stage === 'post_task' ? { response: ok && typeof result.response === 'string' ? result.response : coderResponse(input.response).content as string } : {}),

@@ -141,3 +141,25 @@ describe('README', () => {
     expect(trimmed(broken.stdout)).toEqual(trimmed(expected));
   });
 });
+
+describe('README: the error expectation it shows', () => {
+  it("matches the agent's own failure, not a syntax error or an exhausted budget", () => {
+    const reference = blocks('toml').find((b) => b.includes('[case.expect]') && b.includes('support ='))!;
+    const { case: cases } = parseToml(reference) as { case: { expect: { error: string } }[] };
+    const re = new RegExp(cases[0]!.expect.error);
+    const dir = tmpDir();
+    const agent = (body: string) => {
+      writeFileSync(nodePath.join(dir, 'todo-guard.aip'), `# Output\n\n\`\`\`lua\n${body}\n\`\`\`\n`);
+      const r = runStage({ agent: 'todo-guard.aip', baseDir: dir, stage: 'post_task', response: 'x -- TODO', budget: 2_000_000 });
+      expect(r.ok).toBe(false);
+      return r.error!;
+    };
+    expect(agent('if input.coder_response.content:find("TODO") then\n  return { success = false, error_msg = "the answer adds a TODO" }\nend')).toMatch(re);
+    const syntax = agent('if input then return nil edn');
+    expect(syntax).toMatch(/^Sub-agent \[todo-guard\.aip\] failed: /);
+    expect(syntax).not.toMatch(re);
+    const budget = agent('while true do end');
+    expect(budget).toMatch(/^Sub-agent \[todo-guard\.aip\] failed: .*instruction budget exceeded/s);
+    expect(budget).not.toMatch(re);
+  });
+});

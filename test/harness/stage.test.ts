@@ -14,8 +14,9 @@ describe('runStage: one stage through the pack pipeline', () => {
     expect(r.stage).toBe('pre');
     expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);
     expect(r.prompt).toBe('Fix the login form\n\nFocus: auth');
-    // the glob defaults are set before pre (lists come back from Lua as tables: empty ones as {})
-    expect(r.params).toMatchObject({ model: 'flash', context_globs: ['src/auth/**'] });
+    // the glob defaults are set before pre; the glob lists are arrays in JS, also when empty (no luaEqual needed)
+    expect(r.params).toEqual({ model: 'flash', context_globs: ['src/auth/**'], structure_globs: [], knowledge_globs: [] });
+    expect(r.before.params).toEqual({ model: 'flash', context_globs: [], structure_globs: [], knowledge_globs: [] });
     expect(r.params).not.toHaveProperty('sub_agents');
     expect(r.rawResponse).toEqual({
       coder_params: { model: 'flash', context_globs: ['src/auth/**'], structure_globs: [], knowledge_globs: [] },
