@@ -163,3 +163,16 @@ describe('README: the error expectation it shows', () => {
     expect(budget).not.toMatch(re);
   });
 });
+
+describe('README: A sub-agent that calls a model', () => {
+  it('its case is the first case of the --with-model starter, and passes', async () => {
+    const dir = tmpDir();
+    expect((await runCli(['init', 'advisor', '--dir', 'agents', '--stage', 'pre_task', '--with-model'], dir)).code).toBe(0);
+    const shown = section('A sub-agent that calls a model').match(/```toml\n([\s\S]*?)```/)![1]!;
+    const doc = parseContractFile(`agent = "advisor.aip"\n${shown}`, 'agents/advisor.contract.toml');
+    const written = parseContractFile(readFileSync(nodePath.join(dir, 'agents/advisor.contract.toml'), 'utf8'), 'agents/advisor.contract.toml');
+    expect(doc.cases[0]).toEqual({ ...written.cases[0], expect: { prompts: written.cases[0]!.expect.prompts } });
+    const r = await runCli(['test', 'agents'], dir);
+    expect(r.stdout).toMatch(/\n3 passed, 0 failed/);
+  });
+});

@@ -197,3 +197,25 @@ describe('unsandbox: messages name files as the case file does', () => {
     expect(r.error).not.toContain(SANDBOX_ROOT);
   });
 });
+
+describe('a helper agent the sub-agent runs', () => {
+  const caller = '# Output\n\n```lua\naip.agent.run("glob-picker.aip", { inputs = { "x" } })\nreturn nil\n```\n';
+
+  it('missing: the error gives the real full path it looked at and hints at support', () => {
+    const dir = tmpDir();
+    write(dir, 'picker-user.aip', caller);
+    const r = runStage({ agent: 'picker-user.aip', baseDir: dir, stage: 'pre', prompt: 'x' });
+    expect(r.error).toContain(
+      `(full path: ${nodePath.join(dir, 'glob-picker.aip')}: no such file; a helper agent must exist and be listed in the contract file's \`support\` (runStage: \`support\`))`,
+    );
+  });
+
+  it('on disk but not in support: says so; with support it runs', () => {
+    const dir = tmpDir();
+    write(dir, 'picker-user.aip', caller);
+    write(dir, 'glob-picker.aip', '# Output\n\n```lua\nreturn "ok"\n```\n');
+    const r = runStage({ agent: 'picker-user.aip', baseDir: dir, stage: 'pre', prompt: 'x' });
+    expect(r.error).toContain(`(full path: ${nodePath.join(dir, 'glob-picker.aip')}: it exists there, but a case only holds the agent and its support files`);
+    expect(runStage({ agent: 'picker-user.aip', baseDir: dir, support: ['glob-picker.aip'], stage: 'pre', prompt: 'x' }).ok).toBe(true);
+  });
+});
