@@ -14,8 +14,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task? CoderTask
 ---@field coder_response? CoderResponseInput
 ---@field coder_responses? CoderResponsesItem[]
@@ -34,6 +35,8 @@
 ---@class CoderSubAgentPrev
 ---@field config CoderAgentConfig
 ---@field agent_result? any
+---@field parallel? { index: integer, size: integer } set when it ran as a member of a parallel group
+---@field error? string a failed member of a parallel group with on_error = "continue": why
 ---@field [string] any
 
 --- The current task.
@@ -65,8 +68,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 
 --- The input of a sub-agent in stage pre_task.
 ---@class CoderPreTaskInput
@@ -77,8 +81,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task CoderTask
 
 --- The input of a sub-agent in stage post_task.
@@ -90,8 +95,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task CoderTask
 ---@field coder_response CoderResponseInput
 
@@ -105,8 +111,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_responses CoderResponsesItem[]
 
 --- What a sub-agent returns (nil: change nothing). Fields other stages use are ignored.

@@ -17,7 +17,7 @@ export interface StageEnv {
     /** CTX.TMP_DIR */
     tmp: string;
   };
-  /** `<pack dir>` for `ns@name`, or undefined when no such pack is installed (RUNTIME.md section 9) */
+  /** `<pack dir>` for `ns@name`, or undefined when no such pack is installed (docs/aipack.md section 9) */
   findPackDir(namespace: string, name: string): string | undefined;
   readonly stage: StageName;
   /** 1-based task number in Data/Output, undefined in Before All / After All */

@@ -38,7 +38,7 @@ export function addEngineOption(cmd: Command): Command {
   return cmd.option('--engine <name>', `Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $${ENGINE_ENV})`);
 }
 
-/** Checks the engine named by `--engine` (default from the environment); `load` also loads it in this thread. */
+/** Checks the engine named by `--engine` (default from the environment), without loading it (engineFromOption loads). */
 export function engineOf(name: string | undefined): EngineName {
   let engine: string;
   try {

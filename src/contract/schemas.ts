@@ -1,5 +1,5 @@
 /**
- * The `sub_agents` contract (spec/SUB_AGENTS.md), stated once, as zod schemas.
+ * The `sub_agents` contract (pack/SUB_AGENTS.md), stated once, as zod schemas.
  *
  * Everything else is derived from these definitions: the TS checks (check.ts, through spec.ts), the generated
  * Lua module `sub_agent_contract.lua` (lua-gen.ts) and the JSON Schemas (json-schema.ts).
@@ -158,6 +158,11 @@ export const AgentConfigSchema = z
 // ---------------------------------------------------------------------------------------------------------------
 // Section 2: the input table of each stage
 
+/** A member's place in its parallel group (section 8). */
+export const ParallelPlaceSchema = z
+  .object({ index: z.number().int().min(1), size: z.number().int().min(1) })
+  .meta({ title: 'parallel place' });
+
 const baseInputShape = {
   coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file' }),
   coder_params: LuaTableSchema.meta({ description: 'deep copy of the current params without sub_agents' }),
@@ -165,9 +170,17 @@ const baseInputShape = {
   coder_prompt: z.string().meta({ description: 'table.concat(coder_prompts, "\\n\\n")' }),
   agent_config: AgentConfigSchema,
   sub_agents_prev: z
-    .array(z.looseObject({ config: AgentConfigSchema, agent_result: z.unknown() }))
-    .meta({ description: 'sub-agents already run in this stage run, in order' }),
+    .array(
+      z.looseObject({
+        config: AgentConfigSchema,
+        agent_result: z.unknown(),
+        parallel: ParallelPlaceSchema.optional().meta({ description: 'set when it ran as a member of a parallel group' }),
+        error: z.string().optional().meta({ description: 'a failed member of a parallel group with on_error = "continue": why' }),
+      }),
+    )
+    .meta({ description: 'sub-agents already run in this stage run, in order (a parallel group: one entry per member)' }),
   sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'sub-agents still to run in this stage run' }),
+  parallel: ParallelPlaceSchema.optional().meta({ description: 'a member of a parallel group: its place in the group' }),
 };
 
 export const CoderTaskSchema = z.object({

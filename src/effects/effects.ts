@@ -1,6 +1,6 @@
 /**
  * What one sub-agent's response does to the coder, computed from the sub-agent's input table and its raw
- * response (SUB_AGENTS.md sections 2-4). Pure data analysis: no runtime, no harness. The contract itself (which
+ * response (pack/SUB_AGENTS.md sections 2-4). Pure data analysis: no runtime, no harness. The contract itself (which
  * fields exist, which stage uses which, the messages) comes from src/contract; this module only compares.
  *
  * Used by the contract-test harness (src/harness) and by reports of simulated runs.
@@ -127,7 +127,7 @@ function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeO
 }
 
 /**
- * A sub-agent's response as the pipeline picks it from its run (SUB_AGENTS.md section 1): `after_all`, else
+ * A sub-agent's response as the pipeline picks it from its run (pack/SUB_AGENTS.md section 1): `after_all`, else
  * `outputs[1]`. A null in either is a nil for Lua, so it means no response there.
  */
 export function pickResponse(run: { afterAll?: unknown; outputs?: unknown[] }): unknown {

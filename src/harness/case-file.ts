@@ -308,7 +308,7 @@ type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & 
 
 /**
  * The stage a case runs in: its `stage`, else the first stage its config's upstream `on` maps to
- * (SUB_AGENTS.md section 7: start = pre, end = post), else pre.
+ * (pack/SUB_AGENTS.md section 7: start = pre, end = post), else pre.
  */
 export function caseStage(stage: Stage | undefined, config: Record<string, unknown> | undefined): Stage {
   if (stage !== undefined) return stage;

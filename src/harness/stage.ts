@@ -54,7 +54,7 @@ export interface HarnessOptions {
   pack?: PackLocation;
   /** simulated AIPack version (default: the simulator's) */
   aipackVersion?: string;
-  /** instruction budget of each Lua stage */
+  /** instruction budget of the run tree (the case's agent run and every aip.agent.run below it) */
   budget?: number;
   /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
   engine?: EngineName;
@@ -333,7 +333,7 @@ const plain = (v: unknown): Record<string, unknown> => {
 };
 
 /**
- * The stage of a case whose config gives upstream's `on` (SUB_AGENTS.md section 7): the case's own stage, which
+ * The stage of a case whose config gives upstream's `on` (pack/SUB_AGENTS.md section 7): the case's own stage, which
  * must be one `on` maps to, else the first of them. An invalid `on` is left to the pipeline, which fails the
  * stage with the message naming the entry, as the pack does.
  */

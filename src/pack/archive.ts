@@ -1,5 +1,5 @@
 /**
- * `.aipack` archives and installation (RUNTIME.md section 9).
+ * `.aipack` archives and installation (docs/aipack.md section 9).
  *
  * The archive is a Deflate zip of the rendered pack, entries relative to the pack directory (`pack.toml` at the
  * root), sorted, with one fixed modification time: packing twice gives the same bytes.

@@ -40,7 +40,7 @@ export interface AiRequest {
   top_p?: number;
 }
 
-/** The Lua `ai_response` table (RUNTIME.md 2 "ai_response table"). */
+/** The Lua `ai_response` table (docs/aipack.md section 2 "ai_response table"). */
 export interface AiAnswer {
   /** undefined when the answer is empty, as in AIPack */
   content: string | undefined;

@@ -20,7 +20,7 @@ const ROLES: Record<PromptPart['kind'], PromptMessage['role']> = {
 };
 
 /**
- * Renders the prompt parts into chat messages (RUNTIME.md 2 "Prompt/AI" and 11): each part separately, its
+ * Renders the prompt parts into chat messages (docs/aipack.md section 2 "Prompt/AI" and 11): each part separately, its
  * header options prepended as a first line, rendered, split off again and parsed as inline TOML; parts whose
  * text trims to empty are dropped (their options are then not parsed, as in AIPack). `file` names the .aip
  * in error messages.

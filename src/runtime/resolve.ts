@@ -18,7 +18,7 @@ export interface ResolvedAgent {
 export { AgentNotFoundError };
 
 /**
- * Pack dir for `ns@name` (RUNTIME.md section 9): the workspace's custom packs first, then `<base>/pack/custom`
+ * Pack dir for `ns@name` (docs/aipack.md section 9): the workspace's custom packs first, then `<base>/pack/custom`
  * when an AIPack base dir is given, then the simulator's packs (this repo's pack as pro@coder), then
  * `<base>/pack/installed`.
  */
@@ -38,7 +38,7 @@ export function findPackDir(vfs: Vfs, packs: readonly PackLocation[], namespace:
   return undefined;
 }
 
-/** Candidate .aip files for a name (RUNTIME.md section 4: `.aip` optional, `dir/` -> `dir/main.aip`). */
+/** Candidate .aip files for a name (docs/aipack.md section 4: `.aip` optional, `dir/` -> `dir/main.aip`). */
 function candidates(base: string, name: string): string[] {
   if (name.endsWith('.aip')) return [nodePath.join(base, name)];
   if (name.endsWith('/')) return [nodePath.join(base, name, 'main.aip')];

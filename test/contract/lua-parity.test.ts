@@ -384,7 +384,7 @@ describe.skipIf(PUC_LUAS.length === 0)('generated Lua on PUC Lua (skipped when n
   });
 });
 
-describe('upstream event form (SUB_AGENTS.md section 7), in Lua as in TS', () => {
+describe('upstream event form (pack/SUB_AGENTS.md section 7), in Lua as in TS', () => {
   const cases: [unknown, string][] = [
     [{ name: 'a.aip', on: 'end' }, 'ok'],
     [{ name: 'a.aip', on: ['start', 'end', 'start'] }, 'ok'],

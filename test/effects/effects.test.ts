@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeEffect, effectWarnings } from '../../src/effects/effects.ts';
 import { luaEqual } from '../../src/contract/index.ts';
 
-/** A sub-agent input table as the pipeline builds it (SUB_AGENTS.md section 2). */
+/** A sub-agent input table as the pipeline builds it (pack/SUB_AGENTS.md section 2). */
 function input(stage: string, extra: Record<string, unknown> = {}) {
   return {
     coder_stage: stage,

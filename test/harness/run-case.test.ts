@@ -307,7 +307,7 @@ prompt = "one"
   });
 });
 
-describe("upstream pro@coder's event form (SUB_AGENTS.md section 7)", () => {
+describe("upstream pro@coder's event form (pack/SUB_AGENTS.md section 7)", () => {
   it('config.on = "end" runs the agent at post, where it reads stage and event', () => {
     const c = only(`agent = "upstream-event.aip"
 [[case]]

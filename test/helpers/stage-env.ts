@@ -43,7 +43,7 @@ export function makeStageEnv(workspaceDir: string, overrides: StageEnvOverrides 
   const agentDir = overrides.agent?.dir ?? workspace;
   const printed: string[] = [];
 
-  // RUNTIME.md section 9 search order
+  // docs/aipack.md section 9 search order
   const findPackDir =
     overrides.findPackDir ??
     ((ns: string, name: string) =>

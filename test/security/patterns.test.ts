@@ -1,4 +1,4 @@
-// Attack 9, pattern backtracking: a pattern whose worst case is huge runs on the step-counting matcher
+// Pattern backtracking: a pattern whose worst case is huge runs on the step-counting matcher
 // (src/engine/pattern.ts) and stops on the run tree's budget, whatever string function or form calls it. Each runs
 // in a worker under a 10 s deadline, so a regression fails here instead of hanging the suite.
 import { afterAll as after, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ const ATTACKS: Record<string, string> = {
   'exponential optionals on a short subject': `return (string.rep("a", 40)):find(string.rep("a?", 40) .. string.rep("a", 40) .. "b")`,
 };
 
-describe('attack 9: pattern backtracking stops on the budget', () => {
+describe('pattern backtracking stops on the budget', () => {
   it.each(Object.entries(ATTACKS))('%s', async (name, code) => {
     const file = `pattern-${Object.keys(ATTACKS).indexOf(name)}.aip`;
     a.write(file, afterAll(code));

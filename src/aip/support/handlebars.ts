@@ -1,12 +1,12 @@
 /**
- * Handlebars rendering as AIPack does it with handlebars-rust (RUNTIME.md section 11): no HTML escaping,
+ * Handlebars rendering as AIPack does it with handlebars-rust (docs/aipack.md section 11): no HTML escaping,
  * non-strict, the handlebars-rust built-in helpers, and handlebars-rust's way of printing non-string values.
  *
  * Value printing: handlebars JS appends values with JS string coercion ("a,b", "[object Object]"). We swap
  * the compiler of our own environment (Handlebars.create(), nothing global is touched) for a subclass whose
  * `append` routes every printed value through `renderValue`, which follows handlebars-rust's JsonRender.
  * Remaining differences: JS cannot tell a Lua float 3.0 from the integer 3 (both print "3"), and
- * `{{#each}}` over an object iterates in insertion order (serde_json may sort keys; RUNTIME.md 7.0).
+ * `{{#each}}` over an object iterates in insertion order (serde_json may sort keys; docs/aipack.md section 7.0).
  */
 import { createRequire } from 'node:module';
 import type Handlebars from 'handlebars';
