@@ -9,7 +9,7 @@ import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
 import type { Vfs } from '../../support/vfs.ts';
 import { requireDir, UsageError, type SetExit } from '../errors.ts';
-import { addEngineOption, engineFromOption } from '../sim-options.ts';
+import { addEngineOption, engineFromOption } from '../simulate.ts';
 import { formatStatus } from '../format.ts';
 
 const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');

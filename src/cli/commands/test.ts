@@ -10,7 +10,7 @@ import { runContractFilesIsolated } from '../../harness/isolated.ts';
 import { formatSuite, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
-import { engineOf, timeoutOf } from '../sim-options.ts';
+import { engineOf, timeoutOf } from '../simulate.ts';
 
 interface TestFlags {
   json?: boolean;
