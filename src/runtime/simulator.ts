@@ -28,6 +28,7 @@ import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
 import type { Vfs } from '../support/vfs.ts';
+import { relativeToCwd } from '../support/paths.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
@@ -378,8 +379,7 @@ export class Simulator implements StageHost {
   }
 
   private displayPath(abs: string): string {
-    const rel = nodePath.relative(process.cwd(), abs);
-    return rel && !rel.startsWith('..') && rel.length < abs.length ? rel : abs;
+    return relativeToCwd(abs);
   }
 
   private stageEnv(frame: Frame, stage: LifecycleStage, taskNum: number | undefined): StageEnv {
