@@ -18,6 +18,11 @@ export interface RunLimits {
    * limit and every state created after it stop at once.
    */
   grace: number;
+  /**
+   * set when a cost charged outside the Lua states (files a run's saves hold in memory) crosses a limit: no state
+   * of the tree gets grace then, every one stops at its next check
+   */
+  stopAll?: boolean;
 }
 
 export const GRACE = 1_000_000;
@@ -41,7 +46,7 @@ export function limitMessage(limits: RunLimits, budgetMessage: string, memoryMes
  */
 export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolean {
   if (!limits.exceeded && !limits.memoryExceeded) return false;
-  if (hitHere) return true;
+  if (hitHere || limits.stopAll) return true;
   limits.grace -= n;
   return limits.grace < 0;
 }

@@ -24,7 +24,7 @@ import { summarize, Trace } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { createOverlayVfs } from './vfs.ts';
+import { countWrites, createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
 import type { Vfs } from '../support/vfs.ts';
@@ -153,7 +153,21 @@ export class Simulator implements StageHost {
     // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
     this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), this.readPolicy);
+    // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
+    const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
+    this.readVfs = guardReads(held, this.readPolicy);
+  }
+
+  /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */
+  private chargeHeld(delta: number, total: number): void {
+    const limits = this.limits;
+    if (delta <= 0 || !limits) return;
+    if (limits.memoryExceeded || total + limits.memoryUsed > limits.memoryMax) {
+      limits.memoryExceeded = true;
+      limits.stopAll = true;
+      const mib = (n: number) => `${Math.ceil(n / 1048576)} MiB`;
+      throw new LuaError(`memory limit exceeded: the files saved by this run would hold ${mib(total)} (the run tree may hold ${mib(limits.memoryMax)}, files and Lua memory together)`);
+    }
   }
 
   /** true when the simulated AIPack version is `version` or later */

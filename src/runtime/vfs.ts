@@ -309,3 +309,57 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   };
   return vfs;
 }
+
+/**
+ * `vfs` with the bytes written through it counted: what a run's saves, copies and appends hold in memory (the
+ * overlay and the base layer keep every written file until the run ends). `charge(delta)` is told every change
+ * of that total (a rewrite counts its new size less its old one, a delete gives the bytes back) before the write
+ * is made, and may throw to refuse it.
+ */
+export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => void): Vfs {
+  const sizes = new Map<string, number>();
+  let total = 0;
+  const account = (abs: string, size: number) => {
+    const delta = size - (sizes.get(abs) ?? 0);
+    charge(delta, total + delta);
+    total += delta;
+    if (size === 0) sizes.delete(abs);
+    else sizes.set(abs, size);
+  };
+  return {
+    get workspaceDir() {
+      return vfs.workspaceDir;
+    },
+    readFile: (abs) => vfs.readFile(abs),
+    readBytes: (abs) => vfs.readBytes(abs),
+    stat: (abs) => vfs.stat(abs),
+    isFile: (abs) => vfs.isFile(abs),
+    isDir: (abs) => vfs.isDir(abs),
+    listDir: (abs) => vfs.listDir(abs),
+    writeFile(abs, content) {
+      const size = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
+      account(abs, size);
+      try {
+        vfs.writeFile(abs, content);
+      } catch (err) {
+        account(abs, 0);
+        throw err;
+      }
+    },
+    deleteFile(abs) {
+      const removed = vfs.deleteFile(abs);
+      if (removed && sizes.has(abs)) account(abs, 0);
+      return removed;
+    },
+    deleteDir(abs) {
+      const removed = vfs.deleteDir(abs);
+      if (removed) for (const p of [...sizes.keys()]) if (isInside(p, abs)) account(p, 0);
+      return removed;
+    },
+    mkdirp: (abs) => vfs.mkdirp(abs),
+    changes: () => vfs.changes(),
+    snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
+    commit: () => vfs.commit(),
+  };
+}
