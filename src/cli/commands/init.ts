@@ -6,6 +6,7 @@ import { setUpLuaTypes } from '../../check/luals.ts';
 import { starterFiles, starterWithModel } from '../../harness/init-scaffold.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
+import { relativeToCwd } from '../../support/paths.ts';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -15,10 +16,6 @@ interface InitOptions {
   withModel?: boolean;
 }
 
-const shown = (abs: string) => {
-  const rel = nodePath.relative(process.cwd(), abs);
-  return rel === '' ? '.' : rel.startsWith('..') ? abs : rel.split(nodePath.sep).join('/');
-};
 
 /**
  * The agent's name in a `sub_agents` entry: its path from the workspace root (the nearest directory above it with
@@ -53,7 +50,7 @@ export function register(program: Command, _setExit: SetExit): void {
       const contractFile = nodePath.join(dir, `${base}.contract.toml`);
       const existing = [aipFile, contractFile].filter((f) => existsSync(f));
       if (existing.length > 0) {
-        throw new UsageError(`${existing.map(shown).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
+        throw new UsageError(`${existing.map((p: string) => relativeToCwd(p)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
       }
       const agentPath = entryName(aipFile, base);
       const files = o.withModel ? starterWithModel(base, o.stage as Stage, agentPath) : starterFiles(base, o.stage as Stage, agentPath);
@@ -70,11 +67,11 @@ export function register(program: Command, _setExit: SetExit): void {
       } catch (err) {
         types = `.luarc.json not changed: ${(err as Error).message}`;
       }
-      const testDir = shown(dir);
+      const testDir = relativeToCwd(dir);
       process.stdout.write(
         [
-          `created ${shown(aipFile)}`,
-          `created ${shown(contractFile)}`,
+          `created ${relativeToCwd(aipFile)}`,
+          `created ${relativeToCwd(contractFile)}`,
           types,
           '',
           'Next steps:',
