@@ -347,10 +347,11 @@ export class Simulator implements StageHost {
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
       // <PACK_DIR>/lua is searched since 0.8.18 (docs/aipack.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
-      // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason
+      // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason;
+      // bytes, as Lua reads source files
       readFile: (abs) => {
         try {
-          return this.readVfs.readFile(abs);
+          return this.readVfs.readBytes(abs);
         } catch (err) {
           if (err instanceof ReadRefused) return undefined;
           throw err;
