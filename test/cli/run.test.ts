@@ -107,7 +107,7 @@ describe('coder-subagents run', () => {
     const meta = [
       'working_globs = ["src/*.ts"]',
       'write_mode = true',
-      'workbench = { chat = true }',
+      'workbench = { enabled = true }',
       'auto_fix = false',
       'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
     ].join('\n');
@@ -124,7 +124,8 @@ describe('coder-subagents run', () => {
     expect(r.stdout).not.toContain('sub_agents[2]');
     const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
     expect(json.failed_changes).toEqual([{ file: 'src/a.ts', cause: expect.stringMatching(/^FILE_PATCH: .*; Hunk 1 failed: /) }]);
-    expect(json.warnings).toHaveLength(2);
+    expect(json.warnings, JSON.stringify(json.warnings)).toHaveLength(2);
+    for (const w of json.warnings) expect(w).not.toContain('\n');
     // a list the contract knows is an array in JSON, also when empty
     expect(json.after_all.tasks).toEqual([expect.objectContaining({ task_num: 1, files_changed: [], files_failed: ['src/a.ts'] })]);
   });
