@@ -28,7 +28,7 @@ const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
   engine: z.string().optional(),
   aipack_version: z.string().optional(),
-  budget: z.number().int().positive().optional(),
+  budget: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   strict: z.boolean().optional(),
   reporter: z.enum(REPORTERS).optional(),
   output_file: z.string().min(1).optional(),

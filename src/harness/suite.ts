@@ -1,4 +1,5 @@
 /** A run of many case files, as `coder-subagents test` does it, and its reports (human, JSON, JUnit XML). */
+import { escapeControls, escapeLine, xmlText } from '../support/terminal-text.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { STAGES, type Stage } from '../contract/index.ts';
@@ -172,6 +173,8 @@ const display = (file: string, cwd: string) => {
   const rel = nodePath.relative(cwd, file);
   return rel && !rel.startsWith('..') ? rel.split(nodePath.sep).join('/') : file;
 };
+/** a path or name as the terminal shows it: control characters visible */
+const shown = (file: string, cwd: string) => escapeLine(display(file, cwd));
 
 const indent = (text: string, by: string) => text.split('\n').map((l) => by + l).join('\n');
 
@@ -207,24 +210,24 @@ export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
   const lines: string[] = [];
   for (const c of r.cases) {
     const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
-    const title = `${display(c.file, cwd)} › ${c.name} ${pc.dim(`(${c.stage})`)}`;
+    const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${c.stage})`)}`;
     if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
     else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
     else lines.push(`${pc.red('✗')} ${title}${time}`);
-    if (c.message) lines.push(indent(c.message, '    '));
-    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${w}`);
+    if (c.message) lines.push(indent(escapeControls(c.message), '    '));
+    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${escapeControls(w)}`);
     if (o.trace && o.formatTrace && c.result) {
       const t = o.formatTrace(c);
-      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      '));
+      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      ')); // formatTrace escapes the event texts
     }
   }
   if (lines.length > 0) lines.push('');
   if (r.coverage.length > 0) {
     lines.push(pc.dim('stages covered:'));
-    for (const c of r.coverage) lines.push(pc.dim(`  ${display(c.agent, cwd)}: ${stagesText(c)}`));
+    for (const c of r.coverage) lines.push(pc.dim(`  ${shown(c.agent, cwd)}: ${stagesText(c)}`));
   }
   if (r.agentsWithoutContract.length > 0) {
-    lines.push(pc.yellow(`no contract file (not tested): ${r.agentsWithoutContract.map((a) => display(a, cwd)).join(', ')}`));
+    lines.push(pc.yellow(`no contract file (not tested): ${r.agentsWithoutContract.map((a) => shown(a, cwd)).join(', ')}`));
   }
   if (r.coverage.length > 0 || r.agentsWithoutContract.length > 0) lines.push('');
   const summary = summaryLine(r);
@@ -255,14 +258,7 @@ export function suiteJson(r: SuiteResult, cwd = process.cwd(), slowMs = SLOW_MS)
   };
 }
 
-const xml = (s: string) =>
-  s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // characters XML 1.0 cannot hold at all (ANSI escapes of a Lua error, NUL)
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+const xml = xmlText;
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 

@@ -8,7 +8,7 @@ import { affectedContractFiles, discover, DiscoveryError } from '../../harness/d
 import { stalePackFiles } from '../../harness/pack-freshness.ts';
 import { runContractFilesIsolated } from '../../harness/isolated.ts';
 import { formatSuite, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
-import { UsageError, type SetExit } from '../errors.ts';
+import { MAX_COUNT, positiveIntFlag, UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
 import { engineOf, timeoutOf } from '../sim-options.ts';
 
@@ -48,11 +48,7 @@ function exitCodeOf(r: SuiteResult): number {
   return r.failed > 0 ? 1 : 0;
 }
 
-const positiveInt = (flag: string, v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} ${v}: expected a positive integer`);
-  return n;
-};
+const positiveInt = (flag: string, v: string): number => positiveIntFlag(flag, v);
 
 function settingsOf(paths: string[], o: TestFlags): Settings {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
@@ -87,7 +83,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
     const m = /^(\d+)\/(\d+)$/.exec(o.shard);
     const index = Number(m?.[1]);
     const count = Number(m?.[2]);
-    if (!m || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
+    if (!m || count < 1 || index < 1 || index > count || count > MAX_COUNT) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
     shard = { index, count };
   }
   return {
@@ -220,7 +216,8 @@ function warnIfStale(): void {
 
 const bailCount = (v: string): number => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (v.trim() === '' || !Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (n > MAX_COUNT) throw new InvalidArgumentError(`at most ${MAX_COUNT}`);
   return n;
 };
 
