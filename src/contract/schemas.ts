@@ -77,13 +77,13 @@ export const CODER_PARAM_KEYS = {
     'default_language',
     'attachments',
     'sub_agents',
+    'auto_context',
+    'auto_fix',
+    'max_file_size_kb',
   ],
   not_implemented: {
-    auto_context: 'the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead',
     workbench: 'the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs',
     dev: 'legacy alias of workbench, which is not part of this pack',
-    auto_fix: 'the udiffx auto-fix pass is not part of this pack; failed changes are reported instead',
-    max_file_size_kb: 'only limits code-map files of auto_context, which is not part of this pack',
     udiffx_inst_debug: 'this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)',
   },
 } as const;

@@ -1,4 +1,4 @@
-import { STAGES, type Stage } from '../contract/index.ts';
+import { CoderSummarySchema, listsFromLua, STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
 import type { PromptPartSent, Trace } from '../aip/support/trace.ts';
 import type { FileChanges } from '../support/vfs.ts';
@@ -107,7 +107,8 @@ export function coderRunReport(args: {
       .of('print')
       .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
       .map((e) => e.text.slice(WARNING.length)),
-    after_all: outcome?.afterAll,
+    // the coder's tasks are coder_responses items: their file lists are arrays, also when empty
+    after_all: listsFromLua(CoderSummarySchema, outcome?.afterAll),
   };
 }
 

@@ -1,8 +1,6 @@
-/** A run of many case files, as `coder-subagents test` does it, and its reports (human, JSON, JUnit XML). */
-import { escapeControls, escapeLine, xmlText } from '../support/terminal-text.ts';
+/** A run of many case files, as `coder-subagents test` does it (its reports are in reporters/). */
 import nodePath from 'node:path';
-import pc from 'picocolors';
-import { STAGES, type Stage } from '../contract/index.ts';
+import type { Stage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type ContractCase, type ContractFile } from './case-file.ts';
 import { discover } from './discover.ts';
 import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResult, type RunOptions } from './run-case.ts';
@@ -158,148 +156,8 @@ export function runSuite(paths: string[], options: SuiteOptions = {}, cwd = proc
   return runContractFiles(found.files, { agents: found.agents, ...options });
 }
 
-/** `N passed, M failed` (and `, K skipped` when any, the cases --bail left out, and the case files that could not run). */
-export function summaryLine(r: Pick<SuiteResult, 'passed' | 'failed' | 'skipped'> & { errors?: readonly string[]; notRun?: number; bailedAt?: number }): string {
-  const errors = r.errors?.length ?? 0;
-  const notRun = r.notRun ?? 0;
-  return (
-    `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ''}` +
-    (r.bailedAt !== undefined ? `, ${notRun} not run (stopped by --bail after ${r.bailedAt} failure${r.bailedAt === 1 ? '' : 's'})` : '') +
-    (errors > 0 ? `, ${errors} case file${errors === 1 ? '' : 's'} not run (see the error${errors === 1 ? '' : 's'} above)` : '')
-  );
-}
-
-const display = (file: string, cwd: string) => {
-  const rel = nodePath.relative(cwd, file);
-  return rel && !rel.startsWith('..') ? rel.split(nodePath.sep).join('/') : file;
-};
-/** a path or name as the terminal shows it: control characters visible */
-const shown = (file: string, cwd: string) => escapeLine(display(file, cwd));
-
-const indent = (text: string, by: string) => text.split('\n').map((l) => by + l).join('\n');
-
 /**
  * A case slower than this (ms) is flagged in the report. Warm cases take 10-80 ms; the first case of a run also
  * pays the Lua VM's warm-up (up to ~500 ms on a 2-core machine), which is not the agent's fault.
  */
 export const SLOW_MS = 1000;
-
-export interface FormatOptions {
-  /** paths are shown relative to it */
-  cwd?: string;
-  /** append each case's trace (the sub-agent's part of the simulated run) */
-  trace?: boolean;
-  /** formats a trace; given by the CLI (src/cli/format.ts) */
-  formatTrace?: (c: CaseResult) => string;
-  /** cases slower than this (ms) are flagged `slow` (default SLOW_MS) */
-  slowMs?: number;
-}
-
-/** `pre ×3, post_task ×1` */
-const stagesText = (c: StageCoverage) =>
-  STAGES.filter((s) => c.stages[s]).map((s) => `${s} ×${c.stages[s]}`).join(', ') || 'no case ran';
-
-/**
- * The human report: one line per case with its time (slow ones flagged), the failure diff and warnings under it,
- * the stages each agent's cases cover, the agents without a case file, then the summary line.
- * Harness errors (SuiteResult.errors) are not part of it: the CLI prints them on stderr.
- */
-export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
-  const cwd = o.cwd ?? process.cwd();
-  const slow = o.slowMs ?? SLOW_MS;
-  const lines: string[] = [];
-  for (const c of r.cases) {
-    const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
-    const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${c.stage})`)}`;
-    if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
-    else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
-    else lines.push(`${pc.red('✗')} ${title}${time}`);
-    if (c.message) lines.push(indent(escapeControls(c.message), '    '));
-    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${escapeControls(w)}`);
-    if (o.trace && o.formatTrace && c.result) {
-      const t = o.formatTrace(c);
-      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      ')); // formatTrace escapes the event texts
-    }
-  }
-  if (lines.length > 0) lines.push('');
-  if (r.coverage.length > 0) {
-    lines.push(pc.dim('stages covered:'));
-    for (const c of r.coverage) lines.push(pc.dim(`  ${shown(c.agent, cwd)}: ${stagesText(c)}`));
-  }
-  if (r.agentsWithoutContract.length > 0) {
-    lines.push(pc.yellow(`no contract file (not tested): ${r.agentsWithoutContract.map((a) => shown(a, cwd)).join(', ')}`));
-  }
-  if (r.coverage.length > 0 || r.agentsWithoutContract.length > 0) lines.push('');
-  const summary = summaryLine(r);
-  lines.push(r.failed > 0 || r.errors.length > 0 ? pc.red(summary) : pc.green(summary));
-  return lines.join('\n');
-}
-
-/** The `--reporter json` report. */
-export function suiteJson(r: SuiteResult, cwd = process.cwd(), slowMs = SLOW_MS) {
-  return {
-    cases: r.cases.map((c) => ({
-      file: display(c.file, cwd),
-      name: c.name,
-      stage: c.stage,
-      status: c.status,
-      message: c.message ?? null,
-      warnings: c.warnings,
-      ms: Math.round(c.ms),
-      slow: c.ms >= slowMs,
-    })),
-    passed: r.passed,
-    failed: r.failed,
-    skipped: r.skipped,
-    not_run: r.notRun,
-    errors: r.errors,
-    agents_without_contract: r.agentsWithoutContract.map((a) => display(a, cwd)),
-    coverage: r.coverage.map((c) => ({ agent: display(c.agent, cwd), stages: c.stages })),
-  };
-}
-
-const xml = xmlText;
-
-const seconds = (ms: number) => (ms / 1000).toFixed(3);
-
-/**
- * The `--reporter junit` report: JUnit XML as CI systems read it (GitHub, GitLab, Jenkins, Azure). One
- * <testsuite> per case file, one <testcase> per case (name `<case> (<stage>)`); a harness error is a
- * <testcase> with an <error>.
- */
-export function suiteJunit(r: SuiteResult, cwd = process.cwd()): string {
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const total = r.cases.reduce((t, c) => t + c.ms, 0);
-  out.push(
-    `<testsuites name="coder-subagents" tests="${r.cases.length + r.errors.length}" failures="${r.failed}" errors="${r.errors.length}" skipped="${r.skipped}" time="${seconds(total)}">`,
-  );
-  for (const f of r.files) {
-    const name = xml(display(f.file, cwd));
-    const failures = f.cases.filter((c) => c.status === 'failed').length;
-    const skipped = f.cases.filter((c) => c.status === 'skipped').length;
-    const time = f.cases.reduce((t, c) => t + c.ms, 0);
-    out.push(`  <testsuite name="${name}" tests="${f.cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}">`);
-    for (const c of f.cases) {
-      const open = `    <testcase classname="${name}" name="${xml(`${c.name} (${c.stage})`)}" time="${seconds(c.ms)}"`;
-      const body: string[] = [];
-      if (c.status === 'skipped') body.push('      <skipped/>');
-      if (c.status === 'failed') {
-        const message = c.message ?? 'failed';
-        body.push(`      <failure message="${xml(message.split('\n')[0])}">${xml(message)}</failure>`);
-      }
-      if (c.warnings.length > 0) body.push(`      <system-out>${xml(c.warnings.map((w) => `warning: ${w}`).join('\n'))}</system-out>`);
-      out.push(body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`);
-    }
-    out.push('  </testsuite>');
-  }
-  if (r.errors.length > 0) {
-    out.push(`  <testsuite name="case files that could not run" tests="${r.errors.length}" failures="0" errors="${r.errors.length}" skipped="0" time="0.000">`);
-    for (const e of r.errors) {
-      const file = e.split(':')[0];
-      out.push(`    <testcase classname="${xml(file)}" name="${xml(file)}" time="0.000">\n      <error message="${xml(e.split('\n')[0])}">${xml(e)}</error>\n    </testcase>`);
-    }
-    out.push('  </testsuite>');
-  }
-  out.push('</testsuites>');
-  return out.join('\n') + '\n';
-}

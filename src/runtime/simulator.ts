@@ -12,21 +12,23 @@ import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type Ag
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
-import { runAfterAll } from './stages/after-all.ts';
-import { callAi } from './stages/ai.ts';
-import { runBeforeAll } from './stages/before-all.ts';
-import { runData } from './stages/data.ts';
-import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
-import { runOutput } from './stages/output.ts';
+import { runAfterAll } from './lifecycle/after-all.ts';
+import { callAi } from './lifecycle/ai.ts';
+import { runBeforeAll } from './lifecycle/before-all.ts';
+import { runData } from './lifecycle/data.ts';
+import { AgentRunError, type Frame, type StageHost } from './lifecycle/agent-run.ts';
+import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace, type StageName } from '../aip/support/trace.ts';
+import { summarize, Trace } from '../aip/support/trace.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
 import { countWrites, createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
 import type { Vfs } from '../support/vfs.ts';
+import { relativeToCwd } from '../support/paths.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
@@ -331,7 +333,7 @@ export class Simulator implements StageHost {
   }
 
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
-  runStage(frame: Frame, stage: StageName, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
+  runStage(frame: Frame, stage: LifecycleStage, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
     this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
     const packDir = frame.resolved.pack?.dir;
@@ -391,11 +393,10 @@ export class Simulator implements StageHost {
   }
 
   private displayPath(abs: string): string {
-    const rel = nodePath.relative(process.cwd(), abs);
-    return rel && !rel.startsWith('..') && rel.length < abs.length ? rel : abs;
+    return relativeToCwd(abs);
   }
 
-  private stageEnv(frame: Frame, stage: StageName, taskNum: number | undefined): StageEnv {
+  private stageEnv(frame: Frame, stage: LifecycleStage, taskNum: number | undefined): StageEnv {
     const file = frame.resolved.file;
     return {
       vfs: this.readVfs,
@@ -486,7 +487,7 @@ export class Simulator implements StageHost {
     };
   }
 
-  private ctx(frame: Frame, stage: StageName, taskNum: number | undefined): Record<string, unknown> {
+  private ctx(frame: Frame, stage: LifecycleStage, taskNum: number | undefined): Record<string, unknown> {
     const file = frame.resolved.file;
     const v = (since: string) => compareVersion(this.aipackVersion, since) >= 0;
     const pack = frame.resolved.pack;

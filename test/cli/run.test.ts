@@ -124,6 +124,8 @@ describe('coder-subagents run', () => {
     const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
     expect(json.failed_changes).toEqual([{ file: 'src/a.ts', cause: expect.stringMatching(/^FILE_PATCH: .*; Hunk 1 failed: /) }]);
     expect(json.warnings).toHaveLength(2);
+    // a list the contract knows is an array in JSON, also when empty
+    expect(json.after_all.tasks).toEqual([expect.objectContaining({ task_num: 1, files_changed: [], files_failed: ['src/a.ts'] })]);
   });
 
   it('notes when there is no .aipack/ directory, and runs there', async () => {

@@ -3,7 +3,10 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatSuite, suiteJson, suiteJunit, type SuiteResult } from '../../src/harness/suite.ts';
+import type { SuiteResult } from '../../src/harness/suite.ts';
+import { formatSuite } from '../../src/harness/reporters/human.ts';
+import { suiteJson } from '../../src/harness/reporters/json.ts';
+import { suiteJunit } from '../../src/harness/reporters/junit.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { writeChanges } from '../../src/runtime/commit.ts';
 import { runCli } from '../helpers/cli.ts';
