@@ -106,7 +106,8 @@ export function coderRunReport(args: {
     warnings: trace
       .of('print')
       .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
-      .map((e) => e.text.slice(WARNING.length)),
+      // one line each: a warning that quotes a whole message (an auto-fix call's error) keeps its first line
+      .map((e) => headline(e.text.slice(WARNING.length))),
     // the coder's tasks are coder_responses items: their file lists are arrays, also when empty
     after_all: listsFromLua(CoderSummarySchema, outcome?.afterAll),
   };
