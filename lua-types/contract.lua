@@ -24,9 +24,9 @@
 ---@class CoderAgentConfig
 ---@field name string
 ---@field enabled boolean
----@field stages ("pre"|"pre_task"|"post_task"|"post")[]
+---@field stages? ("pre"|"pre_task"|"post_task"|"post")[] stage form only
 ---@field options? table<string, any>
----@field on? "start"|"end"|("start"|"end")[]
+---@field on? string[] event form only
 ---@field [string] any
 
 --- A sub-agent already run in this stage run.
@@ -119,13 +119,16 @@
 ---@field coder_response? { content: string } replaces the AI text before file changes are applied (used in post_task)
 ---@field agent_result? any stored in the history passed to later sub-agents
 ---@field sub_agents_next? (string|CoderAgentEntry)[] normalised, then replaces the not-yet-run tail of this stage run
+---@field emit_events? string[] event form: events queued and dispatched after the current dispatch, in order (used in pre, post)
+---@field agent_on? string|string[] event form: the events this entry listens to from now on (used in pre)
+---@field coder_redo? boolean event form: true asks for a new run of the coder (aip.flow.redo_run), capped (used in post)
 ---@field [string] any
 
 --- A sub_agents entry in table form.
 ---@class CoderAgentEntry
 ---@field name string agent name: a path (relative to the workspace) or ns@pack/name
 ---@field enabled? boolean false: the entry is skipped
----@field stages? "pre"|"pre_task"|"post_task"|"post"|("pre"|"pre_task"|"post_task"|"post")[] the stages the sub-agent runs in; one stage name is a one-item list
+---@field stages? "pre"|"pre_task"|"post_task"|"post"|("pre"|"pre_task"|"post_task"|"post")[] stage form: the stages the sub-agent runs in; one stage name is a one-item list (not filled in when on is given)
 ---@field options? table<string, any> agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)
----@field on? "start"|"end"|("start"|"end")[] upstream pro@coder form of stages (section 7): start = pre, end = post
+---@field on? string|string[] event form (upstream pro@coder rules): the events the sub-agent listens to; one name is a one-item list
 ---@field [string] any

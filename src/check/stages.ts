@@ -7,7 +7,7 @@ import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { md } from '../aip/md.ts';
 import type { StageEnv } from '../aip/types.ts';
-import { STAGES, normalizeList, type Stage } from '../contract/index.ts';
+import { STAGES, configStages, normalizeList, type Stage } from '../contract/index.ts';
 import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 
@@ -56,7 +56,7 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
   for (const c of r.configs) {
     if (c.name.includes('@')) continue;
     const agent = resolveAgentFile(nodePath.resolve(ws, c.name));
-    if (agent) add(map, agent, c.stages);
+    if (agent) add(map, agent, configStages(c));
   }
 }
 
