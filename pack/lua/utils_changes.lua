@@ -290,9 +290,11 @@ function M.apply(content, settings)
   if not settings.write_mode then return applied end
   local changes, answer, problem = extract(content, settings.file_content_mode)
   applied.answer = answer
-  local function fail(path, reason)
+  local function fail(path, reason, change)
     applied.files_failed[#applied.files_failed + 1] = path
-    applied.failures[#applied.failures + 1] = { path = path, reason = reason }
+    -- a failed udiffx directive keeps its text, for auto-fix
+    local directive = change and change.kind ~= "AIP_FILE_CHANGE" and change.raw or nil
+    applied.failures[#applied.failures + 1] = { path = path, reason = reason, kind = change and change.kind, directive = directive }
   end
   if problem then fail("<FILE_CHANGES>", problem) end
 
@@ -326,7 +328,7 @@ function M.apply(content, settings)
   local n = 0
   for _, item in ipairs(checked) do
     if item.failure then
-      fail(item.failure.path, item.failure.reason)
+      fail(item.failure.path, item.failure.reason, item.change)
       status(item.change, false, item.failure.reason)
     else
       n = n + 1
@@ -344,11 +346,24 @@ function M.apply(content, settings)
       status(item.change, reason == nil, reason)
       if reason then
         if item.change.kind ~= "AIP_FILE_CHANGE" then reason = item.change.kind .. ": " .. reason end
-        fail(path, reason)
+        fail(path, reason, item.change)
       end
     end
   end
   return applied
+end
+
+--- The directives of an answer's <FILE_CHANGES> block: ({ {kind, paths, raw, problem?} }, text without the block,
+-- problem | nil), as apply reads them.
+function M.udiffx_directives(content)
+  return extract_file_changes_block(content or "")
+end
+
+--- A workspace-relative path of a path an answer names (nil when it is not acceptable).
+function M.target_path(base_dir, file_path)
+  local dest = F.answer_target(base_dir, file_path)
+  if dest.reason then return nil end
+  return dest.path
 end
 
 return M

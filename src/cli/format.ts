@@ -43,8 +43,11 @@ function describe(e: TraceEvent): string | undefined {
       return `  ${pc.yellow(e.op)} ${e.path}`;
     case 'print':
       return `  ${pc.dim('print')} ${truncate(e.text, 100)}`;
+    case 'tasks':
+      // a schedule is worth a line only when tasks ran beside each other
+      return e.concurrency > 1 ? `  ${pc.dim(`tasks ${e.slots.length} at input_concurrency ${e.concurrency}`)}` : undefined;
     case 'note':
-      return undefined;
+      return e.topic === 'warning' ? `  ${pc.yellow('warning')} ${String(e.data)}` : undefined;
   }
 }
 
@@ -61,9 +64,10 @@ export function formatTrace(trace: Trace): string {
   return lines.join('\n');
 }
 
-export function formatFiles(files: FileChanges, written: boolean): string {
+/** `written`: true when --write wrote them, false for a dry run, 'failed' when --write failed (nothing was written). */
+export function formatFiles(files: FileChanges, written: boolean | 'failed'): string {
   const lines: string[] = [];
-  const verb = written ? '' : pc.dim(' (not written; use --write)');
+  const verb = written === 'failed' ? pc.red(' (--write failed: nothing was written)') : written ? '' : pc.dim(' (not written; use --write)');
   for (const p of files.created) lines.push(`  ${pc.green('created')} ${p}`);
   for (const p of files.changed) lines.push(`  ${pc.yellow('changed')} ${p}`);
   for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);

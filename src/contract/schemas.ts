@@ -266,15 +266,30 @@ export const FileChangesStatusSchema = z.looseObject({
   ),
 });
 
-export const EventResponsesItemSchema = CoderResponsesItemSchema.extend({
+/**
+ * One `coder_responses` item as upstream gives it to an event-form post sub-agent. This pack's items also carry the
+ * stage-form fields (task_num, content, files_changed, files_failed), which upstream's do not.
+ */
+export const EventResponsesItemSchema = z.looseObject({
   content_extruded: z.string().meta({ description: 'the answer without its file-change blocks' }),
   file_changes_status: FileChangesStatusSchema,
-  content_raw_path: z.string().meta({ description: 'the file the raw answer was saved to' }),
+  content_raw_path: z.string().meta({ description: 'the file the raw answer was saved to (workspace-relative)' }),
 });
 
+/**
+ * The input of an event-form entry: upstream pro@coder's fields. This pack passes the stage-form fields too
+ * (coder_stage, coder_prompts; in post the stage-form coder_responses fields), so that agents written against
+ * either keep working, but an agent reading them would not run unchanged under upstream's pack: the checker names
+ * them.
+ */
 const eventInputShape = {
   event: EventSchema.meta({ description: 'the event being dispatched: start, end, or an emitted one' }),
-  ...baseInputShape,
+  coder_prompt_dir: baseInputShape.coder_prompt_dir,
+  coder_params: LuaTableSchema.meta({
+    description: 'the current params without sub_agents, with the glob lists ({} when absent)',
+  }),
+  coder_prompt: z.string().meta({ description: 'the current instruction' }),
+  agent_config: AgentConfigSchema,
   sub_agents_prev: z
     .array(EventHistoryItemSchema)
     .meta({ description: 'sub-agents already run in this dispatch chain, in order' }),
@@ -283,10 +298,10 @@ const eventInputShape = {
 };
 
 export const EventInputSchemas = {
-  pre: z.object({ ...stageNames('pre'), ...eventInputShape }).meta({ title: 'event-form input (pre)' }),
+  pre: z.object({ stage: z.literal('pre'), ...eventInputShape }).meta({ title: 'event-form input (pre)' }),
   post: z
     .object({
-      ...stageNames('post'),
+      stage: z.literal('post'),
       ...eventInputShape,
       coder_responses: z.array(EventResponsesItemSchema),
       coder_context_file_refs: z.array(FileRefSchema).optional(),
@@ -295,6 +310,9 @@ export const EventInputSchemas = {
     })
     .meta({ title: 'event-form input (post)' }),
 } as const;
+
+/** Stage-form input fields an event-form input carries as well (not upstream's). */
+export const EVENT_INPUT_EXTRA_FIELDS = ['coder_stage', 'coder_prompts'] as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Section 3: the response table

@@ -8,7 +8,8 @@
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
 import type { EngineName } from '../engine/engine.ts';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { exists as existsSync, HostFsError, isDirectory, isInside, readUnder, realPathOf } from '../support/host-fs.ts';
+import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
@@ -172,7 +173,14 @@ function customPack(dir: string, namespace: string, name: string): PackLocation 
   let cur = nodePath.resolve(dir);
   for (;;) {
     const candidate = nodePath.join(cur, '.aipack', 'pack', 'custom', namespace, name);
-    if (existsSync(candidate) && statSync(candidate).isDirectory()) return { namespace, name, dir: candidate };
+    if (isDirectory(candidate)) {
+      // the pack folder becomes a read root of the run: one reached through a symlink could open the whole host
+      const real = realPathOf(candidate);
+      if (real !== candidate) {
+        throw new CaseFileError(`the custom pack ${candidate} resolves to '${real}' through a symlink; the harness reads packs only from real folders (replace the link by the folder)`, candidate, undefined, 'agent');
+      }
+      return { namespace, name, dir: candidate };
+    }
     const parent = nodePath.dirname(cur);
     if (parent === cur) return undefined;
     cur = parent;
@@ -203,10 +211,17 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
   // what is copied into the sandbox must lie, symlinks resolved, below the folder it was named by: a symlink in an
   // agent's folder (as cloned repos have) must not carry host files into the sandbox, where the agent reads them
   const addTree = (abs: string, root = abs, key = 'agent') => {
-    const paths = statSync(abs).isDirectory() ? guardedWalk(abs, root, (out) => fail(key, `${toPosix(nodePath.relative(baseDir, out))} is a symlink leading outside ${root} (the harness copies only an agent's own files; nothing is read through it)`)) : [abs];
+    const paths = isDirectory(abs) ? guardedWalk(abs, root, (out) => fail(key, `${toPosix(nodePath.relative(baseDir, out))} is a symlink leading outside ${root} (the harness copies only an agent's own files; nothing is read through it)`)) : [abs];
     for (const p of paths) {
       const rel = toPosix(nodePath.relative(baseDir, p));
-      files.set(rel, new Uint8Array(readFileSync(p)));
+      let data: Uint8Array;
+      try {
+        data = new Uint8Array(readUnder(root, p, toPosix(nodePath.relative(baseDir, p))));
+      } catch (err) {
+        if (err instanceof HostFsError) throw fail(key, `${err.message} (the harness copies only an agent's own files)`);
+        throw err;
+      }
+      files.set(rel, data);
       depth = Math.max(depth, rel.split('/').filter((s) => s === '..').length);
     }
   };
@@ -238,15 +253,21 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
     if (!nodePath.isAbsolute(agent)) {
       addTree(file);
       const luaDir = nodePath.join(nodePath.dirname(file), 'lua');
-      if (existsSync(luaDir) && statSync(luaDir).isDirectory()) {
+      if (isDirectory(luaDir)) {
         addTree(luaDir, nodePath.dirname(file));
         watch.push(luaDir);
       }
     }
   }
+  // support files come from the case file's project (its workspace), never from elsewhere on the host
+  const project = findWorkspace(baseDir);
+  const realProject = realPathOf(project);
   support.forEach((s, i) => {
     const abs = nodePath.resolve(baseDir, s);
     if (!existsSync(abs)) throw fail(`support[${i + 1}]`, `'${s}' not found (looked for ${abs})`);
+    if (!isInside(abs, project) || !isInside(realPathOf(abs), realProject)) {
+      throw fail(`support[${i + 1}]`, `'${s}' leads to ${realPathOf(abs)}, outside the project ${project} (symlinks resolved); the harness copies only the project's files`);
+    }
     addTree(abs, abs, `support[${i + 1}]`);
     watch.push(abs);
   });

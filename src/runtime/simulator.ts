@@ -18,9 +18,10 @@ import { runData } from './stages/data.ts';
 import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
+import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type StageName } from './trace.ts';
 import { withBaseLayer } from './base-vfs.ts';
+import { runPool, type PoolClock } from './task-pool.ts';
 import { createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
@@ -64,6 +65,11 @@ export interface SimulatorOptions {
    * (base-vfs.ts): the dir on disk is only read. Default: none (a virtual, empty one), so runs stay deterministic.
    */
   aipackBase?: string;
+  /**
+   * a fixed latency (ms) every scripted model call is taken to wait, on a virtual clock (nothing sleeps): with it,
+   * `virtualMs` says how long a run would take in AIPack with its `input_concurrency`. For benches; default 0.
+   */
+  simulatedLatencyMs?: number;
 }
 
 export interface RunRequest {
@@ -112,6 +118,10 @@ export class Simulator implements StageHost {
   private readonly readVfs: Vfs;
   private readonly aipackBase?: string;
   private readonly mocksLua: string;
+  /** the virtual clock of the model latency (simulatedLatencyMs) and of the task schedule */
+  private readonly clock: PoolClock = { now: 0 };
+  /** the run in progress has tasks in flight beside each other (AIPack before 0.8.17 could freeze on nested runs) */
+  private concurrentTasks = 0;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
@@ -136,9 +146,11 @@ export class Simulator implements StageHost {
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
-    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
+    // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(this.vfs, this.dirs.baseAipack), this.readPolicy);
+    this.readVfs = guardReads(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), this.readPolicy);
   }
 
   /** true when the simulated AIPack version is `version` or later */
@@ -161,6 +173,11 @@ export class Simulator implements StageHost {
     } finally {
       this.limits = outer;
     }
+  }
+
+  /** virtual milliseconds spent so far with the task schedule of `input_concurrency` and `simulatedLatencyMs` */
+  get virtualMs(): number {
+    return this.clock.now;
   }
 
   /** the engine this simulator runs Lua on */
@@ -256,11 +273,24 @@ export class Simulator implements StageHost {
     if ((inputs && inputs.length > 0) || hasTaskStages(frame.doc)) {
       // AIPack replaces nil or empty inputs by [null] before the tasks, so After All sees that list too
       if (!inputs || inputs.length === 0) inputs = [null];
-      outputs = inputs.map((input, i) => this.runTask(frame, input, i + 1, beforeAll, options));
+      outputs = this.runTasks(frame, inputs, beforeAll, options);
     }
 
     const after = runAfterAll(this, frame, { inputs, outputs, beforeAll, options });
     return { outputs, afterAll: after.afterAll, redoRequested: after.redoRequested };
+  }
+
+  /** The tasks of a run, scheduled as AIPack does with the run's `input_concurrency` (task-pool.ts). */
+  private runTasks(frame: Frame, inputs: unknown[], beforeAll: unknown, options: AgentOptions): unknown[] {
+    const width = Math.min(Math.max(1, options.input_concurrency ?? 1), inputs.length);
+    if (width > 1) this.concurrentTasks += 1;
+    try {
+      const pool = runPool(inputs.length, width, this.clock, (i) => this.runTask(frame, inputs[i], i + 1, beforeAll, options));
+      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots: pool.slots });
+      return pool.outputs;
+    } finally {
+      if (width > 1) this.concurrentTasks -= 1;
+    }
   }
 
   /** One task; returns its output (null for a skip or a nil output). */
@@ -280,7 +310,9 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    return callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    if (answer) this.clock.now += this.opts.simulatedLatencyMs ?? 0;
+    return answer;
   }
 
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
@@ -396,6 +428,10 @@ export class Simulator implements StageHost {
     }
     if (frame.depth + 1 > MAX_AGENT_DEPTH) {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
+    }
+    if (this.concurrentTasks > 0 && !this.since('0.8.17')) {
+      // fixed in AIPack 0.8.17 ("nested task/run freeze on core limit"); the simulator cannot freeze, so it says so
+      this.trace.record({ kind: 'note', depth: frame.depth, agent: frame.name, topic: 'warning', data: `aip.agent.run('${name}') inside a task of a run with input_concurrency > 1 can freeze AIPack before 0.8.17 (current: ${this.aipackVersion})` });
     }
     const t0 = this.trace.now();
     const policy = this.opts.traceValues ?? 'top';

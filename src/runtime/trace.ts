@@ -35,6 +35,8 @@ export type TraceEvent =
       response: string;
       ms: number;
     }
+  /** how a run's tasks were scheduled: `input_concurrency` in effect and each task's virtual start and end (ms) */
+  | { kind: 'tasks'; depth: number; agent: string; concurrency: number; slots: { num: number; start: number; end: number }[] }
   | { kind: 'pin'; depth: number; agent: string; scope: 'run' | 'task'; iden: string; priority?: number; content: unknown }
   | { kind: 'label'; depth: number; agent: string; scope: 'run' | 'task'; label: string }
   | { kind: 'file'; depth: number; agent: string; op: 'write' | 'append' | 'delete' | 'copy' | 'move'; path: string }

@@ -5,8 +5,9 @@
  * present from the start, never written anywhere), the real disk (read only). Only `commit()` touches the disk,
  * and only inside the workspace.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import nodePath from 'node:path';
+import { isInside, listEntries, readIfFile, statOf } from '../support/host-fs.ts';
 import { writeChanges, type Change } from './commit.ts';
 import type { DirEntry, FileChanges, FileStat, Vfs } from './vfs-types.ts';
 
@@ -45,16 +46,12 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** true when `p` is `root` or below it (both normalised absolute paths). */
 /** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
 export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
   return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
 }
 
-export function isInside(p: string, root: string): boolean {
-  if (p === root) return true;
-  return p.startsWith(root.endsWith('/') ? root : root + '/');
-}
+export { isInside };
 
 /** Parent dirs of an absolute path, nearest first, root last. */
 function ancestors(abs: string): string[] {
@@ -69,22 +66,9 @@ function ancestors(abs: string): string[] {
   return out;
 }
 
-function diskStat(abs: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(abs, { throwIfNoEntry: false });
-  } catch {
-    return undefined; // ENOTDIR, EACCES, loops: all read as missing
-  }
-}
-
-function diskReadFile(abs: string): Uint8Array | undefined {
-  if (!diskStat(abs)?.isFile()) return undefined;
-  try {
-    return new Uint8Array(fs.readFileSync(abs));
-  } catch {
-    return undefined;
-  }
-}
+// ENOTDIR, EACCES, loops: all read as missing
+const diskStat = statOf;
+const diskReadFile = readIfFile;
 
 export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions = {}): Vfs {
   const norm = (p: unknown, fn: string): string => {
@@ -211,12 +195,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const entries = new Map<string, boolean>();
       const st = hidden(abs) ? undefined : dStat(abs);
       if (st?.isDirectory()) {
-        let dirents: fs.Dirent[] = [];
-        try {
-          dirents = (offDisk(abs) ? [] : fs.readdirSync(abs, { withFileTypes: true }));
-        } catch {
-          dirents = [];
-        }
+        const dirents: fs.Dirent[] = offDisk(abs) ? [] : listEntries(abs);
         for (const d of dirents) {
           // symlinks are reported as what they point to (a dangling link reads as a file)
           const dirLike = d.isDirectory() || (d.isSymbolicLink() && (dStat(nodePath.join(abs, d.name))?.isDirectory() ?? false));

@@ -1,5 +1,6 @@
 import nodePath from 'node:path';
 import type { Command } from 'commander';
+import { CommitError } from '../../runtime/commit.ts';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatBaseWrites, formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
@@ -59,7 +60,7 @@ export function register(program: Command, setExit: SetExit): void {
         }
         // a run that never started (agent not found, ...) has no files to speak of
         if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
-          process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
+          process.stdout.write(formatFiles(files, o.write && error instanceof CommitError ? 'failed' : Boolean(o.write) && !error) + '\n');
         }
         const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
         if (base) process.stdout.write(base + '\n');

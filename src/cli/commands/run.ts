@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
+import { CommitError } from '../../runtime/commit.ts';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
 import { formatFiles, formatStatus, formatTrace, noAiHint, toJsonValue, truncate } from '../format.ts';
@@ -27,7 +28,7 @@ export function register(program: Command, setExit: SetExit): void {
       const run = await simulateCli(o, { name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
       let error = run.error;
       if (!error && o.write) error = writeRun(run);
-      const written = !error && Boolean(o.write);
+      const written = o.write && error instanceof CommitError ? 'failed' : !error && Boolean(o.write);
       const report = coderRunReport({ coderName: CODER, trace: run.trace, files: run.files, outcome: run.outcome, error });
       const hint = noAiHint(error, Boolean(o.ai));
       if (o.json) {
@@ -58,7 +59,7 @@ export function register(program: Command, setExit: SetExit): void {
 }
 
 /** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
-function formatReport(r: CoderRunReport, written: boolean): string {
+function formatReport(r: CoderRunReport, written: boolean | 'failed'): string {
   const lines: string[] = [];
   let lastHeading = '';
   for (const call of r.sub_agents) {
