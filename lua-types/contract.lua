@@ -15,8 +15,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task? CoderTask
 ---@field coder_response? CoderResponseInput
 ---@field coder_responses? CoderResponsesItem[]
@@ -27,6 +28,7 @@
 ---@field enabled boolean
 ---@field stages? ("pre"|"pre_task"|"post_task"|"post")[] stage form only
 ---@field options? table<string, any>
+---@field config? table<string, any>
 ---@field on? string[] event form only
 ---@field [string] any
 
@@ -34,6 +36,8 @@
 ---@class CoderSubAgentPrev
 ---@field config CoderAgentConfig
 ---@field agent_result? any
+---@field parallel? { index: integer, size: integer } set when it ran as a member of a parallel group
+---@field error? string a failed member of a parallel group with on_error = "continue": why
 ---@field [string] any
 
 --- The current task.
@@ -65,8 +69,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 
 --- The input of a sub-agent in stage pre_task.
 ---@class CoderPreTaskInput
@@ -77,8 +82,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task CoderTask
 
 --- The input of a sub-agent in stage post_task.
@@ -90,8 +96,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task CoderTask
 ---@field coder_response CoderResponseInput
 
@@ -105,8 +112,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_responses CoderResponsesItem[]
 
 --- The input of an event-form sub-agent (on) dispatched at pre: start, or an event emitted there.
@@ -176,7 +184,6 @@
 ---@field emit_events? string[] event form: events queued and dispatched after the current dispatch, in order (used in pre, post)
 ---@field agent_on? string|string[] event form: the events this entry listens to from now on (used in pre)
 ---@field coder_redo? boolean event form: true asks for a new run of the coder (aip.flow.redo_run), capped (used in post)
----@field [string] any
 
 --- A sub_agents entry in table form.
 ---@class CoderAgentEntry
@@ -184,5 +191,6 @@
 ---@field enabled? boolean false: the entry is skipped
 ---@field stages? "pre"|"pre_task"|"post_task"|"post"|("pre"|"pre_task"|"post_task"|"post")[] stage form: the stages the sub-agent runs in; one stage name is a one-item list (not filled in when on is given)
 ---@field options? table<string, any> agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)
+---@field config? table<string, any> the agent's own settings, never checked nor warned about: it reads them as input.agent_config.config
 ---@field on? string|string[] event form (upstream pro@coder rules): the events the sub-agent listens to; one name is a one-item list
 ---@field [string] any

@@ -291,9 +291,8 @@ function M.apply(content, settings)
   applied.answer = answer
   local function fail(path, reason, change)
     applied.files_failed[#applied.files_failed + 1] = path
-    -- a failed udiffx directive keeps its text, for auto-fix
-    local directive = change and change.kind ~= "AIP_FILE_CHANGE" and change.raw or nil
-    applied.failures[#applied.failures + 1] = { path = path, reason = reason, kind = change and change.kind, directive = directive }
+    -- a FILE_PATCH whose hunks did not apply keeps its text, for auto-fix
+    applied.failures[#applied.failures + 1] = { path = path, reason = reason, directive = change and change.raw or nil }
   end
   if problem then fail("<FILE_CHANGES>", problem) end
 
@@ -327,7 +326,7 @@ function M.apply(content, settings)
   local n = 0
   for _, item in ipairs(checked) do
     if item.failure then
-      fail(item.failure.path, item.failure.reason, item.change)
+      fail(item.failure.path, item.failure.reason)
       status(item.change, false, item.failure.reason)
     else
       n = n + 1
@@ -345,7 +344,8 @@ function M.apply(content, settings)
       status(item.change, reason == nil, reason)
       if reason then
         if item.change.kind ~= "AIP_FILE_CHANGE" then reason = item.change.kind .. ": " .. reason end
-        fail(path, reason, item.change)
+        local hunks_failed = udiffx_results and item.change.kind == "FILE_PATCH" and ok
+        fail(path, reason, hunks_failed and item.change or nil)
       end
     end
   end

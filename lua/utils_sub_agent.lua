@@ -8,6 +8,7 @@
 
 local C = require("sub_agent_contract")
 local U = require("utils_common")
+local P = require("utils_parallel")
 
 local M = {}
 
@@ -153,8 +154,9 @@ end
 
 -- The single input a sub-agent receives (sections 2 and 7). It is deep-copied as a whole, so whatever the
 -- sub-agent does to it never reaches the pipeline's own tables.
-local function build_input(stage, state, progress, dispatch, index, form)
-  local config = dispatch.configs[index]
+local function build_input(stage, state, progress, dispatch, index, form, member)
+  -- a member of a parallel group gets the input the group's entry would get, with its own config
+  local config = member or dispatch.configs[index]
   local input = {
     _display = "sub-agent " .. config.name .. " (" .. stage .. ")",
     coder_stage = stage,
@@ -334,6 +336,44 @@ local function normalize_tail(value, form)
   return tail
 end
 
+-- What a stage adopts from an answer, by form (a group's combined answer is in the group's form).
+local function adopts_of(stage, form)
+  if form == "event" then
+    local pre = stage == "pre"
+    return { coder_params = pre, coder_prompts = pre, coder_prompt = pre }
+  end
+  return ADOPTS[stage]
+end
+
+-- A parallel group (section 8) is one step: the members' combined answer, one history entry per member.
+-- Returns nil, or a failure message.
+local function run_group_step(stage, state, progress, dispatch, index, form)
+  local group = dispatch.configs[index]
+  local res, err, entries = P.run_group(stage, group, {
+    index = index,
+    adopts = adopts_of(stage, form),
+    input_of = function(member) return build_input(stage, state, progress, dispatch, index, form, member) end,
+  })
+  if err then return err end
+  if res ~= nil then
+    if form == "event" then
+      adopt_event_form(stage, progress, res, group)
+      if stage == "post" and res.coder_redo == true then progress.redo = true end
+    else
+      adopt_stage_form(stage, progress, res, P.label(index))
+    end
+  end
+  for _, entry in ipairs(entries) do
+    if form == "event" then
+      entry.event = dispatch.event
+      entry.stage = stage
+      entry.sub_agent_result = entry.agent_result
+    end
+    dispatch.history[#dispatch.history + 1] = entry
+  end
+  return nil
+end
+
 local function history_item(form, dispatch, stage, config, agent_result)
   if form == "event" then
     return {
@@ -359,7 +399,12 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
   local i, steps = 1, 0
   while dispatch.configs[i] ~= nil do
     local config = dispatch.configs[i]
-    if runs_in(config, dispatch, stage) then
+    if runs_in(config, dispatch, stage) and C.is_group(config) then
+      steps = steps + 1
+      if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
+      local err = run_group_step(stage, state, progress, dispatch, i, C.form_of(config))
+      if err then return err end
+    elseif runs_in(config, dispatch, stage) then
       steps = steps + 1
       if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
       local form = C.form_of(config)

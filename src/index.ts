@@ -28,10 +28,11 @@ export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CAS
 export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput, PrevItem, AiPromptExpectation } from './harness/case-file.ts';
 export { discover, findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
 export { diffValues, textDiff } from './harness/compare.ts';
-export { starterFiles } from './harness/templates.ts';
+export { starterFiles } from './harness/init-scaffold.ts';
 
 // What a sub-agent response does
-export { analyzeEffect, effectWarnings, suggest } from './effects/effects.ts';
+export { analyzeEffect, effectWarnings } from './effects/effects.ts';
+export { suggest } from './support/suggest.ts';
 export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownKey, AnalyzeOptions } from './effects/effects.ts';
 
 // The sub_agents contract (zod schemas, normalisation, response checks, messages)
@@ -43,11 +44,11 @@ export type { SimulatorOptions, RunRequest, RunOutcome } from './runtime/simulat
 export { ScriptedAi, NoScriptedResponseError } from './runtime/ai.ts';
 export type { ScriptedResponse } from './runtime/ai.ts';
 export { createOverlayVfs } from './runtime/vfs.ts';
-export type { Vfs, FileChanges } from './runtime/vfs-types.ts';
+export type { Vfs, FileChanges } from './support/vfs.ts';
 export { REPO_PACK } from './runtime/packs.ts';
 export type { PackLocation } from './runtime/resolve.ts';
-export { Trace } from './runtime/trace.ts';
-export type { TraceEvent } from './runtime/trace.ts';
+export { Trace } from './aip/support/trace.ts';
+export type { TraceEvent } from './aip/support/trace.ts';
 
 // The Lua engines: fengari (Lua 5.3, default) and lua54 (Lua 5.4 on wasmoon; `await loadEngine('lua54')` before use)
 export { loadEngine, getEngine, ENGINE_NAMES, DEFAULT_ENGINE } from './engine/index.ts';

@@ -24,6 +24,30 @@ local function glob_list(value, what)
   return out
 end
 
+--- The sub-agent entry the `auto_context` prompt key stands for, run after the user's `pre` sub-agents:
+-- entry | nil (off) , plus a message when the key has a wrong shape. `auto_context = "flash"` is the model;
+-- a table gives the entry keys (model, code_map_model, mode, knowledge, ...); `enabled = false` turns it off.
+function M.sub_agent_entry(params)
+  local value = U.nil_if_null(params and params.auto_context)
+  if value == nil or value == false then return nil end
+  local entry
+  if type(value) == "string" and value ~= "" then
+    entry = { model = value }
+  elseif type(value) == "table" and value[1] == nil then
+    if U.nil_if_null(value.enabled) == false then return nil end
+    entry = U.deep_copy(value)
+  elseif value == true then
+    return nil, "auto_context = true names no model: give one (auto_context = \"flash\") or a table { model = \"flash\", ... }"
+  else
+    return nil, "auto_context must be a model name or a table { model, code_map_model, mode, knowledge, ... }, got " .. U.value_type(value)
+  end
+  entry.name = "pro@coder/auto-context"
+  entry.enabled = true
+  entry.stages = { "pre" }
+  entry.on = nil
+  return entry
+end
+
 --- The config of one run: { model, code_map_model, mode, knowledge, input_concurrency, helper_globs,
 -- cache_explicit, base_dir, candidate_globs, knowledge_globs, prompt }.
 function M.config(sub)

@@ -137,8 +137,87 @@ function M.save(file_path, file_map)
   end
 end
 
+--- Writes the maps that changed and gives the sub-agent's response. `by_source`: the new entries of this run by
+-- source path; `failed`: "path: why" of the files whose answer was not usable (their old entry, if any, stays).
+function M.finish(maps, by_source, oversized_list, config, failed)
+  failed = failed or {}
+  table.sort(failed)
+  local created, updated, removed, unchanged, paths = {}, {}, {}, {}, {}
+  local seen_created, seen_updated = {}, {}
+  for _, map in ipairs(maps) do
+    paths[#paths + 1] = map.def.file_path
+    local file_map, changed = {}, false
+    for _, key in ipairs(map.unchanged) do
+      file_map[key] = map.old[key]
+      unchanged[#unchanged + 1] = key
+    end
+    for key in pairs(map.old) do
+      if not map.listed[key] then
+        changed = true
+        removed[#removed + 1] = key
+      end
+    end
+    for key in pairs(map.listed) do
+      if file_map[key] == nil then
+        local source = key
+        if map.def.base_dir then source = aip.path.join(map.def.base_dir, key) end
+        local entry = by_source[source]
+        if entry then
+          local copy = U.deep_copy(entry)
+          copy.file_path = key
+          file_map[key] = copy
+          changed = true
+          if map.old[key] ~= nil then
+            if not seen_updated[source] then
+              seen_updated[source] = true
+              updated[#updated + 1] = source
+            end
+          elseif not seen_created[source] then
+            seen_created[source] = true
+            created[#created + 1] = source
+          end
+        elseif map.old[key] ~= nil then
+          file_map[key] = map.old[key]
+        end
+      end
+    end
+    if changed or not aip.path.exists(map.def.file_path) then M.save(map.def.file_path, file_map) end
+  end
+  table.sort(created)
+  table.sort(updated)
+  table.sort(removed)
+  table.sort(unchanged)
+
+  local oversized = {}
+  for i, o in ipairs(oversized_list) do oversized[i] = o.path end
+  if oversized[1] ~= nil then
+    print("code-map: " .. #oversized .. " file(s) over " .. config.max_file_size_kb .. " KB skipped: " .. table.concat(oversized, ", "))
+  end
+  print(string.format("code-map: %d created, %d updated, %d unchanged, %d removed, %d oversized, %d failed",
+    #created, #updated, #unchanged, #removed, #oversized, #failed))
+
+  local agent_result = {
+    code_map_file_paths = paths,
+    created = created,
+    updated = updated,
+    unchanged = unchanged,
+    removed = removed,
+    oversized = oversized,
+  }
+  if failed[1] ~= nil then
+    return {
+      success = false,
+      error_msg = "code-map: " .. #failed .. " file(s) got no usable summary (the maps keep every other entry)",
+      error_details = table.concat(failed, "\n"),
+      agent_result = agent_result,
+    }
+  end
+  return { agent_result = agent_result }
+end
+
 -- A path of a code map JSON (never mapped itself).
 function M.is_map_path(path)
+  if path:sub(-5):lower() ~= ".json" then return false end
   local name = (path:match("[^/]+$") or path):lower()
   return name:match("%.json$") ~= nil and (name:find("code-map", 1, true) ~= nil or name:find("content-map", 1, true) ~= nil)
 end

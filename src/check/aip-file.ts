@@ -66,7 +66,7 @@ function optionsFinding(file: string, content: string, err: AgentLoadError): Fin
   };
 }
 
-/** Renames `# Options` headings (outside fences, RUNTIME.md section 1) so the parser ignores the section. */
+/** Renames `# Options` headings (outside fences, docs/aipack.md section 1) so the parser ignores the section. */
 function disableOptions(content: string): string {
   let fence: Fence = 'out';
   return content

@@ -2,7 +2,7 @@
 // which stage's input the script receives, for the checker and for the Lua language server.
 
 import { STAGES } from '../contract/index.ts';
-import { suggest } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 import { ANY_INPUT_CLASS, EVENT_INPUT_CLASS, EVENT_KINDS, STAGE_INPUT_CLASS, type InputKind } from './contract-types.ts';
 
 const CLASS_STAGES = new Map<string, InputKind[]>([

@@ -20,6 +20,9 @@ import {
   type EntryForm,
   type Stage,
 } from '../contract/index.ts';
+import { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
+
+export { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS };
 
 /**
  * What a sub-agent's input is, for the checker: a stage (the stage form's input), or `on:<stage>` (the event form's
@@ -61,21 +64,12 @@ export interface ShapeField {
 }
 
 
-/** Lua class name of each stage's input table */
-export const STAGE_INPUT_CLASS: Record<Stage, string> = {
-  pre: 'CoderPreInput',
-  pre_task: 'CoderPreTaskInput',
-  post_task: 'CoderPostTaskInput',
-  post: 'CoderPostInput',
-};
 /** Lua class name of the event form's input tables (upstream pro@coder's fields) */
 export const EVENT_INPUT_CLASS: Record<EventKind, string> = {
   'on:pre': 'CoderEventPreInput',
   'on:post': 'CoderEventPostInput',
 };
 export const inputClassOf = (k: InputKind): string => (isEventKind(k) ? EVENT_INPUT_CLASS[k] : STAGE_INPUT_CLASS[k]);
-export const ANY_INPUT_CLASS = 'CoderSubAgentInput';
-export const RESPONSE_CLASS = 'CoderSubAgentResponse';
 
 const prevItem = defOf(defOf(StageInputSchemas.pre).shape!.sub_agents_prev).element!;
 

@@ -9,7 +9,7 @@
 import { CTX_KEYS, LUA_CLASSES, signatureOf, splitTop, type LuaClass, type Param } from '../aip/signatures.ts';
 import { isAvailableAt, type StageName } from '../aip/catalog.ts';
 import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill } from '../contract/index.ts';
-import { suggest } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 import {
   inputShapeFor,
   isEventKind,

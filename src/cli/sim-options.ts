@@ -7,12 +7,13 @@ import type { EngineName } from '../engine/engine.ts';
 import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName, loadEngine } from '../engine/index.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
-import { DeadlineError, IsolateCrashError, runIsolated, parseTimeoutSeconds, type SerializedError } from '../isolate/isolate.ts';
-import type { SimSpec, SimulateResult } from '../isolate/jobs.ts';
+import { DeadlineError, IsolateCrashError, parseTimeoutSeconds, type SerializedError } from '../isolate/isolate.ts';
+import { runJob } from '../harness/run-job.ts';
+import type { SimSpec, SimulateResult } from '../harness/worker-jobs.ts';
 import { CommitError, writeChanges } from '../runtime/commit.ts';
 import { AgentRunError, DEFAULT_AIPACK_VERSION, type RunOutcome, type RunRequest } from '../runtime/simulator.ts';
-import { Trace, type StageName } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
+import { Trace, type StageName } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { requireDir, UsageError } from './errors.ts';
@@ -37,7 +38,7 @@ export function addEngineOption(cmd: Command): Command {
   return cmd.option('--engine <name>', `Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $${ENGINE_ENV})`);
 }
 
-/** Checks the engine named by `--engine` (default from the environment); `load` also loads it in this thread. */
+/** Checks the engine named by `--engine` (default from the environment), without loading it (engineFromOption loads). */
 export function engineOf(name: string | undefined): EngineName {
   let engine: string;
   try {
@@ -70,7 +71,7 @@ export function addSimOptions(cmd: Command): Command {
     .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
 }
 
-/** The simulator the options describe, as plain data for the run's worker (isolate/jobs.ts). Throws UsageError. */
+/** The simulator the options describe, as plain data for the run's worker (harness/worker-jobs.ts). Throws UsageError. */
 export function makeSimSpec(o: SimCliOptions): SimSpec {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
   if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
@@ -133,7 +134,7 @@ export async function simulateCli(o: SimCliOptions, request: RunRequest): Promis
   const timeoutMs = timeoutOf(o);
   const none = { created: [], changed: [], deleted: [] };
   try {
-    const r = await runIsolated('simulate', { sim: spec, request }, { timeoutMs });
+    const r = await runJob('simulate', { sim: spec, request }, { timeoutMs });
     const trace = new Trace();
     trace.events.push(...r.events);
     return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, pending: r.pending };

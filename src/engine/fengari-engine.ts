@@ -97,7 +97,7 @@ class FengariState implements LuaState {
     const limits = this.limits;
     if (limits.memoryExceeded) return; // the hook raises; error handling may still build strings
     // the string's bytes are allocated before this hook sees it, so a check against the cap alone lets a doubling
-    // loop hold 1.5x the cap (a 512 MiB string beside the 256 MiB one: over 1 GB of RSS, attack 10); refusing a
+    // loop hold 1.5x the cap (a 512 MiB string beside the 256 MiB one: over 1 GB of RSS, see docs/sandbox.md); refusing a
     // string of half the cap stops it one step earlier
     if (2 * bytes >= limits.memoryMax) {
       limits.memoryExceeded = true;

@@ -1,7 +1,7 @@
 /**
  * Limits shared by every Lua state of one run tree: a top-level run and every `aip.agent.run` it makes, however
  * deep. One instruction budget and one memory cap for the whole tree, so an agent cannot multiply its allowance
- * by calling itself (issue 12, attack 11).
+ * by calling itself (docs/sandbox.md).
  */
 export interface RunLimits {
   /** instructions the tree may execute (hook steps plus the work charged for big library calls) */
@@ -18,6 +18,11 @@ export interface RunLimits {
    * limit and every state created after it stop at once.
    */
   grace: number;
+  /**
+   * set when a cost charged outside the Lua states (files a run's saves hold in memory) crosses a limit: no state
+   * of the tree gets grace then, every one stops at its next check
+   */
+  stopAll?: boolean;
 }
 
 export const GRACE = 1_000_000;
@@ -41,7 +46,7 @@ export function limitMessage(limits: RunLimits, budgetMessage: string, memoryMes
  */
 export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolean {
   if (!limits.exceeded && !limits.memoryExceeded) return false;
-  if (hitHere) return true;
+  if (hitHere || limits.stopAll) return true;
   limits.grace -= n;
   return limits.grace < 0;
 }
@@ -49,7 +54,7 @@ export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolea
 /**
  * Instructions charged for each new state: a fresh state (with the agent run around it: ~1-4 ms) costs about what
  * that much Lua does, and a run that spawns thousands of tiny stages (each under one hook interval) must use up its
- * tree's budget within seconds (attack 11: with the default budget, ~1,700 states).
+ * tree's budget within seconds (with the default budget, ~1,700 states).
  */
 export const STATE_COST = 60_000;
 
@@ -75,6 +80,6 @@ export function chargeState(limits: RunLimits): boolean {
 export const CHARGE_FROM_BYTES = 4096;
 /**
  * Bytes of library work that cost one instruction of budget: the engines' string functions run at ~0.2-1 ns a byte
- * against ~10-30 ns an instruction, so the default budget ends a loop of 16 MiB copies within seconds (attack 9).
+ * against ~10-30 ns an instruction, so the default budget ends a loop of 16 MiB copies within seconds.
  */
 export const BYTES_PER_INSTRUCTION = 4;

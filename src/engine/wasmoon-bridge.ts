@@ -241,7 +241,7 @@ function pushNumber(L: number, n: number): void {
 
 /**
  * Pushes a JS value (values.ts mapping). `topNullIsNil`: a top-level null becomes nil, as for stage variables
- * (RUNTIME.md 7.0); nested nulls always become the `null` sentinel. `owner` receives the ids of host functions.
+ * (docs/aipack.md section 7.0); nested nulls always become the `null` sentinel. `owner` receives the ids of host functions.
  */
 export function pushJs(L: number, value: unknown, topNullIsNil: boolean, owner: number[], seen = new Set<object>()): void {
   if (value === undefined) return M._lua_pushnil(L);

@@ -6,7 +6,7 @@
  *   paths = ["agents"]              # what `test` runs without path arguments (relative to this file)
  *   engine = "fengari"              # the Lua engine
  *   aipack_version = "0.8.15"       # simulated AIPack version
- *   budget = 5000000                # instruction budget of each Lua stage
+ *   budget = 5000000                # instruction budget of a case's run tree
  *   strict = true                   # warnings fail the case
  *   reporter = "junit"              # default | json | junit
  *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)

@@ -14,12 +14,13 @@ import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mock
 import nodePath from 'node:path';
 import { z } from 'zod';
 import { ENTRY_KEYS, configStages, eventStage, messages, normalizeEntry, type Stage } from '../contract/index.ts';
-import { analyzeEffect, effectWarnings, pickResponse, stringList, suggest, type StageEffect } from '../effects/effects.ts';
+import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
 import { AgentRunError, DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
-import { Trace, type TraceEvent } from '../runtime/trace.ts';
+import { Trace, type TraceEvent } from '../aip/support/trace.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
 import { readPolicy } from '../runtime/read-guard.ts';
 import { walkFiles } from '../support/walk.ts';
@@ -53,7 +54,7 @@ export interface HarnessOptions {
   pack?: PackLocation;
   /** simulated AIPack version (default: the simulator's) */
   aipackVersion?: string;
-  /** instruction budget of each Lua stage */
+  /** instruction budget of the run tree (the case's agent run and every aip.agent.run below it) */
   budget?: number;
   /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
   engine?: EngineName;
@@ -62,7 +63,7 @@ export interface HarnessOptions {
 /** The inputs of one stage run, as a case gives them (every field optional). */
 export interface StageInput {
   stage?: Stage;
-  /** scripted aip.cmd.exec / aip.web answers (runtime/scripted-io.ts) */
+  /** scripted aip.cmd.exec / aip.web answers (aip/support/scripted-io.ts) */
   commands?: Record<string, unknown>[];
   web?: Record<string, unknown>[];
   /** aip.* stubs (runtime/mocks.ts) */
@@ -332,7 +333,7 @@ const plain = (v: unknown): Record<string, unknown> => {
 };
 
 /**
- * The stage of a case whose config gives upstream's `on` (SUB_AGENTS.md section 7): the case's own stage, which
+ * The stage of a case whose config gives upstream's `on` (pack/SUB_AGENTS.md section 7): the case's own stage, which
  * must be one `on` maps to, else the first of them. An invalid `on` is left to the pipeline, which fails the
  * stage with the message naming the entry, as the pack does.
  */

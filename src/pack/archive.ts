@@ -1,5 +1,5 @@
 /**
- * `.aipack` archives and installation (RUNTIME.md section 9).
+ * `.aipack` archives and installation (docs/aipack.md section 9).
  *
  * The archive is a Deflate zip of the rendered pack, entries relative to the pack directory (`pack.toml` at the
  * root), sorted, with one fixed modification time: packing twice gives the same bytes.
@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { parse as parseToml } from 'smol-toml';
 import { isDirectory, listNames, lstatOf, readBytes, readNoFollow, realPathOf, writeOutputFile } from '../support/host-fs.ts';
-import { ownDir, renderPack, syncDir, type SyncResult } from './build.ts';
+import { ownDir, packFiles, syncDir, type SyncResult } from './build.ts';
 
 const PACK_ID_REGEX = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 const PACK_VERSION_REGEX = /^(\d+)\.(\d+)\.(\d+)(?:-([a-zA-Z][\w-]*)(?:\.(\d+))?)?$/;
@@ -93,9 +93,9 @@ export interface BuiltArchive {
   files: string[];
 }
 
-/** Renders the pack of `root`, validates its pack.toml and zips it. */
+/** The pack of `root` (sources or built), validates its pack.toml and zips it. */
 export function buildArchive(root: string): BuiltArchive {
-  const files = renderPack(root);
+  const files = packFiles(root);
   const toml = files.get('pack.toml');
   if (toml === undefined) throw new PackTomlError('pack.toml is missing from the pack');
   const identity = parsePackToml(toml);
@@ -155,7 +155,7 @@ export interface InstallResult extends SyncResult {
  * unless `force`. The directory ends up holding exactly the rendered files.
  */
 export function installPack(root: string, workspace: string, options: { force?: boolean } = {}): InstallResult {
-  const files = renderPack(root);
+  const files = packFiles(root);
   const identity = parsePackToml(files.get('pack.toml') ?? '');
   const ws = resolve(workspace);
   if (!isDirectory(ws)) throw new InstallRefused(`the workspace ${ws} is not a directory`);

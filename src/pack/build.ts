@@ -106,6 +106,28 @@ export function renderPack(root: string): Map<string, string> {
 }
 
 /**
+ * The pack's files as `install` and `pack` ship them: rendered from `lua/` in the repository, read from the built
+ * `pack/` in the npm package (which ships `pack/`, not the sources).
+ */
+export function packFiles(root: string): Map<string, string> {
+  if (exists(join(root, SOURCE_DIR))) return renderPack(root);
+  const packDir = join(root, PACK_DIR);
+  if (!exists(join(packDir, 'pack.toml'))) {
+    throw new Error(`no pack in ${root}: neither ${SOURCE_DIR}/ (the sources) nor ${PACK_DIR}/pack.toml (the built pack) is there`);
+  }
+  return new Map(listFiles(packDir).map((rel) => [rel, readUnder(packDir, join(packDir, rel), `pack file ${PACK_DIR}/${rel}`).toString('utf8')] as const));
+}
+
+/** `build` renders pack/ from lua/: a repository command, refused with one clear line where the sources are not. */
+export function requireSources(root: string): void {
+  if (exists(join(root, SOURCE_DIR, 'main.aip'))) return;
+  throw new Error(
+    `build needs the pack sources (${SOURCE_DIR}/main.aip), which only a clone of the repository holds; ` +
+      `the installed package ships the built pack: use \`coder-subagents install\` or \`coder-subagents pack\``,
+  );
+}
+
+/**
  * Makes `dir` hold exactly `files`: writes what differs, removes the rest (and directories left empty). The
  * directory is the tool's own: a symlink inside it is replaced, never followed (host-fs syncTree).
  */

@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
 import { isInside, realPathOf } from '../support/host-fs.ts';
-import type { Vfs } from './vfs-types.ts';
+import type { Vfs } from '../support/vfs.ts';
 
 export class ReadRefused extends LuaError {}
 

@@ -1,7 +1,8 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
-import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
+import { buildAipTable } from '../aip/registry.ts';
+import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
@@ -19,13 +20,13 @@ import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
 import { runOutput } from './stages/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace, type StageName } from './trace.ts';
+import { summarize, Trace, type StageName } from '../aip/support/trace.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { createOverlayVfs } from './vfs.ts';
+import { countWrites, createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
-import type { Vfs } from './vfs-types.ts';
+import type { Vfs } from '../support/vfs.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
@@ -82,7 +83,7 @@ export interface RunRequest {
   baseDir?: string;
 }
 
-/** What a run returns, as a parent agent would receive it (RUNTIME.md section 4), plus the skip reason. */
+/** What a run returns, as a parent agent would receive it (docs/aipack.md section 4), plus the skip reason. */
 export interface RunOutcome {
   /** one entry per input, in input order; null for skipped inputs and nil outputs; undefined when no task ran */
   outputs: unknown[] | undefined;
@@ -150,7 +151,21 @@ export class Simulator implements StageHost {
     // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
     this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), this.readPolicy);
+    // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
+    const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
+    this.readVfs = guardReads(held, this.readPolicy);
+  }
+
+  /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */
+  private chargeHeld(delta: number, total: number): void {
+    const limits = this.limits;
+    if (delta <= 0 || !limits) return;
+    if (limits.memoryExceeded || total + limits.memoryUsed > limits.memoryMax) {
+      limits.memoryExceeded = true;
+      limits.stopAll = true;
+      const mib = (n: number) => `${Math.ceil(n / 1048576)} MiB`;
+      throw new LuaError(`memory limit exceeded: the files saved by this run would hold ${mib(total)} (the run tree may hold ${mib(limits.memoryMax)}, files and Lua memory together)`);
+    }
   }
 
   /** true when the simulated AIPack version is `version` or later */
@@ -260,7 +275,7 @@ export class Simulator implements StageHost {
     return options;
   }
 
-  // RUNTIME.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
+  // docs/aipack.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
   private lifecycle(frame: Frame, request: RunRequest): RunOutcome {
     const requested = request.inputs && request.inputs.length > 0 ? request.inputs.map(withDisplay) : undefined;
     const before = runBeforeAll(this, frame, requested, this.agentOptions(frame, request.options));
@@ -325,7 +340,7 @@ export class Simulator implements StageHost {
       limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
-      // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
+      // <PACK_DIR>/lua is searched since 0.8.18 (docs/aipack.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason
       readFile: (abs) => {
@@ -401,7 +416,7 @@ export class Simulator implements StageHost {
     };
   }
 
-  /** `aip.agent.run(name, options)` from Lua (RUNTIME.md section 4); errors are raised as Lua errors. */
+  /** `aip.agent.run(name, options)` from Lua (docs/aipack.md section 4); errors are raised as Lua errors. */
   private subAgentCall(frame: Frame, name: unknown, rawOptions: unknown): unknown {
     if (typeof name !== 'string') throw new LuaError(`aip.agent.run: agent name must be a string, got ${luaTypeName(name)}`);
     // any Lua table is accepted (a list just has none of the keys); it arrives as an array or an object
@@ -463,7 +478,7 @@ export class Simulator implements StageHost {
       throw new LuaError(message);
     }
     record(outcome);
-    // top-level nulls become nil holes for the caller (RUNTIME.md section 4); redo_requested exists since 0.8.17
+    // top-level nulls become nil holes for the caller (docs/aipack.md section 4); redo_requested exists since 0.8.17
     return {
       outputs: outcome.outputs?.map((v) => (v === null ? undefined : v)),
       after_all: outcome.afterAll === null ? undefined : outcome.afterAll,
@@ -503,7 +518,7 @@ export class Simulator implements StageHost {
       TASK_UID: inTask ? `${frame.runUid}-task-${taskNum}` : undefined,
       TASK_NUM: inTask && v('0.8.12') ? taskNum : undefined,
       STAGE: stage,
-      // string-typed in Data/Output, as AIPack's code has it (RUNTIME.md section 5)
+      // string-typed in Data/Output, as AIPack's code has it (docs/aipack.md section 5)
       RUN_FLOW_REDO_COUNT: v('0.8.22') ? (inTask ? '0' : 0) : undefined,
     };
   }

@@ -28,6 +28,24 @@ describe('coder-subagents init', () => {
     });
   }
 
+  it('the entries it recommends run in a coder prompt without a pack warning', async () => {
+    const dir = tmpDir();
+    write(dir, '.aipack/.keep', '');
+    write(dir, 'src/a.ts', 'export const a = 1;\n');
+    const entries: string[] = [];
+    for (const stage of ['pre', 'pre_task', 'post_task', 'post']) {
+      const r = await runCli(['init', `a-${stage.replace('_', '-')}`, '--dir', 'agents', '--stage', stage], dir);
+      entries.push(/sub_agents = \[(.*)\]$/m.exec(r.stdout)![1]!);
+    }
+    write(dir, '.aipack/.prompt/pro@coder/coder-prompt.md', `\`\`\`toml\n#!meta\nworking_globs = ["src/*.ts"]\nsub_agents = [${entries.join(', ')}]\n\`\`\`\n\nFix the login form.\n\n====\n`);
+    write(dir, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "Nothing to change."\nreusable = true\n');
+    const run = await runCli(['run', '--ai', 'ai.toml', '--json'], dir);
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout);
+    expect(report.sub_agents.map((c: { agent: string }) => c.agent)).toEqual(['agents/a-pre.aip', 'agents/a-pre-task.aip', 'agents/a-post-task.aip', 'agents/a-post.aip']);
+    expect(report.warnings).toEqual([]);
+  });
+
   it('prints the files and the next steps', async () => {
     const dir = tmpDir();
     const r = await runCli(['init', 'refiner', '--dir', 'agents'], dir);
@@ -41,7 +59,7 @@ describe('coder-subagents init', () => {
         '  1. run its cases:      npx coder-subagents test agents',
         '  2. edit both files; re-run on save with: npx coder-subagents test agents --watch',
         '  3. enable it in the meta block of your coder-prompt.md (name = its path from the workspace root):',
-        '       sub_agents = [{ name = "agents/refiner.aip", stages = ["pre"], focus = "auth" }]',
+        '       sub_agents = [{ name = "agents/refiner.aip", stages = ["pre"], config = { focus = "auth" } }]',
         '',
       ].join('\n'),
     );
@@ -54,7 +72,7 @@ describe('coder-subagents init', () => {
     const r = await runCli(['init', 'refiner', '--dir', 'agents'], nodePath.join(ws, 'app'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('created agents/refiner.aip\n');
-    expect(r.stdout).toContain('sub_agents = [{ name = "app/agents/refiner.aip", stages = ["pre"], focus = "auth" }]');
+    expect(r.stdout).toContain('sub_agents = [{ name = "app/agents/refiner.aip", stages = ["pre"], config = { focus = "auth" } }]');
   });
 
   it('defaults to the current directory and the pre stage', async () => {

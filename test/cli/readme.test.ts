@@ -123,7 +123,7 @@ describe('README', () => {
     expect(passing.stdout.trimEnd().split('\n').at(-1)).toBe('3 passed, 0 failed');
 
     // the library snippet, with the agent init wrote
-    const r = runStage({ agent: 'my-agents/prompt-refiner.aip', baseDir: dir, stage: 'pre', prompt: 'Fix the login form', config: { focus: 'auth' } });
+    const r = runStage({ agent: 'my-agents/prompt-refiner.aip', baseDir: dir, stage: 'pre', prompt: 'Fix the login form', config: { config: { focus: 'auth' } } });
     expect(r.ok).toBe(true);
     expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);
     expect(r.effect?.params.removed).toEqual([]);

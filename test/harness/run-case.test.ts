@@ -307,7 +307,7 @@ prompt = "one"
   });
 });
 
-describe("upstream pro@coder's event form (SUB_AGENTS.md section 7)", () => {
+describe("upstream pro@coder's event form (pack/SUB_AGENTS.md section 7)", () => {
   it('config.on = "end" runs the agent at post, where it reads stage and event', () => {
     const c = only(`agent = "upstream-event.aip"
 [[case]]
@@ -369,15 +369,15 @@ config = { on = "end" }
     const toml = `agent = "prompt-refiner.aip"
 [[case]]
 name = "keys"
-params = { auto_context = { model = "x" }, contxt_globs = [] }
+params = { workbench = { chat = true }, contxt_globs = [] }
 config = { enable = false, focus = "auth" }
 `;
     const lax = only(toml);
     expect(lax.status).toBe('passed');
     expect(lax.warnings.slice(0, 3)).toEqual([
-      "prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
       "unknown prompt parameter 'contxt_globs': it is ignored",
-      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable); did you mean 'enabled'?",
+      "prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
+      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable; put an agent's own settings under config = { ... }, which is never warned about); did you mean 'enabled'?",
     ]);
     expect(only(toml, true).status).toBe('failed');
   });

@@ -5,9 +5,9 @@
 import nodePath from 'node:path';
 import { LuaError } from '../../src/engine/values.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { Trace, type StageName } from '../../src/runtime/trace.ts';
+import { Trace, type StageName } from '../../src/aip/support/trace.ts';
 import { createOverlayVfs, type OverlayVfsOptions } from '../../src/runtime/vfs.ts';
-import type { Vfs } from '../../src/runtime/vfs-types.ts';
+import type { Vfs } from '../../src/support/vfs.ts';
 
 export interface StageEnvOverrides {
   vfs?: Vfs;
@@ -43,7 +43,7 @@ export function makeStageEnv(workspaceDir: string, overrides: StageEnvOverrides 
   const agentDir = overrides.agent?.dir ?? workspace;
   const printed: string[] = [];
 
-  // RUNTIME.md section 9 search order
+  // docs/aipack.md section 9 search order
   const findPackDir =
     overrides.findPackDir ??
     ((ns: string, name: string) =>

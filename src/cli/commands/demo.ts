@@ -7,7 +7,7 @@ import { coderRunReport, describeEffect, type CoderRunReport } from '../../effec
 import { ScriptedAi } from '../../runtime/ai.ts';
 import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
-import type { Vfs } from '../../runtime/vfs-types.ts';
+import type { Vfs } from '../../support/vfs.ts';
 import { requireDir, UsageError, type SetExit } from '../errors.ts';
 import { addEngineOption, engineFromOption } from '../sim-options.ts';
 import { formatStatus } from '../format.ts';

@@ -3,7 +3,7 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type Stage } from '../../contract/index.ts';
 import { setUpLuaTypes } from '../../check/luals.ts';
-import { starterFiles } from '../../harness/templates.ts';
+import { starterFiles } from '../../harness/init-scaffold.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 

@@ -106,7 +106,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
       shard,
       aipackVersion,
       budget: o.budget !== undefined ? positiveInt('--budget', o.budget) : config.budget,
-      // the worker loads it (isolate/jobs.ts)
+      // the worker loads it (harness/worker-jobs.ts)
       engine: engineOf(o.engine ?? config.engine),
     },
   };

@@ -2,9 +2,9 @@ import nodePath from 'node:path';
 import type { AgentOptions } from '../agent-doc.ts';
 import { resolveModel } from '../agent-options.ts';
 import type { AiAnswer, ScriptedAi } from '../ai.ts';
-import { renderPromptParts } from '../handlebars.ts';
-import type { Trace } from '../trace.ts';
-import type { Vfs } from '../vfs-types.ts';
+import { renderPromptParts } from '../prompt-parts.ts';
+import type { Trace } from '../../aip/support/trace.ts';
+import type { Vfs } from '../../support/vfs.ts';
 import { isPlainObject } from '../../engine/values.ts';
 import { fail, type Frame } from './host.ts';
 

@@ -9,7 +9,7 @@ export type BeforeAllResult =
   | { kind: 'redo' }
   | { kind: 'continue'; inputs: unknown[] | undefined; beforeAll: unknown; options: AgentOptions };
 
-/** `# Before All` (RUNTIME.md section 2): may skip, redo, or replace the inputs, options and before_all value. */
+/** `# Before All` (docs/aipack.md section 2): may skip, redo, or replace the inputs, options and before_all value. */
 export function runBeforeAll(host: StageHost, frame: Frame, inputs: unknown[] | undefined, options: AgentOptions): BeforeAllResult {
   const script = frame.doc.beforeAll;
   if (!script) return { kind: 'continue', inputs, beforeAll: null, options };

@@ -1,5 +1,5 @@
 import { parseAgentOptions, type AgentOptions } from '../agent-doc.ts';
-import type { StageName } from '../trace.ts';
+import type { StageName } from '../../aip/support/trace.ts';
 import { isPlainObject, luaTypeName } from '../../engine/values.ts';
 import { fail, type Frame } from './host.ts';
 

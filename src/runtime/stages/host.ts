@@ -1,6 +1,6 @@
 import type { AgentDoc, AgentOptions, LuaScript } from '../agent-doc.ts';
 import type { ResolvedAgent } from '../resolve.ts';
-import type { StageName } from '../trace.ts';
+import type { StageName } from '../../aip/support/trace.ts';
 import type { AiAnswer } from '../ai.ts';
 import { isPlainObject } from '../../engine/values.ts';
 

@@ -26,7 +26,7 @@ export function runOutput(
     throw fail(frame, `Aipack custom '${d.kind}' not supported at the Output stage`, 'Output');
   }
   // an Output-stage skip is not a skip: since 0.8.17 the directive table itself is the output; before, the
-  // task output was null (RUNTIME.md 2)
+  // task output was null (docs/aipack.md section 2)
   if (d && d.kind === 'Skip' && !host.since('0.8.17')) return null;
   return ret ?? null;
 }

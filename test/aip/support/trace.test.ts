@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../src/runtime/trace.ts';
+import { summarize } from '../../../src/aip/support/trace.ts';
 
 describe('summarize (what the trace keeps of values below the top agent)', () => {
   it('keeps short values, and replaces long strings by their size, hash and first bytes', () => {

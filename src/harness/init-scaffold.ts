@@ -3,7 +3,7 @@
  * editing, and a case file whose cases pass against it.
  */
 import type { Stage } from '../contract/index.ts';
-import { STAGE_INPUT_CLASS } from '../check/contract-types.ts';
+import { STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
 
 /** The annotation that types `input` for `check` and the Lua language server. */
 const annotate = (stage: Stage) => `---@param input ${STAGE_INPUT_CLASS[stage]}`;
@@ -24,19 +24,19 @@ Enable it in the meta block of your coder-prompt.md (the name is a path from the
     sub_agents = [${entry}]
 
 It receives one input table (coder_stage, coder_params, coder_prompts, coder_prompt, agent_config = its entry,
-and the stage's own fields) and returns a table with only the fields it changes, or nil to change nothing.
+whose \`config\` table holds its own settings, and the stage's own fields) and returns a table with only the fields it changes, or nil to change nothing.
 Test it with its cases in ${name}.contract.toml: \`npx coder-subagents test\`.
 `;
 
 function pre(name: string, path: string): StarterFiles {
-  const entry = `{ name = "${path}", stages = ["pre"], focus = "auth" }`;
+  const entry = `{ name = "${path}", stages = ["pre"], config = { focus = "auth" } }`;
   const aip = `${header(name, 'pre', 'It runs once, before the coder resolves its files: it points the\ninstruction and the context files at one area of the code.', entry)}
 # Output
 
 \`\`\`lua
 ${annotate('pre')}
 -- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
-local focus = input.agent_config.focus  -- any extra key of the entry is available in agent_config
+local focus = (input.agent_config.config or {}).focus  -- the entry's own settings: its config table
 if focus == nil then
   return nil -- nothing to change
 end
@@ -59,7 +59,7 @@ agent = "${name}.aip"
 name = "adds a focus line and a context glob"
 stage = "pre"
 prompt = "Fix the login form"
-config = { focus = "auth" }
+config = { config = { focus = "auth" } }
 [case.expect]
 prompts = ["Fix the login form", "Focus: auth"]
 params_contains = { context_globs = ["src/auth/**"] }
@@ -69,7 +69,7 @@ name = "keeps the other params"
 stage = "pre"
 prompt = "Fix the login form"
 params = { model = "flash", context_globs = ["lib/**"] }
-config = { focus = "auth" }
+config = { config = { focus = "auth" } }
 [case.expect]
 params = { model = "flash", context_globs = ["lib/**", "src/auth/**"], structure_globs = [], knowledge_globs = [] }
 prompt = "Fix the login form\\n\\nFocus: auth"
@@ -85,7 +85,7 @@ unchanged = true
 }
 
 function preTask(name: string, path: string): StarterFiles {
-  const entry = `{ name = "${path}", stages = ["pre_task"], max_files = 3 }`;
+  const entry = `{ name = "${path}", stages = ["pre_task"], config = { max_files = 3 } }`;
   const aip = `${header(name, 'pre_task', 'It runs before each task: it names the task\'s files in the\ninstruction and asks for a steadier model on large tasks.', entry)}
 # Output
 
@@ -103,7 +103,7 @@ table.insert(prompts, "This is task " .. task.num .. " of " .. task.count .. ", 
 
 -- coder_params REPLACES this task's params: change the copy you were given, so that no key is lost.
 local params = input.coder_params
-if #task.working_files > (input.agent_config.max_files or 3) then
+if #task.working_files > ((input.agent_config.config or {}).max_files or 3) then
   params.temperature = 0
 end
 
@@ -126,7 +126,7 @@ name = "asks for temperature 0 on a large task"
 stage = "pre_task"
 prompt = "Rename the user model"
 params = { model = "flash" }
-config = { max_files = 1 }
+config = { config = { max_files = 1 } }
 task = { num = 1, count = 1, working_files = ["src/a.ts", "src/b.ts"] }
 [case.expect]
 params_contains = { model = "flash", temperature = 0 }
@@ -142,14 +142,14 @@ unchanged = true
 }
 
 function postTask(name: string, path: string): StarterFiles {
-  const entry = `{ name = "${path}", stages = ["post_task"], marker = "DEBUG:" }`;
+  const entry = `{ name = "${path}", stages = ["post_task"], config = { marker = "DEBUG:" } }`;
   const aip = `${header(name, 'post_task', 'It runs after each AI answer, before the file changes are applied:\nit removes debugging lines from the answer.', entry)}
 # Output
 
 \`\`\`lua
 ${annotate('post_task')}
 -- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
-local marker = input.agent_config.marker or "DEBUG:"
+local marker = (input.agent_config.config or {}).marker or "DEBUG:"
 local content = input.coder_response.content  -- the AI's answer, file changes included
 
 local kept, dropped = {}, 0
@@ -184,7 +184,7 @@ response = "Here is the fix.\\nDone."
 [[case]]
 name = "uses the configured marker"
 stage = "post_task"
-config = { marker = "TRACE" }
+config = { config = { marker = "TRACE" } }
 response = "TRACE 1\\nKept."
 [case.expect]
 response = "Kept."
@@ -201,7 +201,7 @@ response = "All good."
 }
 
 function post(name: string, path: string): StarterFiles {
-  const entry = `{ name = "${path}", stages = ["post"], file = "coder-summary.md" }`;
+  const entry = `{ name = "${path}", stages = ["post"], config = { file = "coder-summary.md" } }`;
   const aip = `${header(name, 'post', 'It runs once, after every task: it writes a summary of the run\n(which files each task changed) into the workspace.', entry)}
 # Output
 
@@ -217,7 +217,7 @@ end
 if #input.coder_responses == 0 then lines[#lines + 1] = "No task answered." end
 
 -- a relative path is relative to the workspace root
-local path = input.agent_config.file or "coder-summary.md"
+local path = (input.agent_config.config or {}).file or "coder-summary.md"
 aip.file.save(path, table.concat(lines, "\\n") .. "\\n")
 
 -- in post, params and prompts are ignored; agent_result is shown to the sub-agents that run after this one
@@ -240,7 +240,7 @@ files = { "coder-summary.md" = "# Coder run summary\\n\\n- task 1: src/a.ts\\n- 
 [[case]]
 name = "writes where the entry says"
 stage = "post"
-config = { file = "notes/run.md" }
+config = { config = { file = "notes/run.md" } }
 [case.expect]
 files = { "notes/run.md" = "# Coder run summary\\n\\nNo task answered.\\n" }
 `;

@@ -1,26 +1,23 @@
 /**
- * The jobs a worker of runIsolated (isolate.ts) can run. Arguments and results cross the thread boundary by
+ * The jobs a worker of runIsolated (isolate/isolate.ts) runs for the CLI and the contract tests (see run-job.ts). Arguments and results cross the thread boundary by
  * structured clone, so they are plain data: values Lua produced are made clonable first.
  */
 import nodePath from 'node:path';
 import type { Mocks } from '../runtime/mocks.ts';
-import type { CaseResult } from '../harness/run-case.ts';
-import { runContractFiles, type SuiteOptions, type SuiteResult } from '../harness/suite.ts';
+import type { CaseResult } from './run-case.ts';
+import { runContractFiles, type SuiteOptions, type SuiteResult } from './suite.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
 import type { PackLocation } from '../runtime/resolve.ts';
 import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
 import type { EngineName } from '../engine/engine.ts';
 import { defaultEngineName, loadEngine } from '../engine/index.ts';
-import type { TraceEvent } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
-import type { SerializedError } from './isolate.ts';
+import type { TraceEvent } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
+import { clonable, serializeError, type Port, type SerializedError } from '../isolate/isolate.ts';
 
-export interface Port {
-  /** where the job is now (agent and stage, or case), named by a DeadlineError */
-  at(where: string): void;
-  /** a partial result (e.g. one case file's results) */
-  send(value: unknown): void;
-}
+// the worker reports a job's error with the jobs module's serializeError
+export { serializeError };
+
 
 /** A Simulator as plain data (SimulatorOptions minus what cannot cross threads). */
 export interface SimSpec {
@@ -91,35 +88,6 @@ export async function suite(arg: { files: string[]; options: SuiteOptions }, por
     onCaseDone: (done) => port.send({ done: clonable(plainCase(done)) }),
   });
   return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
-}
-
-export function serializeError(err: unknown): SerializedError {
-  if (!(err instanceof Error)) return { name: 'Error', message: String(err), fields: {} };
-  const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(err)) fields[k] = v;
-  return { name: err.name, message: err.message, fields: clonable(fields) };
-}
-
-/** A deep copy that structured clone accepts: functions and other host objects become strings, cycles are cut. */
-export function clonable<T>(value: T): T {
-  const seen = new Map<object, unknown>();
-  const walk = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? `[${typeof v}]` : v;
-    if (v instanceof Uint8Array) return v;
-    if (seen.has(v)) return seen.get(v);
-    if (Array.isArray(v)) {
-      const out: unknown[] = [];
-      seen.set(v, out);
-      for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
-      return out;
-    }
-    const out: Record<string, unknown> = {};
-    seen.set(v, out);
-    // defineProperty: a key "__proto__" (Lua allows it) stays an ordinary key
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: walk(x), enumerable: true, writable: true, configurable: true });
-    return out;
-  };
-  return walk(value) as T;
 }
 
 export type Jobs = { simulate: typeof simulate; suite: typeof suite };

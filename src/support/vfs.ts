@@ -1,3 +1,5 @@
+import nodePath from 'node:path';
+
 /**
  * The file system a simulated run sees. Reads fall through to the real disk; writes and deletes land in an
  * in-memory overlay, so a run never touches the user's files unless the caller commits the overlay (`--write`).
@@ -52,4 +54,9 @@ export interface Vfs {
    * CommitError lists those that cannot be written, and nothing is), then each file replaced atomically
    */
   commit(): void;
+}
+
+/** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
+export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
+  return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
 }
