@@ -16,12 +16,16 @@ export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } fr
 export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/stage.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
-export { runSuite, runContractFiles, summaryLine, formatSuite, suiteJson, suiteJunit, SLOW_MS } from './harness/suite.ts';
+export { runSuite, runContractFiles, SLOW_MS } from './harness/suite.ts';
+export { summaryLine, formatSuite } from './harness/reporters/human.ts';
+export { suiteJson } from './harness/reporters/json.ts';
+export { suiteJunit } from './harness/reporters/junit.ts';
 // the same under a wall-clock deadline per case, in a worker thread (a hanging sub-agent cannot hang your tests)
 export { runContractFilesIsolated, SuiteStoppedError } from './harness/isolated.ts';
 export { DeadlineError, IsolateCrashError, DEFAULT_TIMEOUT_MS } from './isolate/isolate.ts';
 export { CommitError } from './runtime/commit.ts';
-export type { SuiteResult, SuiteOptions, StageCoverage, FormatOptions } from './harness/suite.ts';
+export type { SuiteResult, SuiteOptions, StageCoverage } from './harness/suite.ts';
+export type { FormatOptions } from './harness/reporters/human.ts';
 export { loadConfig, findConfigFile, ConfigError, CONFIG_FILE } from './harness/config.ts';
 export type { TestConfig, ReporterName } from './harness/config.ts';
 export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CASE_FILE_SUFFIX } from './harness/case-file.ts';

@@ -2,6 +2,7 @@
 // Single source of truth for the runtime (which functions exist) and the checker (what code may call).
 
 import { compareSemVer, type SemVer } from './semver.ts';
+import type { LifecycleStage } from './support/lifecycle.ts';
 
 export interface AipFunction {
   /** full dotted path, e.g. "aip.file.load" */
@@ -277,10 +278,9 @@ export function aipackGlobalsAt(version: string): string[] {
   return AIPACK_GLOBALS.filter((g) => isAvailableAt(g, version)).map((g) => g.name);
 }
 
-export type StageName = 'BeforeAll' | 'Data' | 'Output' | 'AfterAll';
 
 /** Variables of each stage's chunk environment (docs/aipack.md section 2). */
-export const STAGE_VARIABLES: Record<StageName, readonly string[]> = Object.freeze({
+export const STAGE_VARIABLES: Record<LifecycleStage, readonly string[]> = Object.freeze({
   BeforeAll: Object.freeze(['inputs', 'options']),
   Data: Object.freeze(['input', 'before_all', 'options']),
   Output: Object.freeze(['input', 'data', 'before_all', 'ai_response', 'options']),

@@ -1,5 +1,6 @@
 import type { Vfs } from '../support/vfs.ts';
-import type { StageName, Trace } from './support/trace.ts';
+import type { Trace } from './support/trace.ts';
+import type { LifecycleStage } from './support/lifecycle.ts';
 import type { ScriptedCommands, ScriptedWeb } from './support/scripted-io.ts';
 
 /** Everything an `aip.*` namespace needs from the simulated runtime, for one Lua stage. */
@@ -19,7 +20,7 @@ export interface StageEnv {
   };
   /** `<pack dir>` for `ns@name`, or undefined when no such pack is installed (docs/aipack.md section 9) */
   findPackDir(namespace: string, name: string): string | undefined;
-  readonly stage: StageName;
+  readonly stage: LifecycleStage;
   /** 1-based task number in Data/Output, undefined in Before All / After All */
   readonly taskNum?: number;
   readonly agent: {

@@ -4,7 +4,8 @@
 
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
-import { AIPACK_GLOBALS, AIP_FUNCTIONS, AIP_NAMESPACES, STAGE_VARIABLES, type StageName } from '../aip/catalog.ts';
+import { AIPACK_GLOBALS, AIP_FUNCTIONS, AIP_NAMESPACES, STAGE_VARIABLES } from '../aip/catalog.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { REPO_ROOT } from '../runtime/packs.ts';
 import { CONSTANT_TYPES, CTX_KEYS, GLOBAL_TYPES, LUA_CLASSES, parseParams, signatureOf, type Param } from '../aip/signatures.ts';
 import { STAGES } from '../contract/index.ts';
@@ -128,7 +129,7 @@ function globalsFile(): string {
     if (t.returns) out.push(`---@return ${t.returns}`);
     out.push(`function ${g.name}(${argNames(params)}) end`, '');
   }
-  const stagesOf = (v: string) => (Object.keys(STAGE_VARIABLES) as StageName[]).filter((s) => STAGE_VARIABLES[s].includes(v));
+  const stagesOf = (v: string) => (Object.keys(STAGE_VARIABLES) as LifecycleStage[]).filter((s) => STAGE_VARIABLES[s].includes(v));
   for (const [name, t] of Object.entries(STAGE_VARIABLE_TYPES)) {
     out.push(`--- Stage variable (${stagesOf(name).join(', ')}): ${t.doc}`, `---@type ${t.type}`, `${name} = nil`, '');
   }

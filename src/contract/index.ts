@@ -7,6 +7,7 @@ export { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, kindOf, fieldsOf, expectedOf
 export { luaType, luaList, luaEqual, tableEntries, type LuaTypeName } from './lua-values.ts';
 export { contractJsonSchemas, jsonSchemaOf, SCHEMAS, SCHEMA_NAMES } from './json-schema.ts';
 export { generateContractLua, CONTRACT_LUA_FILE } from './lua-gen.ts';
+export { listsFromLua, paramsFromLua, LIST_PARAM_KEYS, CoderParamListsSchema, CoderSummarySchema } from './lists.ts';
 export {
   normalizeGroup,
   isGroupEntry,

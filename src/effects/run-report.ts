@@ -1,4 +1,4 @@
-import { STAGES, type Stage } from '../contract/index.ts';
+import { CoderSummarySchema, listsFromLua, STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
 import type { PromptPartSent, Trace } from '../aip/support/trace.ts';
 import type { FileChanges } from '../support/vfs.ts';
@@ -106,8 +106,10 @@ export function coderRunReport(args: {
     warnings: trace
       .of('print')
       .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
-      .map((e) => e.text.slice(WARNING.length)),
-    after_all: outcome?.afterAll,
+      // one line each: a warning that quotes a whole message (an auto-fix call's error) keeps its first line
+      .map((e) => headline(e.text.slice(WARNING.length))),
+    // the coder's tasks are coder_responses items: their file lists are arrays, also when empty
+    after_all: listsFromLua(CoderSummarySchema, outcome?.afterAll),
   };
 }
 

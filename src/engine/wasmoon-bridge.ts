@@ -195,6 +195,13 @@ export function pushCFunction(L: number, id: number): void {
   M._lua_pushcclosure(L, DISPATCH, 1);
 }
 
+/** Pushes a C closure of a registered function over the top `nups` values (its upvalues 2..nups+1; 1 is the id). */
+export function pushCClosure(L: number, id: number, nups: number): void {
+  M._lua_pushinteger(L, BigInt(id));
+  M._lua_rotate(L, -(nups + 1), 1);
+  M._lua_pushcclosure(L, DISPATCH, nups + 1);
+}
+
 export function releaseCFunctions(ids: number[]): void {
   for (const id of ids) {
     cfunctions[id] = undefined;

@@ -247,6 +247,86 @@ files = { "notes/run.md" = "# Coder run summary\\n\\nNo task answered.\\n" }
   return { aip, contract, entry };
 }
 
+function preTaskWithModel(name: string, path: string): StarterFiles {
+  const entry = `{ name = "${path}", stages = ["pre_task"], options = { model = "cheap" } }`;
+  const aip = `${header(name, 'pre_task', 'It runs before each task and asks a model of its own (pin a cheap\none with the entry\'s options.model) what to be careful about in the task\'s files, and adds its answer\nto the task\'s instruction.', entry)}
+# Data
+
+\`\`\`lua
+${annotate('pre_task')}
+-- Data runs first: what it returns is \`data\`, in the Instruction below and in Output.
+local task = input.coder_task  -- { num, count, working_files }
+if #task.working_files == 0 then
+  return aip.flow.skip("no working files: no model call")  -- the sub-agent then changes nothing
+end
+return { files = task.working_files, instruction = input.coder_prompt }
+\`\`\`
+
+# Instruction
+
+A developer asked a coding assistant:
+
+{{data.instruction}}
+
+The assistant will now edit these files: {{#each data.files}}{{this}} {{/each}}
+
+Answer with one short sentence: what should it be most careful about in these files?
+
+# Output
+
+\`\`\`lua
+${annotate('pre_task')}
+-- ai_response is the model's answer: { content, model_name, usage }; data is what Data returned.
+local advice = ai_response and ai_response.content
+if type(advice) ~= "string" or advice:match("^%s*$") then
+  return nil  -- no advice: change nothing
+end
+advice = advice:gsub("^%s+", ""):gsub("%s+$", "")
+
+local prompts = input.coder_prompts
+table.insert(prompts, "Be careful: " .. advice)
+return { coder_prompts = prompts, agent_result = { model = ai_response.model_name } }
+\`\`\`
+`;
+  const contract = `# Contract cases for ${name}.aip: npx coder-subagents test
+# \`ai\` scripts the answers of the agent's own model calls, in order; \`match\` is a regex over the prompt it sends.
+agent = "${name}.aip"
+
+[[case]]
+name = "adds the model's advice to the task"
+stage = "pre_task"
+prompt = "Add input validation"
+task = { num = 1, count = 1, working_files = ["src/form.ts"] }
+ai = [{ content = "Keep the error messages readable.", match = "will now edit these files: src/form\\\\.ts" }]
+[case.expect]
+prompts = ["Add input validation", "Be careful: Keep the error messages readable."]
+ai_prompts = [{ match = "^A developer asked a coding assistant:" }]
+
+[[case]]
+name = "an empty answer changes nothing"
+stage = "pre_task"
+prompt = "Add input validation"
+task = { num = 1, count = 1, working_files = ["src/form.ts"] }
+ai = ["  "]
+[case.expect]
+unchanged = true
+
+[[case]]
+name = "a task without files makes no model call"
+stage = "pre_task"
+prompt = "Explain the build"
+[case.expect]
+unchanged = true
+ai_prompts = []
+`;
+  return { aip, contract, entry };
+}
+
+/** The starter of a sub-agent that asks its own model (`init --with-model`): pre_task only, for now. */
+export function starterWithModel(name: string, stage: Stage, path: string): StarterFiles | undefined {
+  return stage === 'pre_task' ? preTaskWithModel(name, path) : undefined;
+}
+
 /** The starter files of a sub-agent `name` for `stage`; `path` is the agent's path from the workspace root. */
 export function starterFiles(name: string, stage: Stage, path: string): StarterFiles {
   switch (stage) {

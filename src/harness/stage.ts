@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, configStages, eventStage, messages, normalizeEntry, type Stage } from '../contract/index.ts';
+import { ENTRY_KEYS, configStages, eventStage, messages, normalizeEntry, paramsFromLua, type Stage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -479,7 +479,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
   delete startParams.sub_agents;
   const before = {
-    params: startParams,
+    params: paramsFromLua(startParams),
     prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
     ...(stage === 'post_task' ? { response: coderResponse(input.response).content as string } : {}),
   };
@@ -499,8 +499,9 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   return {
     stage,
     ok,
-    ...(ok ? {} : { error: unsandbox(String(result.error), ws) }),
-    params: ok ? plain(result.params) : paramsBefore,
+    ...(ok ? {} : { error: unsandbox(explainMissingAgent(String(result.error), ws, agent), ws) }),
+    // lists the contract knows are arrays, also when empty, so a user's toEqual works without luaEqual
+    params: paramsFromLua(ok ? plain(result.params) : paramsBefore),
     prompts: finalPrompts,
     prompt: finalPrompts.join('\n\n'),
     ...(stage === 'post_task' ? { response: ok && typeof result.response === 'string' ? result.response : coderResponse(input.response).content as string } : {}),
@@ -525,6 +526,22 @@ const SANDBOX_PATH = new RegExp(`${SANDBOX_WS.replace(/[.*+?^${}()|[\]\\]/g, '\\
  */
 export function unsandbox(text: string, ws: string): string {
   return text.replace(SANDBOX_PATH, (p) => nodePath.posix.relative(ws, p) || '.');
+}
+
+/**
+ * An agent the sub-agent runs (`aip.agent.run`) that is not in the sandbox: its `full path` is said as the path on
+ * disk it stands for, with how to bring it in (only the agent and its `support` files are copied into a case).
+ */
+function explainMissingAgent(text: string, ws: string, agent: AgentUnderTest): string {
+  const hostBase = agent.file.endsWith(agent.name) ? agent.file.slice(0, -agent.name.length) : undefined;
+  return text.replace(/\(full path: (\S+)\)/g, (all, p: string) => {
+    if (hostBase === undefined || !p.startsWith(ws + '/')) return all;
+    const onDisk = nodePath.join(hostBase, nodePath.posix.relative(ws, p));
+    const fix = existsSync(onDisk)
+      ? 'it exists there, but a case only holds the agent and its support files: list it in the contract file\'s `support` (runStage: `support`)'
+      : 'no such file; a helper agent must exist and be listed in the contract file\'s `support` (runStage: `support`)';
+    return `(full path: ${onDisk}: ${fix})`;
+  });
 }
 
 /** The driver's own lifecycle events (its agent_call and prints stay: they are the sub-agent's story). */

@@ -46,6 +46,24 @@ describe('coder-subagents init', () => {
     expect(report.warnings).toEqual([]);
   });
 
+  it('--with-model writes a pre_task sub-agent that asks its own model, with scripted answers; its cases pass and check passes', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'advisor', '--dir', 'agents', '--stage', 'pre_task', '--with-model'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sub_agents = [{ name = "agents/advisor.aip", stages = ["pre_task"], options = { model = "cheap" } }]');
+    const aip = readFileSync(nodePath.join(dir, 'agents/advisor.aip'), 'utf8');
+    expect(aip.match(/^# (Data|Instruction|Output)$/gm)).toEqual(['# Data', '# Instruction', '# Output']);
+    const cases = parseContractFile(readFileSync(nodePath.join(dir, 'agents/advisor.contract.toml'), 'utf8'), 'advisor.contract.toml').cases;
+    expect(cases[0]!.ai.length).toBe(1);
+    const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
+    expect(JSON.parse(t.stdout).cases.map((c: { status: string }) => c.status)).toEqual(['passed', 'passed', 'passed']);
+    const check = await runCli(['check', 'agents'], dir);
+    expect(check.code, check.stdout).toBe(0);
+    const bad = await runCli(['init', 'other', '--with-model'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task\n');
+  });
+
   it('prints the files and the next steps', async () => {
     const dir = tmpDir();
     const r = await runCli(['init', 'refiner', '--dir', 'agents'], dir);

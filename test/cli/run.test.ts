@@ -107,7 +107,8 @@ describe('coder-subagents run', () => {
     const meta = [
       'working_globs = ["src/*.ts"]',
       'write_mode = true',
-      'auto_context = { enabled = true }',
+      'workbench = { enabled = true }',
+      'auto_fix = false',
       'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
     ].join('\n');
     write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n');
@@ -118,12 +119,15 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21'], ws);
     expect(r.stdout).toMatch(/\nchanges not applied:\n {2}src\/a\.ts: FILE_PATCH: .*; Hunk 1 failed: .+\n/);
     expect(r.stdout).toContain("\nwarning: sub_agents[1]: unknown key 'focus' (kept, the agent reads it as input.agent_config.focus;");
-    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'auto_context' is not supported by this pack/);
+    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'workbench' is not supported by this pack/);
     // the entry's own config table is the user's: never warned about
     expect(r.stdout).not.toContain('sub_agents[2]');
     const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
     expect(json.failed_changes).toEqual([{ file: 'src/a.ts', cause: expect.stringMatching(/^FILE_PATCH: .*; Hunk 1 failed: /) }]);
-    expect(json.warnings).toHaveLength(2);
+    expect(json.warnings, JSON.stringify(json.warnings)).toHaveLength(2);
+    for (const w of json.warnings) expect(w).not.toContain('\n');
+    // a list the contract knows is an array in JSON, also when empty
+    expect(json.after_all.tasks).toEqual([expect.objectContaining({ task_num: 1, files_changed: [], files_failed: ['src/a.ts'] })]);
   });
 
   it('notes when there is no .aipack/ directory, and runs there', async () => {

@@ -2,7 +2,8 @@ import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaseFileError } from '../../src/harness/case-file.ts';
 import { runCase, runContractFile } from '../../src/harness/run-case.ts';
-import { runSuite, summaryLine } from '../../src/harness/suite.ts';
+import { runSuite } from '../../src/harness/suite.ts';
+import { summaryLine } from '../../src/harness/reporters/human.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
 
 /** Writes a case file next to copies of the fixture agents and runs it. */

@@ -5,7 +5,8 @@
 import nodePath from 'node:path';
 import { LuaError } from '../../src/engine/values.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { Trace, type StageName } from '../../src/aip/support/trace.ts';
+import { Trace } from '../../src/aip/support/trace.ts';
+import type { LifecycleStage } from '../../src/aip/support/lifecycle.ts';
 import { createOverlayVfs, type OverlayVfsOptions } from '../../src/runtime/vfs.ts';
 import type { Vfs } from '../../src/support/vfs.ts';
 
@@ -15,7 +16,7 @@ export interface StageEnvOverrides {
   files?: OverlayVfsOptions['files'];
   dirs?: Partial<StageEnv['dirs']>;
   findPackDir?: StageEnv['findPackDir'];
-  stage?: StageName;
+  stage?: LifecycleStage;
   taskNum?: number;
   agent?: Partial<StageEnv['agent']>;
   aipackVersion?: string;

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
+import type { LifecycleStage } from './lifecycle.ts';
 
 /** A flat, ordered record of what a simulated run did, for the CLI and for tests. */
-export type StageName = 'BeforeAll' | 'Data' | 'Output' | 'AfterAll';
 
 export type TraceEvent =
   | { kind: 'agent_start'; depth: number; agent: string; file: string; inputs: number }
   | { kind: 'agent_end'; depth: number; agent: string; ms: number; status: 'completed' | 'skipped' | 'redo' | 'failed'; reason?: string }
-  | { kind: 'stage'; depth: number; agent: string; stage: StageName; task?: number; ms: number; instructions: number; error?: string }
+  | { kind: 'stage'; depth: number; agent: string; stage: LifecycleStage; task?: number; ms: number; instructions: number; error?: string }
   | {
       kind: 'agent_call';
       depth: number;

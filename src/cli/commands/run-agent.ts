@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatBaseWrites, formatFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
-import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
+import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 interface RunAgentOptions extends SimCliOptions {
   input: string[];

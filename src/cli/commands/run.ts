@@ -6,7 +6,7 @@ import { coderRunReport, describeEffect, headline, type CoderRunReport } from '.
 import { AgentRunError } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
 import { errorLine, formatFiles, formatStatus, formatTrace, hintOf, noAiHint, toJsonValue, truncate, type FilesState } from '../format.ts';
-import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
+import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 const CODER = 'pro@coder';
 

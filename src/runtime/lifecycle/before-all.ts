@@ -2,7 +2,7 @@ import type { AgentOptions } from '../agent-doc.ts';
 import { mergeOptions, optionsTable } from '../agent-options.ts';
 import { isPlainObject, luaTypeName } from '../../engine/values.ts';
 import { parseStageOptions } from './flow-options.ts';
-import { directiveOf, fail, type Frame, type StageHost } from './host.ts';
+import { directiveOf, fail, type Frame, type StageHost } from './agent-run.ts';
 
 export type BeforeAllResult =
   | { kind: 'skip'; reason: string }

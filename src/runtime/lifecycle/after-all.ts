@@ -1,6 +1,6 @@
 import type { AgentOptions } from '../agent-doc.ts';
 import { optionsTable } from '../agent-options.ts';
-import { directiveOf, type Frame, type StageHost } from './host.ts';
+import { directiveOf, type Frame, type StageHost } from './agent-run.ts';
 
 /** `# After All`: its value is the run's after_all; a redo directive asks for a new run. */
 export function runAfterAll(

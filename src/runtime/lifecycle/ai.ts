@@ -6,7 +6,7 @@ import { renderPromptParts } from '../prompt-parts.ts';
 import type { Trace } from '../../aip/support/trace.ts';
 import type { Vfs } from '../../support/vfs.ts';
 import { isPlainObject } from '../../engine/values.ts';
-import { fail, type Frame } from './host.ts';
+import { fail, type Frame } from './agent-run.ts';
 
 /** The prompt of one task: the `.aip` parts rendered with `data`/`input`/`before_all`, attachments first, to the model. */
 export function callAi(

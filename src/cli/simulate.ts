@@ -12,7 +12,8 @@ import { runJob } from '../harness/run-job.ts';
 import type { SimSpec, SimulateResult } from '../harness/worker-jobs.ts';
 import { CommitError, writeChanges } from '../runtime/commit.ts';
 import { AgentRunError, DEFAULT_AIPACK_VERSION, type RunOutcome, type RunRequest } from '../runtime/simulator.ts';
-import { Trace, type StageName } from '../aip/support/trace.ts';
+import { Trace } from '../aip/support/trace.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
@@ -149,7 +150,7 @@ export async function simulateCli(o: SimCliOptions, request: RunRequest): Promis
 /** The error of a run, with its class back when the CLI needs it (AgentRunError: agent, stage, traceback). */
 function rebuildError(e: SerializedError): Error {
   if (e.name === 'AgentRunError') {
-    const f = e.fields as { agent: string; stage?: StageName; traceback?: string };
+    const f = e.fields as { agent: string; stage?: LifecycleStage; traceback?: string };
     return new AgentRunError(e.message, f.agent, f.stage, f.traceback);
   }
   const err = new Error(e.message);
