@@ -31,8 +31,8 @@ import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
-export const DEFAULT_BUDGET = 100_000_000;
-export const MAX_AGENT_DEPTH = 8;
+const DEFAULT_BUDGET = 100_000_000;
+const MAX_AGENT_DEPTH = 8;
 const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;
 
 export interface SimulatorOptions {
