@@ -100,6 +100,19 @@ end
 local function cost(s)
   if type(s) == "string" and #s > FROM then charge(#s // PER) end
 end
+local tonumber = tonumber
+-- charges the elements i..j of t (numbers or numeric strings, as the library coerces them) when there are many:
+-- an element a C loop moves costs the engine ELEMENT instructions' time, and METHOD times that when the table
+-- has a metatable (its __index/__newindex may be C functions, called per element with no instruction counted)
+local ELEMENT, METHOD = host.element_cost, 8
+local getmetatable = getmetatable
+local function plain(t) return type(t) == "table" and getmetatable(t) == nil end
+local function span(t, i, j, t2)
+  local a, b = tonumber(i), tonumber(j)
+  if a and b and b - a >= FROM then
+    charge((b - a + 1.0) * ELEMENT * ((plain(t) and (t2 == nil or plain(t2))) and 1 or METHOD))
+  end
+end
 do
   local load = load
   _G.load = function(chunk, name, mode, ...)
@@ -278,8 +291,11 @@ do
     cost(s)
     local p, repl, max = ...
     local r, n
-    if type(s) == "string" and type(p) == "string" and (max == nil or mtype(max) == "integer") and heavy(#s, p, byte(p) ~= 94) then
-      local tr = type(repl)
+    -- a string replacement that could build a huge result (each of #s + 1 matches adding #repl bytes, each
+    -- capture in it at most the subject again) runs on the step-counting matcher too, which caps the result
+    local tr = type(repl)
+    if type(s) == "string" and type(p) == "string" and (max == nil or mtype(max) == "integer")
+      and (heavy(#s, p, byte(p) ~= 94) or tr == "string" and #s + (#s + 1.0) * #repl + #s * select(2, gsub(repl, "%%", "")) > MAX_REP) then
       if tr == "string" then
         r, n = pgsub(s, p, repl, max or #s + 1)
       elseif tr == "function" or tr == "table" then
@@ -309,10 +325,46 @@ do
     cost(r)
     return r
   end)
-  table.concat = guard(function(...)
-    local r = concat(...)
+  table.concat = guard(function(list, sep, i, j)
+    -- the loop runs over the range however long it is (a __len/__index pair can make it any length): charged first
+    if type(list) == "table" then span(list, i or 1, j or #list) end
+    local r = concat(list, sep, i, j)
     cost(r)
     return r
+  end)
+end
+do
+  -- Table functions whose C loops run over a whole range in one instruction are charged by its size first.
+  local move, insert, remove, unpack = table.move, table.insert, table.remove, table.unpack
+  table.move = guard(function(a1, f, e, ...)
+    span(a1, f, e, select(2, ...))
+    return move(a1, f, e, ...)
+  end)
+  -- insert and remove at a position shift the elements after it
+  table.insert = guard(function(list, ...)
+    if select("#", ...) >= 2 and type(list) == "table" then span(list, (...), #list) end
+    return insert(list, ...)
+  end)
+  table.remove = guard(function(list, ...)
+    if select("#", ...) >= 1 and type(list) == "table" then span(list, (...), #list) end
+    return pass(remove(list, ...))
+  end)
+  local function counted(...)
+    local n = select("#", ...)
+    if n > FROM then charge(n * ELEMENT) end
+    return ...
+  end
+  table.unpack = guard(function(...) return counted(unpack(...)) end)
+end
+do
+  -- Finalizers: Lua 5.4 runs __gc with hooks off, where no budget or deadline can stop a loop (fengari never runs
+  -- them at all). A metatable that would mark its object for finalization is refused, loudly, on both engines.
+  local setmetatable, rawget = setmetatable, rawget
+  _G.setmetatable = guard(function(t, mt, ...)
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("__gc metamethods are not supported in the simulator's sandbox (finalizers run beyond its instruction budget)")
+    end
+    return setmetatable(t, mt, ...)
   end)
 end
 `;

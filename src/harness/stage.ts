@@ -54,6 +54,8 @@ export interface HarnessOptions {
   aipackVersion?: string;
   /** instruction budget of each Lua stage */
   budget?: number;
+  /** wall-clock milliseconds one stage run may take (default 60 s; 0: none) */
+  timeoutMs?: number;
   /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
   engine?: EngineName;
 }
@@ -377,6 +379,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     ai,
     aipackVersion: options.aipackVersion,
     budget: options.budget,
+    timeoutMs: options.timeoutMs,
     engine: options.engine,
     // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
     readRoots: [nodePath.dirname(sandboxDir({ ...agent, depth: 0 }))],
