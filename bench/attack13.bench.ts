@@ -1,5 +1,5 @@
 /**
- * Issue 12, attack 13: `coder-subagents run` on a prompt whose context is one 50 MB file (max_files_size_kb
+ * Sandbox attempt 13: `coder-subagents run` on a prompt whose context is one 50 MB file (max_files_size_kb
  * raised), on each engine, with and without --json. Prints wall time and the CLI process's peak RSS (read by
  * GNU time, /usr/bin/time). Run: npx tsx bench/attack13.bench.ts [MB]
  */
@@ -23,7 +23,7 @@ try {
   fs.writeFileSync(nodePath.join(ws, 'ai.toml'), '[[response]]\nagent = "pro@coder"\ncontent = "Done."\n');
   const line = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor\n';
   fs.writeFileSync(nodePath.join(ws, 'big.txt'), line.repeat(Math.ceil((mb * 1024 * 1024) / line.length)));
-  console.log(`attack 13: ${mb} MB context file (${os.cpus().length} cores)`);
+  console.log(`huge context: ${mb} MB context file (${os.cpus().length} cores)`);
   for (const engine of ['fengari', 'lua54']) {
     for (const json of [false, true]) {
       const args = ['-f', '%e %M', process.execPath, '--import', TSX, BIN, 'run', '--ai', 'ai.toml', '--engine', engine, ...(json ? ['--json'] : [])];

@@ -1,7 +1,8 @@
 /**
- * Issue 12's numbered attacks (1-18), each run through the CLI as a child process on each engine: whether it held
- * (the clear error, nothing written outside or torn), its wall time and the CLI's peak RSS (GNU time). Attack 4
- * (kill -9) is test/security/kill9.test.ts with KILL9_SEED/KILL9_RUNS; attack 14 is a contract case (`test`).
+ * Numbered attempts to break the sandbox (docs/sandbox.md), each run through the CLI as a child process on each
+ * engine: whether it held (the clear error, nothing written outside or torn), its wall time and the CLI's peak RSS
+ * (GNU time). Kill -9 is test/security/kill9.test.ts with KILL9_SEED/KILL9_RUNS; a sub-agent that rewrites its own
+ * list is a contract case (`test`).
  * Run: npx tsx bench/attacks.bench.ts [ids, e.g. 9a,11]
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -33,7 +34,7 @@ interface Attack {
   args: string[];
   /** runs on one engine only (the command takes none) */
   once?: boolean;
-  /** two runs at once (attack 7) */
+  /** two runs at once */
   twice?: boolean;
   held(r: Run, diskSame: boolean, second?: Run): boolean;
 }

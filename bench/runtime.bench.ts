@@ -4,6 +4,8 @@
  *
  *   fresh state; one trivial aip.agent.run; per call in a 100-sub-agent chain; the same chain passing a 1 MB
  *   prompt and 10k context globs (time and peak RSS, each in its own process); a 100-case `test` wall time.
+ *   The built-in pro@coder/code-map refreshing the map of 2,000 unchanged files (no model call; time and peak RSS
+ *   in its own process; target under 2 s and 300 MB).
  *   Then linear growth: per-call cost over chain lengths 50..400 and prompt sizes 0.25..2 MB.
  *   `npm run bench -- --growth` prints only the growth tables.
  */
@@ -14,7 +16,10 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineName } from '../src/engine/engine.ts';
 import { aipFunctionsAt } from '../src/aip/catalog.ts';
+import { blake3 } from '@noble/hashes/blake3.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { loadEngine } from '../src/engine/index.ts';
+import { REPO_PACK } from '../src/runtime/packs.ts';
 import { DEFAULT_AIPACK_VERSION, Simulator } from '../src/runtime/simulator.ts';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -83,6 +88,49 @@ async function child(engine: EngineName, kind: string): Promise<void> {
   const out = new Simulator({ workspaceDir: ws, engine }).run({ name: 'chain-data', inputs: [input], baseDir: ws }).outputs?.[0];
   const ms = cpuMs() - t0;
   if (out !== CHAIN) throw new Error(`unexpected result ${String(out)}`);
+  rmSync(ws, { recursive: true, force: true });
+  process.stdout.write(JSON.stringify({ ms, rssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+}
+
+const CODE_MAP_FILES = 2000;
+
+/** A workspace of `n` files whose code map is up to date (written here from their BLAKE3 hashes). */
+function codeMapWorkspace(n: number): string {
+  const ws = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-code-map-'));
+  const fileMap: Record<string, unknown> = {};
+  for (let i = 0; i < n; i++) {
+    const rel = `src/dir-${Math.floor(i / 100)}/module-${i}.ts`;
+    const text = `export const value${i} = ${i};\nexport function f${i}(x: number): number {\n  return x + ${i};\n}\n`;
+    mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
+    writeFileSync(nodePath.join(ws, rel), text);
+    const hash = bytesToHex(blake3(new TextEncoder().encode(text)));
+    fileMap[rel] = { file_path: rel, kind: 'text', summary: `Module ${i}`, when_to_use: 'when value changes', hash };
+  }
+  const mapPath = nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache/code-map/code-map.json');
+  mkdirSync(nodePath.dirname(mapPath), { recursive: true });
+  writeFileSync(mapPath, JSON.stringify({ file_map: fileMap }, null, 2));
+  return ws;
+}
+
+/** One refresh by pro@coder/code-map: it lists, hashes and compares, and must ask no model. */
+function codeMapRefresh(engine: EngineName, ws: string, n: number): void {
+  const input = { agent_config: { name: 'pro@coder/code-map', globs: ['src/**/*.ts'] }, coder_params: {}, coder_prompt_dir: '.aipack/.prompt/pro@coder' };
+  const sim = new Simulator({ workspaceDir: ws, engine, packs: [REPO_PACK] });
+  const out = sim.run({ name: 'pro@coder/code-map', inputs: [input], baseDir: ws }).afterAll as { agent_result?: { unchanged?: unknown[] } } | undefined;
+  const unchanged = out?.agent_result?.unchanged?.length;
+  if (unchanged !== n || sim.trace.of('ai').length !== 0) throw new Error(`code-map refresh: ${unchanged} unchanged, ${sim.trace.of('ai').length} model calls`);
+}
+
+/** Child mode: the code-map refresh of CODE_MAP_FILES unchanged files, after a warm-up on 50. */
+async function codeMapChild(engine: EngineName): Promise<void> {
+  await loadEngine(engine);
+  const small = codeMapWorkspace(50);
+  codeMapRefresh(engine, small, 50);
+  rmSync(small, { recursive: true, force: true });
+  const ws = codeMapWorkspace(CODE_MAP_FILES);
+  const t0 = cpuMs();
+  codeMapRefresh(engine, ws, CODE_MAP_FILES);
+  const ms = cpuMs() - t0;
   rmSync(ws, { recursive: true, force: true });
   process.stdout.write(JSON.stringify({ ms, rssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
 }
@@ -290,6 +338,8 @@ async function main(): Promise<void> {
       put(`per call, chain with ${kind === 'prompt' ? '1 MB prompt' : '10k globs'}`, `${(r.ms / CHAIN).toFixed(2)} ms`);
       put(`  whole chain (${kind}): time, peak RSS`, `${(r.ms / 1000).toFixed(2)} s, ${r.rssMb.toFixed(0)} MB`);
     }
+    const cm = inChild(name, 'code-map');
+    put(`code-map refresh, ${CODE_MAP_FILES} unchanged files: time, peak RSS (target < 2 s, 300 MB)`, `${(cm.ms / 1000).toFixed(2)} s, ${cm.rssMb.toFixed(0)} MB`);
     put('`test`, 100 cases, wall (incl. start-up)', `${(testCommand(name) / 1000).toFixed(2)} s`);
   }
   const floor = native(ws);
@@ -309,7 +359,8 @@ async function main(): Promise<void> {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === '--child') await child(args[1] as EngineName, args[2]);
+if (args[0] === '--child' && args[2] === 'code-map') await codeMapChild(args[1] as EngineName);
+else if (args[0] === '--child') await child(args[1] as EngineName, args[2]);
 else if (args[0] === '--growth') {
   const ws = workspace();
   await growth(ws, native(ws));

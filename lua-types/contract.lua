@@ -14,8 +14,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task? CoderTask
 ---@field coder_response? CoderResponseInput
 ---@field coder_responses? CoderResponsesItem[]
@@ -26,6 +27,7 @@
 ---@field enabled boolean
 ---@field stages ("pre"|"pre_task"|"post_task"|"post")[]
 ---@field options? table<string, any>
+---@field config? table<string, any>
 ---@field on? "start"|"end"|("start"|"end")[]
 ---@field [string] any
 
@@ -33,6 +35,8 @@
 ---@class CoderSubAgentPrev
 ---@field config CoderAgentConfig
 ---@field agent_result? any
+---@field parallel? { index: integer, size: integer } set when it ran as a member of a parallel group
+---@field error? string a failed member of a parallel group with on_error = "continue": why
 ---@field [string] any
 
 --- The current task.
@@ -64,8 +68,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 
 --- The input of a sub-agent in stage pre_task.
 ---@class CoderPreTaskInput
@@ -76,8 +81,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task CoderTask
 
 --- The input of a sub-agent in stage post_task.
@@ -89,8 +95,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_task CoderTask
 ---@field coder_response CoderResponseInput
 
@@ -104,8 +111,9 @@
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
 ---@field agent_config CoderAgentConfig
----@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order
+---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
+---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
 ---@field coder_responses CoderResponsesItem[]
 
 --- What a sub-agent returns (nil: change nothing). Fields other stages use are ignored.
@@ -119,7 +127,6 @@
 ---@field coder_response? { content: string } replaces the AI text before file changes are applied (used in post_task)
 ---@field agent_result? any stored in the history passed to later sub-agents
 ---@field sub_agents_next? (string|CoderAgentEntry)[] normalised, then replaces the not-yet-run tail of this stage run
----@field [string] any
 
 --- A sub_agents entry in table form.
 ---@class CoderAgentEntry
@@ -127,5 +134,6 @@
 ---@field enabled? boolean false: the entry is skipped
 ---@field stages? "pre"|"pre_task"|"post_task"|"post"|("pre"|"pre_task"|"post_task"|"post")[] the stages the sub-agent runs in; one stage name is a one-item list
 ---@field options? table<string, any> agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)
+---@field config? table<string, any> the agent's own settings, never checked nor warned about: it reads them as input.agent_config.config
 ---@field on? "start"|"end"|("start"|"end")[] upstream pro@coder form of stages (section 7): start = pre, end = post
 ---@field [string] any

@@ -2,6 +2,7 @@
 -- Wrong types are reported here with the key name, instead of failing later inside aip.* calls.
 
 local U = require("utils_common")
+local AF = require("auto_fix")
 
 local M = {}
 
@@ -153,6 +154,8 @@ function M.settings(params)
   settings.max_files_size_kb = settings.max_files_size_kb or settings.max_size_kb or M.DEFAULT_MAX_FILES_SIZE_KB
   settings.max_size_kb = nil
   settings.cache_explicit = settings.cache_explicit == true
+  local _, auto_fix_err = AF.settings(params)
+  if auto_fix_err then return nil, auto_fix_err end
   if settings.suggest_git_commit == nil then settings.suggest_git_commit = settings.write_mode end
   return settings
 end

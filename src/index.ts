@@ -16,22 +16,27 @@ export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } fr
 export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/stage.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
-export { runSuite, runContractFiles, summaryLine, formatSuite, suiteJson, suiteJunit, SLOW_MS } from './harness/suite.ts';
+export { runSuite, runContractFiles, SLOW_MS } from './harness/suite.ts';
+export { summaryLine, formatSuite } from './harness/reporters/human.ts';
+export { suiteJson } from './harness/reporters/json.ts';
+export { suiteJunit } from './harness/reporters/junit.ts';
 // the same under a wall-clock deadline per case, in a worker thread (a hanging sub-agent cannot hang your tests)
 export { runContractFilesIsolated, SuiteStoppedError } from './harness/isolated.ts';
 export { DeadlineError, IsolateCrashError, DEFAULT_TIMEOUT_MS } from './isolate/isolate.ts';
 export { CommitError } from './runtime/commit.ts';
-export type { SuiteResult, SuiteOptions, StageCoverage, FormatOptions } from './harness/suite.ts';
+export type { SuiteResult, SuiteOptions, StageCoverage } from './harness/suite.ts';
+export type { FormatOptions } from './harness/reporters/human.ts';
 export { loadConfig, findConfigFile, ConfigError, CONFIG_FILE } from './harness/config.ts';
 export type { TestConfig, ReporterName } from './harness/config.ts';
 export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CASE_FILE_SUFFIX } from './harness/case-file.ts';
 export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput, PrevItem, AiPromptExpectation } from './harness/case-file.ts';
 export { discover, findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
 export { diffValues, textDiff } from './harness/compare.ts';
-export { starterFiles } from './harness/templates.ts';
+export { starterFiles } from './harness/init-scaffold.ts';
 
 // What a sub-agent response does
-export { analyzeEffect, effectWarnings, suggest } from './effects/effects.ts';
+export { analyzeEffect, effectWarnings } from './effects/effects.ts';
+export { suggest } from './support/suggest.ts';
 export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownKey, AnalyzeOptions } from './effects/effects.ts';
 
 // The sub_agents contract (zod schemas, normalisation, response checks, messages)
@@ -43,11 +48,11 @@ export type { SimulatorOptions, RunRequest, RunOutcome } from './runtime/simulat
 export { ScriptedAi, NoScriptedResponseError } from './runtime/ai.ts';
 export type { ScriptedResponse } from './runtime/ai.ts';
 export { createOverlayVfs } from './runtime/vfs.ts';
-export type { Vfs, FileChanges } from './runtime/vfs-types.ts';
+export type { Vfs, FileChanges } from './support/vfs.ts';
 export { REPO_PACK } from './runtime/packs.ts';
 export type { PackLocation } from './runtime/resolve.ts';
-export { Trace } from './runtime/trace.ts';
-export type { TraceEvent } from './runtime/trace.ts';
+export { Trace } from './aip/support/trace.ts';
+export type { TraceEvent } from './aip/support/trace.ts';
 
 // The Lua engines: fengari (Lua 5.3, default) and lua54 (Lua 5.4 on wasmoon; `await loadEngine('lua54')` before use)
 export { loadEngine, getEngine, ENGINE_NAMES, DEFAULT_ENGINE } from './engine/index.ts';

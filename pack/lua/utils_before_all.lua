@@ -4,6 +4,7 @@
 
 local C = require("sub_agent_contract")
 local SA = require("utils_sub_agent")
+local AC = require("auto_context")
 local P = require("utils_params")
 local F = require("utils_files")
 local PF = require("utils_prompt_file")
@@ -39,6 +40,16 @@ end
 local function run_pre(prompt)
   local configs, err = SA.prepare(prompt.meta)
   if not configs then return nil, err end
+  -- the built-in auto-context runs after the user's own `pre` sub-agents, as upstream orders it
+  local auto_context
+  auto_context, err = AC.sub_agent_entry(prompt.meta)
+  if err then return nil, "Invalid prompt parameter: " .. err end
+  if auto_context then
+    local all = {}
+    for i, config in ipairs(configs) do all[i] = config end
+    all[#all + 1] = auto_context
+    configs = all
+  end
   local result
   result, err = SA.run_stage("pre", {
     configs = configs,

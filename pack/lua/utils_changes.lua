@@ -284,9 +284,10 @@ function M.apply(content, settings)
   if not settings.write_mode then return applied end
   local changes, answer, problem = extract(content, settings.file_content_mode)
   applied.answer = answer
-  local function fail(path, reason)
+  local function fail(path, reason, change)
     applied.files_failed[#applied.files_failed + 1] = path
-    applied.failures[#applied.failures + 1] = { path = path, reason = reason }
+    -- a FILE_PATCH whose hunks did not apply keeps its text, for auto-fix
+    applied.failures[#applied.failures + 1] = { path = path, reason = reason, directive = change and change.raw or nil }
   end
   if problem then fail("<FILE_CHANGES>", problem) end
 
@@ -326,11 +327,25 @@ function M.apply(content, settings)
       if changed then applied.files_changed[#applied.files_changed + 1] = path end
       if reason then
         if item.change.kind ~= "AIP_FILE_CHANGE" then reason = item.change.kind .. ": " .. reason end
-        fail(path, reason)
+        local hunks_failed = udiffx_results and item.change.kind == "FILE_PATCH" and ok
+        fail(path, reason, hunks_failed and item.change or nil)
       end
     end
   end
   return applied
+end
+
+--- The directives of an answer's <FILE_CHANGES> block: ({ {kind, paths, raw, problem?} }, text without the block,
+-- problem | nil), as apply reads them.
+function M.udiffx_directives(content)
+  return extract_file_changes_block(content or "")
+end
+
+--- A workspace-relative path of a path an answer names (nil when it is not acceptable).
+function M.target_path(base_dir, file_path)
+  local dest = F.answer_target(base_dir, file_path)
+  if dest.reason then return nil end
+  return dest.path
 end
 
 return M

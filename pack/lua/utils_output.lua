@@ -6,6 +6,7 @@ local SA = require("utils_sub_agent")
 local CH = require("utils_changes")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
+local AF = require("auto_fix")
 
 local M = {}
 
@@ -41,8 +42,23 @@ function M.apply_changes(content, settings)
   return CH.apply(content, settings)
 end
 
+--- Runs `auto_fix` on the udiffx patches that failed (auto_fix.lua); `applied` is updated in place.
+-- Returns its report, or nil when it did not run.
+function M.auto_fix(input, data, applied)
+  return AF.run(applied, data.settings, data.params, input.run.prompt_dir)
+end
+
+-- A failure in one line: its first line, and the cause of its first failed hunk when it has hunks.
+local function failure_line(reason)
+  local lines = U.lines(reason)
+  for _, line in ipairs(lines) do
+    if line:match("^Hunk %d+ failed: ") then return lines[1] .. "; " .. line end
+  end
+  return lines[1]
+end
+
 -- The ">" lines above an answer in the prompt file.
-local function info_lines(data, ai_response, applied)
+local function info_lines(data, ai_response, applied, fixes)
   local task = data.task
   local first = "> " .. U.task_label(task)
   if ai_response and ai_response.model_name then first = first .. " | Model: " .. ai_response.model_name end
@@ -59,8 +75,9 @@ local function info_lines(data, ai_response, applied)
     local changed = "> Files changed: " .. #applied.files_changed
     if applied.files_changed[1] ~= nil then changed = changed .. " (" .. U.short_list(applied.files_changed, 5) .. ")" end
     lines[#lines + 1] = changed
+    for _, line in ipairs(AF.report_lines(fixes)) do lines[#lines + 1] = line end
     for _, failure in ipairs(applied.failures) do
-      lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. U.lines(failure.reason)[1]
+      lines[#lines + 1] = "> FAILED: " .. failure.path .. ": " .. failure_line(failure.reason)
     end
     lines[#lines + 1] = "> write_mode is on: this answer is NOT sent with the next run."
   else
@@ -94,7 +111,7 @@ local function report_failures(run, data, applied)
 
   local text = { "Failed to apply some file changes:" }
   for _, failure in ipairs(applied.failures) do
-    text[#text + 1] = "- " .. failure.path .. " (" .. U.lines(failure.reason)[1] .. ")"
+    text[#text + 1] = "- " .. failure.path .. " (" .. failure_line(failure.reason) .. ")"
   end
   text[#text + 1] = "Failure report: " .. aip.path.diff(reports.fails, CTX.WORKSPACE_DIR)
   text[#text + 1] = "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR)
@@ -127,8 +144,8 @@ end
 
 --- Saves the task's answer (without file-change blocks) below "====" in the prompt file, appends the raw
 -- answer and any failure to the .cache reports, and pins the answer's directives.
-function M.record_answer(input, data, ai_response, applied)
-  local info = table.concat(info_lines(data, ai_response, applied), "\n")
+function M.record_answer(input, data, ai_response, applied, fixes)
+  local info = table.concat(info_lines(data, ai_response, applied, fixes), "\n")
   local raw = (ai_response and U.nil_if_null(ai_response.content)) or ""
   aip.file.append(input.run.reports.raw, "====\n" .. info .. "\n\n" .. raw .. "\n\n")
   report_failures(input.run, data, applied)

@@ -4,6 +4,7 @@
 
 local C = require("sub_agent_contract")
 local U = require("utils_common")
+local P = require("utils_parallel")
 
 local M = {}
 
@@ -196,27 +197,41 @@ function M.run_stage(stage, state)
     step = step + 1
     if step > C.MAX_STEPS then return nil, C.msg.step_cap(stage) end
     local config = queue[step]
-    local input = build_input(stage, state, progress, config, slice(queue, step + 1))
-    local res, err = call_agent(config, input)
-    if err then return nil, err end
-    if res ~= nil then
-      err = check(stage, config.name, res)
+    if C.is_group(config) then
+      -- a parallel group is one step: its members' combined answer, one history entry per member
+      local index = P.index_of(state.configs, config, step)
+      local pending = slice(queue, step + 1)
+      local res, err, entries = P.run_group(stage, config, {
+        index = index,
+        adopts = ADOPTS[stage],
+        input_of = function(member) return build_input(stage, state, progress, member, pending) end,
+      })
       if err then return nil, err end
-      adopt(stage, progress, res, config.name)
-      report_ignored(stage, config.name, res, input)
-      if not U.is_nil(res.sub_agents_next) then
-        local tail, what = C.normalize_list(res.sub_agents_next, "sub_agents_next")
-        if not tail then return nil, C.msg.invalid(config.name, what) end
-        warn_unknown_keys(res.sub_agents_next, "sub_agents_next")
-        -- The new tail runs in this stage run, whatever stages its entries list.
-        queue = slice(queue, 1, step)
-        for _, next_config in ipairs(enabled(tail)) do queue[#queue + 1] = next_config end
+      if res ~= nil then adopt(stage, progress, res, P.label(index)) end
+      for _, entry in ipairs(entries) do progress.history[#progress.history + 1] = entry end
+    else
+      local input = build_input(stage, state, progress, config, slice(queue, step + 1))
+      local res, err = call_agent(config, input)
+      if err then return nil, err end
+      if res ~= nil then
+        err = check(stage, config.name, res)
+        if err then return nil, err end
+        adopt(stage, progress, res, config.name)
+        report_ignored(stage, config.name, res, input)
+        if not U.is_nil(res.sub_agents_next) then
+          local tail, what = C.normalize_list(res.sub_agents_next, "sub_agents_next")
+          if not tail then return nil, C.msg.invalid(config.name, what) end
+          warn_unknown_keys(res.sub_agents_next, "sub_agents_next")
+          -- The new tail runs in this stage run, whatever stages its entries list.
+          queue = slice(queue, 1, step)
+          for _, next_config in ipairs(enabled(tail)) do queue[#queue + 1] = next_config end
+        end
       end
+      progress.history[#progress.history + 1] = {
+        config = config,
+        agent_result = res and U.nil_if_null(res.agent_result),
+      }
     end
-    progress.history[#progress.history + 1] = {
-      config = config,
-      agent_result = res and U.nil_if_null(res.agent_result),
-    }
   end
 
   return {

@@ -1,7 +1,8 @@
-// The AIPack Lua API surface, per version (RUNTIME.md sections 3-8).
+// The AIPack Lua API surface, per version (docs/aipack.md section 3-8).
 // Single source of truth for the runtime (which functions exist) and the checker (what code may call).
 
 import { compareSemVer, type SemVer } from './semver.ts';
+import type { LifecycleStage } from './support/lifecycle.ts';
 
 export interface AipFunction {
   /** full dotted path, e.g. "aip.file.load" */
@@ -57,7 +58,7 @@ function cross(...parts: string[][]): string[] {
 const V0 = '0.8.0';
 
 const GROUPS: Group[] = [
-  // v0.8.0 baseline (RUNTIME.md section 8, shorthand expanded with sections 3-7)
+  // v0.8.0 baseline (docs/aipack.md section 8, shorthand expanded with sections 3-7)
   { ns: 'agent', names: ['run', 'extract_options'], since: V0 },
   { ns: 'cmd', names: ['exec'], since: V0 },
   { ns: 'code', names: ['comment_line'], since: V0 },
@@ -229,7 +230,7 @@ export function findAipNamespace(path: string): AipNamespace | undefined {
 // --- globals -------------------------------------------------------------------------------------
 
 /**
- * Globals of AIPack's Lua 5.4 state (mlua `Lua::new()` safe stdlib: no `debug`; RUNTIME.md section 6):
+ * Globals of AIPack's Lua 5.4 state (mlua `Lua::new()` safe stdlib: no `debug`; docs/aipack.md section 6):
  * base functions plus the standard library tables.
  */
 export const LUA_STD_GLOBALS: readonly string[] = Object.freeze([
@@ -250,7 +251,7 @@ export interface AipackGlobal {
   until?: string;
 }
 
-/** Globals AIPack adds to every Lua state (RUNTIME.md sections 6 and 8). */
+/** Globals AIPack adds to every Lua state (docs/aipack.md section 6 and 8). */
 export const AIPACK_GLOBALS: readonly AipackGlobal[] = Object.freeze(
   [
     { name: 'aip', since: V0 },
@@ -277,10 +278,9 @@ export function aipackGlobalsAt(version: string): string[] {
   return AIPACK_GLOBALS.filter((g) => isAvailableAt(g, version)).map((g) => g.name);
 }
 
-export type StageName = 'BeforeAll' | 'Data' | 'Output' | 'AfterAll';
 
-/** Variables of each stage's chunk environment (RUNTIME.md section 2). */
-export const STAGE_VARIABLES: Record<StageName, readonly string[]> = Object.freeze({
+/** Variables of each stage's chunk environment (docs/aipack.md section 2). */
+export const STAGE_VARIABLES: Record<LifecycleStage, readonly string[]> = Object.freeze({
   BeforeAll: Object.freeze(['inputs', 'options']),
   Data: Object.freeze(['input', 'before_all', 'options']),
   Output: Object.freeze(['input', 'data', 'before_all', 'ai_response', 'options']),

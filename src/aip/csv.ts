@@ -1,5 +1,5 @@
 /**
- * `aip.csv.*` and the CSV parts of `aip.file.*`, with AIPack's CsvOptions (RUNTIME.md 8, 0.8.2 / 0.8.8):
+ * `aip.csv.*` and the CSV parts of `aip.file.*`, with AIPack's CsvOptions (docs/aipack.md section 8, 0.8.2 / 0.8.8):
  * csv-parse / csv-stringify configured like Rust's `csv` crate (flexible rows, quote doubling, comments only
  * at a line start, quoting only when needed).
  */
@@ -8,7 +8,7 @@ import { stringify as csvStringify } from 'csv-stringify/sync';
 import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { toJsonText } from './json.ts';
-import { formatRustFloat } from './index.ts';
+import { formatRustFloat } from './support/rust-float.ts';
 
 export interface CsvOptions {
   delimiter?: string;

@@ -1,5 +1,5 @@
 /**
- * `aip.file.*` (RUNTIME.md 7.4, protections of section 10, `save_changes` of PRO_CODER.md 6.4).
+ * `aip.file.*` (docs/aipack.md section 7.4, protections of section 10, `save_changes` of aipack-ai/aipack src/script/aip_modules/aip_file/file_change.rs).
  * Reads go through the Vfs (overlay over disk); writes and deletes only through `env.vfs`, after the AIPack
  * access checks, and each one is traced.
  */
@@ -105,7 +105,7 @@ function replaceFirst(content: string, search: string, replace: string): string 
 }
 
 /**
- * PRO_CODER.md 6.4: no `<<<<<<< SEARCH` line -> the text replaces the whole content; else the blocks apply in
+ * As AIPack applies changes (aipack-ai/aipack src/support/text/change.rs): no `<<<<<<< SEARCH` line -> the text replaces the whole content; else the blocks apply in
  * order to the progressively changed content (CRLF retry), misses collected.
  */
 export function applyChanges(content: string, changes: string, where: string): { content: string; info: ChangesInfo } {

@@ -1,7 +1,7 @@
 import { hostFn } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 
-/** `aip.flow.*` only builds directive tables; the runtime acts when a stage returns one (RUNTIME.md section 3). */
+/** `aip.flow.*` only builds directive tables; the runtime acts when a stage returns one (docs/aipack.md section 3). */
 const directive = (kind: string, data?: unknown) => ({ _aipack_: data === undefined ? { kind } : { kind, data } });
 
 /**

@@ -1,9 +1,9 @@
 /**
- * `aip.hbs.render(template, data)`: the prompt engine (RUNTIME.md 11) with `data` as the root context.
+ * `aip.hbs.render(template, data)`: the prompt engine (docs/aipack.md section 11) with `data` as the root context.
  * `data` is converted with the mlua serializer rules (`serde` mode: an empty table is `{}`).
  */
 import { hostFn, LuaError } from '../engine/values.ts';
-import { renderTemplate, TemplateError } from '../runtime/handlebars.ts';
+import { renderTemplate, TemplateError } from './support/handlebars.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { reqStr } from './pure-args.ts';
 

@@ -1,5 +1,5 @@
 /**
- * `aip.json.*` (RUNTIME.md 7.7). `parse` is fully relaxed (as since AIPack 0.8.27): comments, trailing
+ * `aip.json.*` (docs/aipack.md section 7.7). `parse` is fully relaxed (as since AIPack 0.8.27): comments, trailing
  * and missing commas, single-quoted strings, unquoted keys, hex numbers, unary `+`.
  * `stringify*` write object keys sorted (serde_json's default map), numbers as JS prints them.
  */

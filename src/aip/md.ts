@@ -1,5 +1,5 @@
 /**
- * `aip.md.*` (RUNTIME.md 7.1): meta blocks, fenced blocks, references, outer-block unwrapping.
+ * `aip.md.*` (docs/aipack.md section 7.1): meta blocks, fenced blocks, references, outer-block unwrapping.
  */
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
@@ -184,7 +184,7 @@ function extract_refs(content: unknown): MdRef[] {
 /**
  * When the trimmed text is exactly one fenced block (opening fence on the first line, its matching
  * closing fence on the last line), returns the inner lines each + "\n"; otherwise the raw text.
- * A ```` fence may contain ``` lines (PRO_CODER.md 6.4: LLM file bodies wrapped in four backticks).
+ * A ```` fence may contain ``` lines (upstream pro@coder wraps LLM file bodies wrapped in four backticks).
  */
 function outer_block_content_or_raw(content: unknown): string {
   const raw = reqStr(content, 'aip.md.outer_block_content_or_raw', 'md_content');

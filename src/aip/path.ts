@@ -1,5 +1,5 @@
 /**
- * `aip.path.*` (RUNTIME.md 7.3). Pure string functions follow Rust `Path` semantics; the others resolve
+ * `aip.path.*` (docs/aipack.md section 7.3). Pure string functions follow Rust `Path` semantics; the others resolve
  * through support/paths.ts and look at the Vfs (never the disk directly).
  */
 import { LuaError, luaTypeName, multi, type LuaMulti } from '../engine/values.ts';

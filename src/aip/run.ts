@@ -1,7 +1,7 @@
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 
-/** pin(iden, content) or pin(iden, priority, content): recorded in the trace (RUNTIME.md 7.8). */
+/** pin(iden, content) or pin(iden, priority, content): recorded in the trace (docs/aipack.md section 7.8). */
 function pinFn(env: StageEnv, scope: 'run' | 'task') {
   const fnName = `aip.${scope}.pin`;
   return (...args: unknown[]) => {

@@ -1,5 +1,5 @@
 /**
- * `aip.semver.*` (RUNTIME.md 7.5): strict SemVer 2.0 as the Rust `semver` crate reads it
+ * `aip.semver.*` (docs/aipack.md section 7.5): strict SemVer 2.0 as the Rust `semver` crate reads it
  * (three numeric components, no "v", no leading zeros; build metadata takes part in ordering and equality).
  */
 import { LuaError, luaTypeName } from '../engine/values.ts';

@@ -1,7 +1,7 @@
 // The types of the AIPack Lua API: every catalog function's parameters, return values and a one-line doc, the
 // table classes they take and return, the CTX keys and the global helpers.
 //
-// Facts from AIPack's sources (`src/script/aip_modules/`, `src/types/`, the `for-llm` API reference) and RUNTIME.md.
+// Facts from AIPack's sources (`src/script/aip_modules/`, `src/types/`, the `for-llm` API reference) and docs/aipack.md.
 // Types are written in LuaLS syntax (`string|nil`, `string[]`, `{base_dir?: string}`, class names), because they
 // are emitted as is into the `---@meta` definitions (src/check/luals.ts) and read by the checker (src/check/infer.ts).
 // Which functions exist, and since when, stays in catalog.ts; a test proves both name the same functions.
@@ -412,7 +412,7 @@ export interface CtxKey {
 
 const V0 = '0.8.0';
 
-/** The keys of the CTX table (RUNTIME.md section 5). */
+/** The keys of the CTX table (docs/aipack.md section 5). */
 export const CTX_KEYS: readonly CtxKey[] = Object.freeze([
   { name: 'PWD', type: 'string', doc: 'The current directory of the aip process.', since: V0 },
   { name: 'SESSION_UID', type: 'string', doc: 'UUID of the CLI session.', since: V0 },

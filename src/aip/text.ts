@@ -1,5 +1,5 @@
 /**
- * `aip.text.*` (RUNTIME.md 7.2). All functions accept nil content and return nil (or `(nil, nil)`);
+ * `aip.text.*` (docs/aipack.md section 7.2). All functions accept nil content and return nil (or `(nil, nil)`);
  * any other non-string content raises.
  */
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';

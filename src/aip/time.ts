@@ -1,5 +1,5 @@
 /**
- * `aip.time.*` (RUNTIME.md 7.9). The clock and the local time zone are read through `clock`, which tests
+ * `aip.time.*` (docs/aipack.md section 7.9). The clock and the local time zone are read through `clock`, which tests
  * and the simulator may replace (e.g. `clock.now = () => new Date('2025-08-23T14:35:12Z')`).
  * JS dates carry milliseconds only, so the `*_micro` values end in "000".
  */

@@ -1,6 +1,7 @@
-import type { Vfs } from '../runtime/vfs-types.ts';
-import type { StageName, Trace } from '../runtime/trace.ts';
-import type { ScriptedCommands, ScriptedWeb } from '../runtime/scripted-io.ts';
+import type { Vfs } from '../support/vfs.ts';
+import type { Trace } from './support/trace.ts';
+import type { LifecycleStage } from './support/lifecycle.ts';
+import type { ScriptedCommands, ScriptedWeb } from './support/scripted-io.ts';
 
 /** Everything an `aip.*` namespace needs from the simulated runtime, for one Lua stage. */
 export interface StageEnv {
@@ -17,9 +18,9 @@ export interface StageEnv {
     /** CTX.TMP_DIR */
     tmp: string;
   };
-  /** `<pack dir>` for `ns@name`, or undefined when no such pack is installed (RUNTIME.md section 9) */
+  /** `<pack dir>` for `ns@name`, or undefined when no such pack is installed (docs/aipack.md section 9) */
   findPackDir(namespace: string, name: string): string | undefined;
-  readonly stage: StageName;
+  readonly stage: LifecycleStage;
   /** 1-based task number in Data/Output, undefined in Before All / After All */
   readonly taskNum?: number;
   readonly agent: {

@@ -24,7 +24,7 @@ import { expandGlob, globsArg, listFiles } from './support/globs.ts';
 import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, collapse, displayForTrace, pathArg, resolvePath } from './support/paths.ts';
 import { extractFileChanges, type Directive } from './support/udiffx-changes.ts';
 import { applyPatch, type HunkError } from './support/udiffx-patch.ts';
-import { filesUnder } from '../runtime/vfs.ts';
+import { filesUnder } from '../support/vfs.ts';
 import { FILE_CHANGES_INSTRUCTION } from './support/udiffx-instruction.ts';
 
 interface DirectiveStatus {

@@ -1,5 +1,5 @@
 /**
- * `aip.uuid.*` (RUNTIME.md 7.9): v4/v7 ids, hyphenated or encoded (b64 = standard with padding,
+ * `aip.uuid.*` (docs/aipack.md section 7.9): v4/v7 ids, hyphenated or encoded (b64 = standard with padding,
  * b64u = URL-safe without padding, b58 = Bitcoin alphabet), and the time inside v1/v6/v7 ids.
  */
 import { parse as uuidParse, v4, v7 } from 'uuid';

@@ -2,14 +2,14 @@
 // Blocks are read by src/runtime/agent-doc.ts (the runtime's own parser), so the checker sees exactly
 // the code the simulator runs; findings are mapped back to .aip lines.
 
-import type { StageName } from '../aip/catalog.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { nextFence, type Fence } from '../support/lines.ts';
 import { AgentLoadError, mapScriptLine, parseAgentDoc, type AgentDoc, type LuaScript } from '../runtime/agent-doc.ts';
 import type { Stage } from '../contract/index.ts';
 import { annotatedStagesOf } from './annotations.ts';
 import { lintLua, type Finding, type LintOptions } from './lint.ts';
 
-const STAGES: [keyof AgentDoc & ('beforeAll' | 'data' | 'output' | 'afterAll'), StageName][] = [
+const STAGES: [keyof AgentDoc & ('beforeAll' | 'data' | 'output' | 'afterAll'), LifecycleStage][] = [
   ['beforeAll', 'BeforeAll'],
   ['data', 'Data'],
   ['output', 'Output'],
@@ -66,7 +66,7 @@ function optionsFinding(file: string, content: string, err: AgentLoadError): Fin
   };
 }
 
-/** Renames `# Options` headings (outside fences, RUNTIME.md section 1) so the parser ignores the section. */
+/** Renames `# Options` headings (outside fences, docs/aipack.md section 1) so the parser ignores the section. */
 function disableOptions(content: string): string {
   let fence: Fence = 'out';
   return content

@@ -2,7 +2,7 @@
 // which stage's input the script receives, for the checker and for the Lua language server.
 
 import { STAGES, type Stage } from '../contract/index.ts';
-import { suggest } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 import { ANY_INPUT_CLASS, STAGE_INPUT_CLASS } from './contract-types.ts';
 
 const CLASS_STAGES = new Map<string, Stage[]>([

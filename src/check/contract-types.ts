@@ -13,6 +13,9 @@ import {
   StageInputSchemas,
   type Stage,
 } from '../contract/index.ts';
+import { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
+
+export { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS };
 
 export type Shape =
   | { t: 'any' }
@@ -35,16 +38,6 @@ export interface ShapeField {
   exclusiveWith?: string;
 }
 
-
-/** Lua class name of each stage's input table */
-export const STAGE_INPUT_CLASS: Record<Stage, string> = {
-  pre: 'CoderPreInput',
-  pre_task: 'CoderPreTaskInput',
-  post_task: 'CoderPostTaskInput',
-  post: 'CoderPostInput',
-};
-export const ANY_INPUT_CLASS = 'CoderSubAgentInput';
-export const RESPONSE_CLASS = 'CoderSubAgentResponse';
 
 const prevItem = defOf(defOf(StageInputSchemas.pre).shape!.sub_agents_prev).element!;
 

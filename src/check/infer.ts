@@ -7,9 +7,10 @@
 // It is not a type system: whatever it cannot tell is `unknown` and never reported.
 
 import { CTX_KEYS, LUA_CLASSES, signatureOf, splitTop, type LuaClass, type Param } from '../aip/signatures.ts';
-import { isAvailableAt, type StageName } from '../aip/catalog.ts';
+import { isAvailableAt } from '../aip/catalog.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { CHECK_TEMPLATES, fill, type Stage } from '../contract/index.ts';
-import { suggest } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 import { luaTypeOf, responseFields, stagesWithInputField, inputShapeFor, type Shape, type ShapeField } from './contract-types.ts';
 
 interface LNode {
@@ -31,7 +32,7 @@ export type TypeRule =
 export type TypeReport = (line: number, column: number, rule: TypeRule, message: string, severity?: 'warning') => void;
 
 export interface TypeCheckOptions {
-  scope: StageName | 'module';
+  scope: LifecycleStage | 'module';
   /** the stages this script's agent runs in as a sub-agent (undefined: not known to be a sub-agent) */
   subAgentStages?: Stage[];
   minAipackVersion: string;

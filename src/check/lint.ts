@@ -15,8 +15,8 @@ import {
   findAipFunction,
   findAipNamespace,
   isAvailableAt,
-  type StageName,
 } from '../aip/catalog.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import type { Stage } from '../contract/index.ts';
 import { typeCheck, type TypeRule } from './infer.ts';
 import { annotatedStages } from './annotations.ts';
@@ -50,7 +50,7 @@ export interface LintSource {
   /** added to reported lines (for Lua blocks inside .aip files) */
   lineOffset?: number;
   /** stage variables visible: a stage name, or 'module' for required modules (globals only) */
-  scope: StageName | 'module';
+  scope: LifecycleStage | 'module';
   /** the stages this code runs in as a sub-agent (from its contract file or a prompt file); annotations add to them */
   subAgentStages?: Stage[];
 }
@@ -254,7 +254,7 @@ type Report = (line: number, column: number, rule: Rule, message: string, severi
 
 class Walker {
   constructor(
-    private readonly scope: StageName | 'module',
+    private readonly scope: LifecycleStage | 'module',
     private readonly version: string,
     private readonly defined: Set<string>,
     private readonly report: Report,
@@ -395,7 +395,7 @@ class Walker {
       return;
     }
     let hint = '';
-    const stages = (Object.keys(STAGE_VARIABLES) as StageName[]).filter((s) => STAGE_VARIABLES[s].includes(name));
+    const stages = (Object.keys(STAGE_VARIABLES) as LifecycleStage[]).filter((s) => STAGE_VARIABLES[s].includes(name));
     if (stages.length > 0) {
       hint =
         this.scope === 'module'

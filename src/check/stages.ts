@@ -53,7 +53,9 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
   const r = normalizeList(entries);
   if (!r.ok) return;
   const ws = findWorkspace(nodePath.dirname(file));
-  for (const c of r.configs) {
+  // a parallel group's members run in the group's stages
+  const named = r.configs.flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
+  for (const c of named) {
     if (c.name.includes('@')) continue;
     const agent = resolveAgentFile(nodePath.resolve(ws, c.name));
     if (agent) add(map, agent, c.stages);

@@ -1,8 +1,8 @@
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { headline, type CoderRunReport } from '../effects/run-report.ts';
-import type { Trace, TraceEvent } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
+import type { Trace, TraceEvent } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
 
 /** JSON for the CLI: Lua nil (undefined) becomes null everywhere, including list holes. */
 export function toJsonValue(value: unknown): unknown {
@@ -43,8 +43,11 @@ function describe(e: TraceEvent): string | undefined {
       return `  ${pc.yellow(e.op)} ${e.path}`;
     case 'print':
       return `  ${pc.dim('print')} ${truncate(e.text, 100)}`;
+    case 'tasks':
+      // a schedule is worth a line only when tasks ran beside each other
+      return e.concurrency > 1 ? `  ${pc.dim(`tasks ${e.slots.length} at input_concurrency ${e.concurrency}`)}` : undefined;
     case 'note':
-      return undefined;
+      return e.topic === 'warning' ? `  ${pc.yellow('warning')} ${String(e.data)}` : undefined;
   }
 }
 
@@ -61,9 +64,19 @@ export function formatTrace(trace: Trace): string {
   return lines.join('\n');
 }
 
-export function formatFiles(files: FileChanges, written: boolean): string {
+/** What became of a run's files: a dry run, written, or not written because the run failed or the commit was refused. */
+export type FilesState = 'dry' | 'written' | 'run-failed' | 'refused';
+
+const NOT_WRITTEN: Record<FilesState, string> = {
+  dry: ' (not written; use --write)',
+  written: '',
+  'run-failed': ' (not written: the run failed)',
+  refused: ' (not written: --write refused the changes, see the error)',
+};
+
+export function formatFiles(files: FileChanges, state: FilesState): string {
   const lines: string[] = [];
-  const verb = written ? '' : pc.dim(' (not written; use --write)');
+  const verb = state === 'written' ? '' : pc.dim(NOT_WRITTEN[state]);
   for (const p of files.created) lines.push(`  ${pc.green('created')} ${p}`);
   for (const p of files.changed) lines.push(`  ${pc.yellow('changed')} ${p}`);
   for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);
@@ -89,7 +102,22 @@ export function formatBaseWrites(trace: Trace, workspaceDir: string, aipackBase:
 /** The last line of a coder run report: its status, coloured, and its message. */
 export function formatStatus(r: CoderRunReport): string {
   const status = r.status === 'failed' ? pc.red('failed') : r.status === 'skipped' ? pc.yellow('skipped') : pc.green('completed');
-  return `${status}${r.message ? `: ${r.message}` : ''}`;
+  return `${status}${r.message ? `: ${r.message.replace(/^Lua error:\s*\n(?=Sub-agent \[)/, '')}` : ''}`;
+}
+
+/**
+ * The cause of a failure on one line: the first line of its message, and a pack error that only carries a
+ * sub-agent's failure (`Lua error:` then `Sub-agent [...] failed: ...`) said without the `Lua error:` wrapper.
+ */
+export function errorLine(message: string): string {
+  const text = message.replace(/^Lua error:\s*\n(?=Sub-agent \[)/, '');
+  return headline(text);
+}
+
+/** A `hint:` line a failure message carries (the unmatched-prompt error says how to match), undefined when none. */
+export function hintOf(error: Error | undefined): string | undefined {
+  const line = error?.message.split('\n').find((l) => l.startsWith('hint: '));
+  return line?.slice('hint: '.length);
 }
 
 /** A hint for a run that failed on a model call while no --ai file was given; undefined otherwise. */

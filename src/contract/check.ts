@@ -6,6 +6,7 @@
 import { CHECK_TEMPLATES as T, EVENT_STAGES, type AgentConfig, type Stage } from './schemas.ts';
 import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
 import { field, isEmptyTable, isGiven, luaEqual, luaList, luaType } from './lua-values.ts';
+import { GROUP_KEYS, isGroupEntry, normalizeGroup } from './parallel.ts';
 
 /** Fills `{key}` placeholders in one pass (placeholders inside the values are left alone). */
 export function fill(template: string, vars: Record<string, string | number>): string {
@@ -86,10 +87,12 @@ function settle(k: Kind, v: unknown): unknown {
 }
 
 /**
- * Normalises one `sub_agents` entry (SUB_AGENTS.md section 1). `label` names the entry in messages
+ * Normalises one `sub_agents` entry (pack/SUB_AGENTS.md section 1). `label` names the entry in messages
  * (`sub_agents[3]`). The config is a new object; the entry is not modified.
  */
 export function normalizeEntry(entry: unknown, label: string): NormalizeEntryResult {
+  // a parallel group (section 8) has members instead of a name; its config is typed loosely like every config
+  if (isGroupEntry(entry)) return normalizeGroup(entry as Record<string, unknown>, label, normalizeEntry) as unknown as NormalizeEntryResult;
   const t = luaType(entry);
   const copy: Record<string, unknown> = {};
   if (t === 'string') {
@@ -134,8 +137,9 @@ function eventStages(events: string[]): Stage[] {
 /** Keys of a table entry that the contract does not define (sorted); they are kept for the agent. */
 export function unknownEntryKeys(entry: unknown): string[] {
   if (luaType(entry) !== 'table' || Array.isArray(entry)) return [];
+  const known: readonly string[] = isGroupEntry(entry) ? [...ENTRY_KEYS, ...GROUP_KEYS] : ENTRY_KEYS;
   return Object.keys(entry as Record<string, unknown>)
-    .filter((k) => (entry as Record<string, unknown>)[k] !== undefined && !ENTRY_KEYS.includes(k))
+    .filter((k) => (entry as Record<string, unknown>)[k] !== undefined && !known.includes(k))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 

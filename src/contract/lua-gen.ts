@@ -19,6 +19,18 @@ import {
   STAGE_ADOPTS,
   STAGES,
 } from './schemas.ts';
+import {
+  DEFAULT_GROUP_CONCURRENCY,
+  DEFAULT_ON_ERROR,
+  GROUP_KEYS,
+  GROUP_OWNED_KEYS,
+  GROUP_TEMPLATES,
+  MAX_GROUP_CONCURRENCY,
+  MAX_GROUP_SIZE,
+  ON_ERROR,
+  PARALLEL_AGENT,
+  PARALLEL_SAFE_AIPACK_VERSION,
+} from './parallel.ts';
 import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Field, type Kind } from './spec.ts';
 
 export const CONTRACT_LUA_FILE = 'sub_agent_contract.lua';
@@ -245,6 +257,7 @@ end
 function C.normalize_entry(entry, label)
   label = label or "sub_agents"
   local t = type_of(entry)
+  if t == "table" and rawget(entry, "parallel") ~= nil then return C.normalize_group(entry, label) end
   local copy = {}
   if t == "string" then
     copy.name = entry
@@ -284,8 +297,9 @@ for _, f in ipairs(ENTRY_FIELDS) do ENTRY_KEY_SET[f.name] = true end
 function C.unknown_entry_keys(entry)
   local out = {}
   if type(entry) ~= "table" then return out end
+  local group = rawget(entry, "parallel") ~= nil
   for key in next, entry do
-    if type(key) == "string" and not ENTRY_KEY_SET[key] then out[#out + 1] = key end
+    if type(key) == "string" and not ENTRY_KEY_SET[key] and not (group and C.GROUP.key_set[key]) then out[#out + 1] = key end
   end
   table.sort(out)
   return out
@@ -460,6 +474,104 @@ function C.msg.version(current)
   return fill(M.version, { min = C.MIN_AIPACK_VERSION, current = tostring(current) })
 end
 
+
+-- Parallel groups (section 8): { parallel = {entries}, concurrency, on_error, enabled, stages | on }
+
+local function got_of(v)
+  local t = type_of(v)
+  if t == "string" then return fill(T.gotString, { value = v }) end
+  if t == "number" and v == math.floor(v) and math.abs(v) < 1e9 then return string.format("%d", v) end
+  return t
+end
+
+local function is_integer(v)
+  return type(v) == "number" and v == math.floor(v)
+end
+
+--- Normalises a group entry: the normalised group, or nil and "<label>: <what is wrong>".
+function C.normalize_group(entry, label)
+  local function bad(what) return nil, fill(T.entry, { label = label, what = what }) end
+  if rawget(entry, "name") ~= nil then return bad(fill(T.exclusive, { other = "name", path = "parallel" })) end
+  if rawget(entry, "options") ~= nil then return bad(G.groupOptions) end
+  local raw = rawget(entry, "parallel")
+  local n = nil
+  if type_of(raw) == "table" then n = list_len(raw) end
+  if n == nil then
+    local got = type_of(raw)
+    if got == "table" then got = T.gotNonList end
+    return bad(fill(G.notList, { path = "parallel", got = got }))
+  end
+  if n == 0 then return bad(fill(T.empty, { path = "parallel" })) end
+  if n > C.GROUP.max_size then return bad(fill(G.tooMany, { path = "parallel", count = n, max = C.GROUP.max_size })) end
+  local own = { name = "parallel" }
+  for key, v in next, entry do
+    if key ~= "parallel" and key ~= "concurrency" and key ~= "on_error" then own[key] = v end
+  end
+  local common, err = C.normalize_entry(own, label)
+  if common == nil then return nil, err end
+  local concurrency = rawget(entry, "concurrency")
+  if concurrency ~= nil then
+    if not is_integer(concurrency) or concurrency < 1 or concurrency > C.GROUP.max_concurrency then
+      return bad(fill(G.range, { path = "concurrency", min = 1, max = C.GROUP.max_concurrency, got = got_of(concurrency) }))
+    end
+  end
+  local on_error = rawget(entry, "on_error")
+  if on_error ~= nil and on_error ~= "fail" and on_error ~= "continue" then
+    return bad(fill(G.onError, { path = "on_error", got = got_of(on_error) }))
+  end
+  local members = {}
+  for i = 1, n do
+    local path = "parallel[" .. i .. "]"
+    local item = rawget(raw, i)
+    if type_of(item) == "table" then
+      if rawget(item, "parallel") ~= nil then return bad(fill(G.nested, { path = path })) end
+      for _, key in ipairs(C.GROUP.owned_keys) do
+        if rawget(item, key) ~= nil then return bad(fill(G.memberOwns, { path = path, key = key })) end
+      end
+    end
+    local member, member_err = C.normalize_entry(item, label .. "." .. path)
+    if member == nil then return nil, member_err end
+    member.stages = copy_list(common.stages, #common.stages)
+    if common.on ~= nil then member.on = copy_list(common.on, #common.on) end
+    members[i] = member
+  end
+  common.name = nil
+  common.parallel = members
+  if concurrency ~= nil then
+    common.concurrency = math.floor(concurrency)
+  else
+    common.concurrency = C.GROUP.default_concurrency
+  end
+  common.on_error = on_error or C.GROUP.default_on_error
+  return common
+end
+
+--- true when a normalised config is a parallel group
+function C.is_group(config)
+  return type(config) == "table" and rawget(config, "parallel") ~= nil
+end
+
+C.msg.group = {}
+
+function C.msg.group.conflict(index, a, b, what)
+  return fill(G.conflict, { index = index, a = tostring(a), b = tostring(b), what = what })
+end
+
+function C.msg.group.rewrite(index, name, field_name)
+  return fill(G.rewrite, { index = index, name = tostring(name), field = field_name })
+end
+
+-- causes: the failure messages of the failed members, in member order
+function C.msg.group.failed(index, size, causes)
+  local lines = {}
+  for i, message in ipairs(causes) do lines[i] = fill(G.cause, { message = message }) end
+  return fill(G.failed, { index = index, size = size, failed = #causes, causes = table.concat(lines) })
+end
+
+function C.msg.group.old_aipack(index, current, size)
+  return fill(G.oldAipack, { index = index, current = tostring(current), safe = C.GROUP.safe_version, size = size })
+end
+
 return C
 `;
 
@@ -467,7 +579,7 @@ return C
 export function generateContractLua(): string {
   const lines = [
     CONTRACT_LUA_HEADER,
-    '-- The sub_agents contract (spec/SUB_AGENTS.md): normalisation of sub_agents entries, validation of',
+    '-- The sub_agents contract (pack/SUB_AGENTS.md): normalisation of sub_agents entries, validation of',
     '-- sub-agent responses and the failure messages. Data below is derived from the zod schemas; the functions',
     '-- interpret it exactly as src/contract/check.ts does.',
     '--',
@@ -501,6 +613,20 @@ export function generateContractLua(): string {
     '',
     '-- the table form of an entry, in check order, with defaults',
     `local ENTRY_FIELDS = ${luaLiteral(ENTRY_FIELDS.map(fieldData))}`,
+    '',
+    '-- parallel groups (section 8): limits, defaults and the keys a group owns',
+    `C.GROUP = ${luaLiteral({
+      max_size: MAX_GROUP_SIZE,
+      max_concurrency: MAX_GROUP_CONCURRENCY,
+      default_concurrency: DEFAULT_GROUP_CONCURRENCY,
+      on_error: [...ON_ERROR],
+      default_on_error: DEFAULT_ON_ERROR,
+      owned_keys: [...GROUP_OWNED_KEYS],
+      key_set: Object.fromEntries(GROUP_KEYS.map((k) => [k, true])),
+      safe_version: PARALLEL_SAFE_AIPACK_VERSION,
+      agent: PARALLEL_AGENT,
+    })}`,
+    `local G = ${luaLiteral(GROUP_TEMPLATES)}`,
     '',
     '-- the response table, in check order; stages = the stages that use a field (elsewhere it is ignored)',
     `local RESPONSE_FIELDS = ${luaLiteral(RESPONSE_FIELDS.map(fieldData))}`,

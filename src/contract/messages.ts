@@ -1,4 +1,4 @@
-/** The failure messages of SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
+/** The failure messages of pack/SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
 import { CODER_PARAM_KEYS, MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type Stage } from './schemas.ts';
 import { fill } from './check.ts';
 import { isGiven } from './lua-values.ts';

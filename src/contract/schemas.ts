@@ -1,5 +1,5 @@
 /**
- * The `sub_agents` contract (spec/SUB_AGENTS.md), stated once, as zod schemas.
+ * The `sub_agents` contract (pack/SUB_AGENTS.md), stated once, as zod schemas.
  *
  * Everything else is derived from these definitions: the TS checks (check.ts, through spec.ts), the generated
  * Lua module `sub_agent_contract.lua` (lua-gen.ts) and the JSON Schemas (json-schema.ts).
@@ -77,13 +77,13 @@ export const CODER_PARAM_KEYS = {
     'default_language',
     'attachments',
     'sub_agents',
+    'auto_context',
+    'auto_fix',
+    'max_file_size_kb',
   ],
   not_implemented: {
-    auto_context: 'the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead',
     workbench: 'the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs',
     dev: 'legacy alias of workbench, which is not part of this pack',
-    auto_fix: 'the udiffx auto-fix pass is not part of this pack; failed changes are reported instead',
-    max_file_size_kb: 'only limits code-map files of auto_context, which is not part of this pack',
     udiffx_inst_debug: 'this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)',
   },
 } as const;
@@ -121,6 +121,9 @@ export const AgentEntryTableSchema = z
     options: LuaTableSchema.optional().meta({
       description: 'agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)',
     }),
+    config: LuaTableSchema.optional().meta({
+      description: "the agent's own settings, never checked nor warned about: it reads them as input.agent_config.config",
+    }),
     on: z
       .union([EventSchema, z.array(EventSchema).min(1)])
       .optional()
@@ -147,12 +150,18 @@ export const AgentConfigSchema = z
     enabled: z.boolean(),
     stages: z.array(StageSchema).min(1),
     options: LuaTableSchema.optional(),
+    config: LuaTableSchema.optional(),
     on: z.union([EventSchema, z.array(EventSchema)]).optional(),
   })
   .meta({ title: 'AgentConfig' });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Section 2: the input table of each stage
+
+/** A member's place in its parallel group (section 8). */
+export const ParallelPlaceSchema = z
+  .object({ index: z.number().int().min(1), size: z.number().int().min(1) })
+  .meta({ title: 'parallel place' });
 
 const baseInputShape = {
   coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file' }),
@@ -161,9 +170,17 @@ const baseInputShape = {
   coder_prompt: z.string().meta({ description: 'table.concat(coder_prompts, "\\n\\n")' }),
   agent_config: AgentConfigSchema,
   sub_agents_prev: z
-    .array(z.looseObject({ config: AgentConfigSchema, agent_result: z.unknown() }))
-    .meta({ description: 'sub-agents already run in this stage run, in order' }),
+    .array(
+      z.looseObject({
+        config: AgentConfigSchema,
+        agent_result: z.unknown(),
+        parallel: ParallelPlaceSchema.optional().meta({ description: 'set when it ran as a member of a parallel group' }),
+        error: z.string().optional().meta({ description: 'a failed member of a parallel group with on_error = "continue": why' }),
+      }),
+    )
+    .meta({ description: 'sub-agents already run in this stage run, in order (a parallel group: one entry per member)' }),
   sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'sub-agents still to run in this stage run' }),
+  parallel: ParallelPlaceSchema.optional().meta({ description: 'a member of a parallel group: its place in the group' }),
 };
 
 export const CoderTaskSchema = z.object({
@@ -266,7 +283,8 @@ export const MESSAGE_TEMPLATES = {
   stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
   version: 'Sub-agents require AIPack {min} or above (current: {current})',
   /** pack and harness warnings (run time; --strict fails them in contract tests) */
-  unknownEntryKey: "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key})",
+  unknownEntryKey:
+    "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
   droppedParams: 'Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone',
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",

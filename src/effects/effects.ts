@@ -1,6 +1,6 @@
 /**
  * What one sub-agent's response does to the coder, computed from the sub-agent's input table and its raw
- * response (SUB_AGENTS.md sections 2-4). Pure data analysis: no runtime, no harness. The contract itself (which
+ * response (pack/SUB_AGENTS.md sections 2-4). Pure data analysis: no runtime, no harness. The contract itself (which
  * fields exist, which stage uses which, the messages) comes from src/contract; this module only compares.
  *
  * Used by the contract-test harness (src/harness) and by reports of simulated runs.
@@ -17,6 +17,7 @@ import {
   type Stage,
 } from '../contract/index.ts';
 import { field, isEmptyTable } from '../contract/lua-values.ts';
+import { suggest } from '../support/suggest.ts';
 
 /** What a response does to `coder_params`. Key lists are top-level keys, sorted; `sub_agents` never counts. */
 export interface ParamsEffect {
@@ -111,40 +112,6 @@ export function stringList(v: unknown): string[] {
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Edit distance (insertions, deletions, substitutions, adjacent transpositions). */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/**
- * The candidate `word` is most probably a typo of, or undefined when none is close: the smallest
- * case-insensitive edit distance within a third of the word's length (at least 1); failing that, a candidate that
- * contains the word or is contained in it (`prompt` -> `coder_prompt`), the closest first.
- */
-export function suggest(word: string, candidates: readonly string[]): string | undefined {
-  const w = word.toLowerCase();
-  const limit = Math.max(1, Math.floor(w.length / 3));
-  let best: { c: string; score: number } | undefined;
-  for (const c of candidates) {
-    const lc = c.toLowerCase();
-    const d = distance(w, lc);
-    const affix = w.length >= 4 && (lc.includes(w) || w.includes(lc));
-    if (d > limit && !affix) continue;
-    const score = d <= limit ? d : 1000 + d;
-    if (!best || score < best.score) best = { c, score };
-  }
-  return best?.c;
-}
-
 /** The failure message the pipeline reports for a checked response, or undefined when it succeeds. */
 function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeOptions): string | undefined {
   if (opts.raised !== undefined) return messages.raised(name, opts.raised);
@@ -160,7 +127,7 @@ function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeO
 }
 
 /**
- * A sub-agent's response as the pipeline picks it from its run (SUB_AGENTS.md section 1): `after_all`, else
+ * A sub-agent's response as the pipeline picks it from its run (pack/SUB_AGENTS.md section 1): `after_all`, else
  * `outputs[1]`. A null in either is a nil for Lua, so it means no response there.
  */
 export function pickResponse(run: { afterAll?: unknown; outputs?: unknown[] }): unknown {

@@ -1,7 +1,7 @@
-import { STAGES, type Stage } from '../contract/index.ts';
+import { CoderSummarySchema, listsFromLua, STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
-import type { PromptPartSent, Trace } from '../runtime/trace.ts';
-import type { FileChanges } from '../runtime/vfs-types.ts';
+import type { PromptPartSent, Trace } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
 import { analyzeEffect, pickResponse, type StageEffect } from './effects.ts';
 
 /** One sub-agent call of a simulated coder run, with what it did. */
@@ -33,7 +33,30 @@ export interface CoderRunReport {
   sub_agents: SubAgentCall[];
   ai_calls: AiCall[];
   files: FileChanges;
+  /** the file changes of the AI answers that could not be applied: the file and the cause */
+  failed_changes: FailedChange[];
+  /** the warnings the pack printed (an upstream key it does not act on, an unknown entry key, ...) */
+  warnings: string[];
   after_all?: unknown;
+}
+
+export interface FailedChange {
+  file: string;
+  cause: string;
+}
+
+const WARNING = 'WARNING: ';
+
+/** The pack pins each task's failed changes as `- <file> (<cause>)` lines under the `changes_failed` pin. */
+function failedChanges(trace: Trace, coderName: string): FailedChange[] {
+  const out: FailedChange[] = [];
+  for (const pin of trace.of('pin')) {
+    if (pin.agent !== coderName || pin.depth !== 0 || pin.iden !== 'changes_failed') continue;
+    const text = (pin.content as { content?: unknown } | undefined)?.content;
+    if (typeof text !== 'string') continue;
+    for (const m of text.matchAll(/^- (.+?) \((.*)\)$/gm)) out.push({ file: m[1]!, cause: m[2]! });
+  }
+  return out;
 }
 
 const isStage = (v: unknown): v is Stage => typeof v === 'string' && (STAGES as readonly string[]).includes(v);
@@ -79,7 +102,13 @@ export function coderRunReport(args: {
     sub_agents: subAgents,
     ai_calls: aiCalls,
     files,
-    after_all: outcome?.afterAll,
+    failed_changes: failedChanges(trace, coderName),
+    warnings: trace
+      .of('print')
+      .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
+      .map((e) => e.text.slice(WARNING.length)),
+    // the coder's tasks are coder_responses items: their file lists are arrays, also when empty
+    after_all: listsFromLua(CoderSummarySchema, outcome?.afterAll),
   };
 }
 

@@ -30,8 +30,11 @@ export interface StateOptions {
    * which then ends with Lua's "./?.lua;./?/init.lua"; `require` follows `package.path` as scripts leave it
    */
   moduleDirs: string[];
-  /** reads a file for `require`, `dofile` and `loadfile`; undefined when missing */
-  readFile(abs: string): string | undefined;
+  /**
+   * reads a file for `require`, `dofile` and `loadfile`; undefined when missing. Bytes are loaded as they are (as
+   * Lua reads a file: a string literal keeps bytes that are not UTF-8); a string is loaded as its UTF-8 encoding.
+   */
+  readFile(abs: string): Uint8Array | string | undefined;
   /** `dofile`/`loadfile` may only read below these directories; `require` below these and `moduleDirs` */
   loadRoots: string[];
   /** the process cwd: resolves relative `dofile`/`loadfile` paths and `package.path` templates */

@@ -132,7 +132,7 @@ function arrayMetatable(L: L): LuaTable {
 
 /**
  * Pushes a JS value (see values.ts for the mapping). `topNullIsNil`: a top-level null becomes nil, as for stage
- * variables (RUNTIME.md 7.0); nested nulls always become the `null` sentinel.
+ * variables (docs/aipack.md section 7.0); nested nulls always become the `null` sentinel.
  */
 export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new Set<object>()): void {
   if (value === undefined) return lua.lua_pushnil(L);
@@ -144,7 +144,7 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new S
     case 'boolean':
       return lua.lua_pushboolean(L, value);
     case 'number':
-      // fengari integers are 32-bit; anything larger stays a float (LUA_ENGINES.md section 3)
+      // fengari integers are 32-bit; anything larger stays a float (docs/engines.md)
       if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) return lua.lua_pushinteger(L, value);
       return lua.lua_pushnumber(L, value);
     case 'string':
@@ -171,7 +171,7 @@ function slotOf(L: L, value: unknown, seen: Set<object>): TValue {
     case 'boolean':
       return tvalue(TAG.LUA_TBOOLEAN, value);
     case 'number':
-      // fengari integers are 32-bit; anything larger stays a float (LUA_ENGINES.md section 3)
+      // fengari integers are 32-bit; anything larger stays a float (docs/engines.md)
       return Number.isInteger(value) && value >= -2147483648 && value <= 2147483647 ? tvalue(TAG.LUA_TNUMINT, value) : tvalue(TAG.LUA_TNUMFLT, value);
     case 'string':
       return tvalue(TAG.LUA_TLNGSTR, luaStr(L, value));

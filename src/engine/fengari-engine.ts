@@ -7,6 +7,7 @@ import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, chargeInstructions, chargeSta
 import { loadablePath, MAX_REP_BYTES, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
+import { RELAY_HEAD_BYTES, relayedError } from './library-guard.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 
 
@@ -19,6 +20,37 @@ const PACKAGE_KEY = str('coder_subagents.package');
 /** luaL_error with a message built in JS: passed as an argument, so a '%' in it is not a format directive. */
 function raise(L: L, message: string): never {
   return lauxlib.luaL_error(L, str('%s'), luaBytes(message)) as never;
+}
+
+const latin1 = (b: Uint8Array | null) => (b ? String.fromCharCode(...b) : null);
+
+/**
+ * The sandbox's library guard (see library-guard.ts): upvalue 1 is the Lua wrapper, upvalue 2 the global name.
+ * Calls the wrapper; an error the library raised inside it is raised again as if this function had raised it.
+ */
+function libraryGuard(L: L): number {
+  const n = lua.lua_gettop(L);
+  lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
+  lua.lua_rotate(L, 1, 1);
+  if (lua.lua_pcall(L, n, lua.LUA_MULTRET, 0) === lua.LUA_OK) return lua.lua_gettop(L);
+  if (lua.lua_type(L, -1) !== lua.LUA_TSTRING) return lua.lua_error(L);
+  const bytes = lua.lua_tostring(L, -1) as Uint8Array;
+  const ar = new lua.lua_Debug();
+  lua.lua_getstack(L, 0, ar);
+  lua.lua_getinfo(L, str('n'), ar);
+  const call = { name: latin1(ar.name), namewhat: latin1(ar.namewhat) ?? '' };
+  const global = latin1(lua.lua_tostring(L, lua.lua_upvalueindex(2))) ?? '?';
+  const relayed = relayedError(latin1(bytes.subarray(0, RELAY_HEAD_BYTES)) as string, call, global);
+  if (!relayed) return lua.lua_error(L);
+  lauxlib.luaL_where(L, 1);
+  lua.lua_pushstring(L, str(relayed.head));
+  if (relayed.all) {
+    lua.lua_concat(L, 2);
+  } else {
+    lua.lua_pushlstring(L, bytes.subarray(relayed.skip), bytes.length - relayed.skip);
+    lua.lua_concat(L, 3);
+  }
+  return lua.lua_error(L);
 }
 
 /**
@@ -54,6 +86,8 @@ class FengariState implements LuaState {
   private readonly L: L;
   private readonly limits: RunLimits & { heapBaseline?: number; pressure?: number };
   private readonly memoryMessage: string;
+  /** names of the simulator's own chunks (the sandbox, preludes): their functions stand for AIPack's native ones */
+  private readonly hostChunks = new Set(['=sandbox']);
   private used = 0;
   private hooks = 0;
   private running = 0;
@@ -103,7 +137,7 @@ class FengariState implements LuaState {
     const limits = this.limits;
     if (spent(limits)) return; // the hook raises; error handling may still build strings
     // the string's bytes are allocated before this hook sees it, so a check against the cap alone lets a doubling
-    // loop hold 1.5x the cap (a 512 MiB string beside the 256 MiB one: over 1 GB of RSS, attack 10); refusing a
+    // loop hold 1.5x the cap (a 512 MiB string beside the 256 MiB one: over 1 GB of RSS, see docs/sandbox.md); refusing a
     // string of half the cap stops it one step earlier
     if (2 * bytes >= limits.memoryMax) this.memoryFull(L);
     limits.pressure = (limits.pressure ?? 0) + bytes;
@@ -319,6 +353,23 @@ class FengariState implements LuaState {
     lua.lua_setfield(L, -2, str('limit_hit'));
     lua.lua_pushjsfunction(L, allowHooks);
     lua.lua_setfield(L, -2, str('allow_hooks'));
+    // guard(f, globalName): f behind a C function (library-guard.ts)
+    lua.lua_pushjsfunction(L, (L: L) => {
+      lua.lua_settop(L, 2);
+      lua.lua_pushcclosure(L, libraryGuard, 2);
+      return 1;
+    });
+    lua.lua_setfield(L, -2, str('guard'));
+    // hosted(f): f was defined by the simulator's own code
+    lua.lua_pushjsfunction(L, (L: L) => {
+      lua.lua_settop(L, 1);
+      const ar = new lua.lua_Debug();
+      lua.lua_getinfo(L, str('>S'), ar);
+      const source = latin1(ar.source);
+      lua.lua_pushboolean(L, source !== null && this.hostChunks.has(source));
+      return 1;
+    });
+    lua.lua_setfield(L, -2, str('hosted'));
     this.setPatternHost(L);
     lua.lua_setglobal(L, str('__sandbox'));
     this.execTrusted(SANDBOX_LUA, '=sandbox');
@@ -443,10 +494,12 @@ class FengariState implements LuaState {
   }
 
   exec(code: string, chunkName: string): void {
+    this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, () => 0);
   }
 
   execTrusted(code: string, chunkName: string): void {
+    this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, () => 0);
   }
 
@@ -582,14 +635,15 @@ const PROTO_LIMIT = 2000;
 const protoCache = new Map<string, Proto>();
 
 /** Loads `code` as a text chunk, from the prototype compiled from the same name and source when there is one. */
-function loadChunk(L: L, code: string, chunkName: string): number {
-  const key = chunkName + '\0' + code;
+/** A text chunk as given, or the bytes of a file (its cache key: the bytes as latin1, marked apart). */
+function loadChunk(L: L, code: string | Uint8Array, chunkName: string): number {
+  const key = typeof code === 'string' ? chunkName + '\0' + code : chunkName + '\0\u0001' + Buffer.from(code).toString('latin1');
   const cached = protoCache.get(key);
   if (cached) {
     pushProto(L, cached);
     return lua.LUA_OK;
   }
-  const status = lauxlib.luaL_loadbufferx(L, luaBytes(code), null, luaBytes(chunkName), str('t'));
+  const status = lauxlib.luaL_loadbufferx(L, typeof code === 'string' ? luaBytes(code) : code, null, luaBytes(chunkName), str('t'));
   if (status === lua.LUA_OK) {
     if (protoCache.size >= PROTO_LIMIT) protoCache.delete(protoCache.keys().next().value as string);
     protoCache.set(key, protoOf(L));

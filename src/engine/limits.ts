@@ -1,7 +1,8 @@
 /**
  * Limits shared by every Lua state of one run tree: a top-level run and every `aip.agent.run` it makes, however
  * deep. One instruction budget, one memory cap and one deadline for the whole tree, so an agent cannot multiply
- * its allowance by calling itself.
+ * its allowance by calling itself (docs/sandbox.md). Costs charged outside the Lua states (files a run's saves
+ * hold in memory) count against the same cap.
  */
 export interface RunLimits {
   /** instructions the tree may execute (hook steps plus the work charged for big library calls and strings) */

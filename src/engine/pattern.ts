@@ -1,7 +1,7 @@
 /**
  * Lua's pattern matcher (lstrlib's backtracking `match`), here in TypeScript so that it counts its steps: the
  * engines' own matchers run a whole string.find in one library call, unseen by the instruction hook, and a pattern
- * like `.-.-.-.-.-b` over 5000 bytes backtracks for hours (issue 12, attack 9).
+ * like `.-.-.-.-.-b` over 5000 bytes backtracks for hours (docs/sandbox.md).
  *
  * The sandbox (sandbox.ts) routes here only the calls whose worst case is large (see `worstCaseSteps`); the others
  * stay on the engine's own matcher. Results must be identical to the engine's, so this follows the dialect of each:

@@ -30,7 +30,7 @@ export function searchPath(
   path: string,
   sep: string,
   dirsep: string,
-): { file: string; abs: string; code: string } | { tried: string } {
+): { file: string; abs: string; code: Uint8Array | string } | { tried: string } {
   const roots = [...options.loadRoots, ...options.moduleDirs];
   const sub = sep === '' ? name : name.split(sep).join(dirsep);
   let tried = '';
@@ -81,22 +81,13 @@ local type, select, error = type, select, error
 local find = string.find
 local FROM, PER, MAX_REP = ${CHARGE_FROM_BYTES}, ${BYTES_PER_INSTRUCTION}, ${MAX_REP_BYTES}
 local function pass(...) return ... end
-local rawpcall = pcall
 -- A C function raises at the position of its caller; called from a wrapper below, that is a line of this chunk.
--- guard(f) raises f's errors again at the wrapper's caller instead, as when user code calls the library directly
--- ("f.aip:5: bad argument #2 to 'format'"); other errors (a gsub callback's, a limit's) pass unchanged.
-local function relay(ok, ...)
-  if ok then return ... end
-  local e = ...
-  if type(e) == "string" then
-    local _, stop = find(e, "^sandbox:%d+: ")
-    if stop then error(e:sub(stop + 1), 3) end
-  end
-  error(e, 0)
-end
-local function guard(f)
-  return function(...) return pass(relay(rawpcall(f, ...))) end
-end
+-- guard(f, name) puts f behind a host C function that raises f's library errors again at its own caller, with
+-- that call's argument numbers and name, as when user code calls the library directly ("f.aip:5: bad argument #2
+-- to 'format'"), tail calls included; other errors (a gsub callback's, a limit's) pass unchanged. name: the
+-- function's name in the loaded tables, for calls that give none (from pcall).
+local hostguard = host.guard
+local function guard(f, name, direct) return hostguard(f, name or "?", direct) end
 local function cost(s)
   if type(s) == "string" and #s > FROM then charge(#s // PER) end
 end
@@ -115,11 +106,19 @@ local function span(t, i, j, t2)
 end
 do
   local load = load
+  -- the refusal names the mode the caller gave, as Lua's own does ("attempt to load a text chunk (mode is 'b')")
+  local function named(mode, m, f, e)
+    if f == nil and m == "" and type(e) == "string" then
+      local at = find(e, "(mode is '')", 1, true)
+      if at then e = e:sub(1, at - 1) .. "(mode is '" .. mode .. "')" .. e:sub(at + 12) end
+    end
+    return f, e
+  end
   _G.load = function(chunk, name, mode, ...)
     local m = "t"
     if mode ~= nil and type(mode) == "string" and not find(mode, "t", 1, true) then m = "" end
-    if select("#", ...) == 0 then return pass(load(chunk, name, m)) end
-    return pass(load(chunk, name, m, (...)))
+    if select("#", ...) == 0 then return named(mode, m, load(chunk, name, m)) end
+    return named(mode, m, load(chunk, name, m, (...)))
   end
 end
 do
@@ -154,24 +153,54 @@ do
   end
   coroutine.wrap = function(f)
     local co = wrap(f)
-    return function(...)
+    -- guarded: the coroutine's error is placed at the caller, not at this line
+    return guard(function(...)
       charge(SWITCH)
       return co(...)
-    end
+    end)
   end
 end
 do
   local upper, lower, reverse, rep, format = string.upper, string.lower, string.reverse, string.rep, string.format
   local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
   local concat = table.concat
-  string.upper = guard(function(s, ...) cost(s) return pass(upper(s, ...)) end)
-  string.lower = guard(function(s, ...) cost(s) return pass(lower(s, ...)) end)
-  string.reverse = guard(function(s, ...) cost(s) return pass(reverse(s, ...)) end)
+  -- The wrappers pass their arguments on as "...": a missing argument stays missing ("got no value", not "got nil").
+  string.upper = guard(function(...) cost((...)) return pass(upper(...)) end, "string.upper")
+  string.lower = guard(function(...) cost((...)) return pass(lower(...)) end, "string.lower")
+  string.reverse = guard(function(...) cost((...)) return pass(reverse(...)) end, "string.reverse")
   -- Pattern calls whose worst case is large run on the step-counting matcher of pattern.ts (host.pfind, pscan,
   -- pgsub, pplain), which charges the budget as it goes; the engine's matcher runs all others.
   local pfind, pscan, pgsub, pplain = host.pfind, host.pscan, host.pgsub, host.pplain
   local ROUTE, V53 = host.route_steps, host.dialect == "5.3"
-  local mtype, byte, sub = math.type, string.byte, string.sub
+  local mtype, byte, sub, tointeger = math.type, string.byte, string.sub, math.tointeger
+  -- WebAssembly's size_t is 32 bits: C would wrap a position past 2^32 round to a small one. Every position past
+  -- the end reads as end + 2 does (start and end alike), so such a position is passed on as that (5.4 only:
+  -- fengari's integers are 32-bit and refuse those values themselves).
+  local function clamp(x, n)
+    local k = x
+    if type(k) == "string" then k = tonumber(k) end
+    k = type(k) == "number" and tointeger(k)
+    if k and k > n + 1 then return n + 2 end
+    return x
+  end
+  local function length(s)
+    if type(s) == "string" then return #s end
+    if type(s) == "number" then return #tostring(s) end
+  end
+  local tunpack = table.unpack
+  -- f(...) with the arguments at pa (and pb) clamped to the length of the subject at sa
+  local function positioned(f, sa, pa, pb)
+    return function(...)
+      local nargs = select("#", ...)
+      if V53 or nargs < pa then return f(...) end
+      local x = { ... }
+      local n = length(x[sa])
+      if not n then return f(...) end
+      x[pa] = clamp(x[pa], n)
+      if pb and nargs >= pb then x[pb] = clamp(x[pb], n) end
+      return f(tunpack(x, 1, nargs))
+    end
+  end
   local SPECIALS = "[%^%$%*%+%?%.%(%[%%%-]"
   -- worst-case steps of backtracking over n bytes: k quantifiers (and %b, and the scan over start positions)
   -- share out the n positions in C(n + k, k) ways, each walked over the m bytes of the pattern (counting each
@@ -216,12 +245,13 @@ do
   local function start(init, n)
     if init == nil or init > n then return init or 1 end
     if init > 0 then return init end
-    if init == 0 or -init > n then return 1 end
+    if init == 0 or init < -n then return 1 end -- not -init > n: -math.mininteger overflows
     return n + init + 1
   end
-  string.find = guard(function(s, ...)
+  local cfind, cmatch, cgmatch = positioned(find, 1, 3), positioned(match, 1, 3), positioned(gmatch, 1, 3)
+  string.find = guard(function(...)
+    local s, p, init, plain = ...
     cost(s)
-    local p, init, plain = ...
     if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
       local n = #s
       local i = start(init, n)
@@ -233,25 +263,25 @@ do
         end
       end
     end
-    return pass(find(s, ...))
-  end)
-  string.match = guard(function(s, ...)
+    return cfind(...)
+  end, "string.find")
+  string.match = guard(function(...)
+    local s, p, init = ...
     cost(s)
-    local p, init = ...
     if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
       local n = #s
       local i = start(init, n)
       if i <= n + 1 and heavy(n - i + 1, p, byte(p) ~= 94) then return pfind(s, p, i, false) end
     end
-    return pass(match(s, ...))
-  end)
-  string.gmatch = guard(function(s, ...)
+    return cmatch(...)
+  end, "string.match")
+  string.gmatch = guard(function(...)
+    local s, p, init = ...
     cost(s)
-    local p, init = ...
     if type(s) == "string" and type(p) == "string" and (V53 or init == nil or mtype(init) == "integer") and heavy(#s, p, true) then
       local n = #s
       local src, last = 0, nil
-      if not V53 then src = start(init, n) - 1 end
+      if not V53 then src = start(clamp(init, n), n) - 1 end
       if src > n then src = n + 1 end
       local function took(i, j, ...)
         if i == nil then return end
@@ -260,8 +290,8 @@ do
       end
       return guard(function() return took(pscan(s, p, src, last, false)) end)
     end
-    return pass(gmatch(s, ...))
-  end)
+    return cgmatch(...)
+  end, "string.gmatch")
   local function gsubCalling(s, p, repl, max, tr)
     local anchor = byte(p) == 94
     local out, k, n, src, last = {}, 0, 0, 0, nil
@@ -287,9 +317,9 @@ do
     out[k + 1] = sub(s, src + 1)
     return concat(out), n
   end
-  string.gsub = guard(function(s, ...)
+  string.gsub = guard(function(...)
+    local s, p, repl, max = ...
     cost(s)
-    local p, repl, max = ...
     local r, n
     -- a string replacement that could build a huge result (each of #s + 1 matches adding #repl bytes, each
     -- capture in it at most the subject again) runs on the step-counting matcher too, which caps the result
@@ -302,11 +332,12 @@ do
         r, n = gsubCalling(s, p, repl, max or #s + 1, tr)
       end
     end
-    if r == nil then r, n = gsub(s, ...) end
+    if r == nil then r, n = gsub(...) end
     cost(r)
     return r, n
-  end)
-  string.rep = guard(function(s, n, sep)
+  end, "string.gsub")
+  string.rep = guard(function(...)
+    local s, n, sep = ...
     -- sized after the coercions rep itself makes (numbers as strings, numeric strings as counts)
     local text, count = s, tonumber(n)
     if type(s) == "number" then text = tostring(s) end
@@ -318,54 +349,104 @@ do
       end
       if total > FROM then charge(total // PER) end
     end
-    return pass(rep(s, n, sep))
-  end)
-  string.format = guard(function(fmt, ...)
-    local r = format(fmt, ...)
+    return pass(rep(...))
+  end, "string.rep")
+  string.format = guard(function(...)
+    local r = format(...)
     cost(r)
     return r
-  end)
-  table.concat = guard(function(list, sep, i, j)
+  end, "string.format")
+  -- the simulator's own functions (print, the aip functions' Lua side) are native code in AIPack
+  local dump, hosted = string.dump, host.hosted
+  string.dump = guard(function(...)
+    local f = ...
+    if type(f) == "function" and hosted(f) then error("unable to dump given function") end
+    return dump(...)
+  end, "string.dump")
+  table.concat = guard(function(...)
     -- the loop runs over the range however long it is (a __len/__index pair can make it any length): charged first
+    local list, _, i, j = ...
     if type(list) == "table" then span(list, i or 1, j or #list) end
-    local r = concat(list, sep, i, j)
+    local r = concat(...)
     cost(r)
     return r
-  end)
+  end, "table.concat")
+  if not V53 then
+    -- positions past 2^32 (see clamp)
+    string.sub = guard(positioned(sub, 1, 2, 3), "string.sub", sub)
+    string.byte = guard(positioned(byte, 1, 2, 3), "string.byte", byte)
+  end
+  do
+    -- string.pack formats: the sizes of AIPack's 64-bit Lua ("l", "L", "T" and the length of "s" are 8 bytes; the
+    -- WebAssembly build's and fengari's are 4). Digits after l/L/T are an error either way: left as they are.
+    local pack, packsize, unpack = string.pack, string.packsize, string.unpack
+    local WIDE = { l = "i8", L = "I8", T = "I8" }
+    local function wide(fmt)
+      if type(fmt) ~= "string" or not find(fmt, "[lLTs]") then return fmt end
+      local out, n = {}, #fmt
+      for i = 1, n do
+        local c = sub(fmt, i, i)
+        local after = byte(fmt, i + 1)
+        local digit = after and after >= 48 and after <= 57
+        if WIDE[c] and not digit then
+          c = WIDE[c]
+        elseif c == "s" and not digit then
+          c = "s8"
+        end
+        out[i] = c
+      end
+      return concat(out)
+    end
+    local punpack = positioned(unpack, 2, 3)
+    -- f(wide(fmt), ...), no argument when there was none
+    local function formatted(f, name)
+      return guard(function(...)
+        if select("#", ...) == 0 then return f() end
+        return f(wide((...)), select(2, ...))
+      end, name)
+    end
+    string.pack = formatted(pack, "string.pack")
+    string.packsize = formatted(packsize, "string.packsize")
+    string.unpack = formatted(punpack, "string.unpack")
+  end
 end
 do
   -- Table functions whose C loops run over a whole range in one instruction are charged by its size first.
   local move, insert, remove, unpack = table.move, table.insert, table.remove, table.unpack
-  table.move = guard(function(a1, f, e, ...)
-    span(a1, f, e, select(2, ...))
-    return move(a1, f, e, ...)
-  end)
+  table.move = guard(function(...)
+    local a1, f, e, _, a2 = ...
+    span(a1, f, e, a2)
+    return move(...)
+  end, "table.move")
   -- insert and remove at a position shift the elements after it
-  table.insert = guard(function(list, ...)
-    if select("#", ...) >= 2 and type(list) == "table" then span(list, (...), #list) end
-    return insert(list, ...)
-  end)
-  table.remove = guard(function(list, ...)
-    if select("#", ...) >= 1 and type(list) == "table" then span(list, (...), #list) end
-    return pass(remove(list, ...))
-  end)
+  table.insert = guard(function(...)
+    local list, pos = ...
+    if select("#", ...) >= 3 and type(list) == "table" then span(list, pos, #list) end
+    return insert(...)
+  end, "table.insert")
+  table.remove = guard(function(...)
+    local list, pos = ...
+    if select("#", ...) >= 2 and type(list) == "table" then span(list, pos, #list) end
+    return pass(remove(...))
+  end, "table.remove")
   local function counted(...)
     local n = select("#", ...)
     if n > FROM then charge(n * ELEMENT) end
     return ...
   end
-  table.unpack = guard(function(...) return counted(unpack(...)) end)
+  table.unpack = guard(function(...) return counted(unpack(...)) end, "table.unpack")
 end
 do
   -- Finalizers: Lua 5.4 runs __gc with hooks off, where no budget or deadline can stop a loop (fengari never runs
   -- them at all). A metatable that would mark its object for finalization is refused, loudly, on both engines.
   local setmetatable, rawget = setmetatable, rawget
-  _G.setmetatable = guard(function(t, mt, ...)
+  _G.setmetatable = guard(function(...)
+    local _, mt = ...
     if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
       error("__gc metamethods are not supported in the simulator's sandbox (finalizers run beyond its instruction budget)")
     end
-    return setmetatable(t, mt, ...)
-  end)
+    return setmetatable(...)
+  end, "setmetatable")
 end
 `;
 
@@ -373,6 +454,7 @@ end
 const LUA54_ATTRIB = /\blocal\s+[A-Za-z_][\w\s,<>]*<\s*(?:const|close)\s*>/;
 
 /** A syntax error of Lua 5.3 on code written for 5.4 gets a pointer to the engine that runs it. */
-export function withLua54Hint(message: string, code: string): string {
-  return LUA54_ATTRIB.test(code) ? `Lua 5.4 syntax: run with --engine lua54 (fengari runs Lua 5.3)\n${message}` : message;
+export function withLua54Hint(message: string, code: string | Uint8Array): string {
+  const text = typeof code === 'string' ? code : Buffer.from(code).toString('latin1');
+  return LUA54_ATTRIB.test(text) ? `Lua 5.4 syntax: run with --engine lua54 (fengari runs Lua 5.3)\n${message}` : message;
 }

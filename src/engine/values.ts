@@ -1,5 +1,5 @@
 /**
- * How Lua values look on the JS side of the bridge (RUNTIME.md section 7.0).
+ * How Lua values look on the JS side of the bridge (docs/aipack.md section 7.0).
  *
  *   Lua nil            <-> undefined   (a nil hole in a list is an `undefined` array slot)
  *   the `null` global  <-> null        (AIPack's light-userdata sentinel)
@@ -85,7 +85,7 @@ export class LuaMulti {
 export const multi = (...values: unknown[]): LuaMulti => new LuaMulti(values);
 
 /**
- * Two Lua -> JS conversions exist in AIPack (RUNTIME.md 7.0):
+ * Two Lua -> JS conversions exist in AIPack (docs/aipack.md section 7.0):
  * - `aip`:   lua_value_to_serde_value, used by aip.json.stringify, aip.toml.stringify, aip.agent.run inputs and
  *            most aip.* arguments: keys 1..n without gaps -> array, else object; EMPTY TABLE -> [].
  * - `serde`: mlua's serializer, used for stage return values, prompt data and aip.hbs.render:

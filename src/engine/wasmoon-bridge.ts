@@ -195,6 +195,13 @@ export function pushCFunction(L: number, id: number): void {
   M._lua_pushcclosure(L, DISPATCH, 1);
 }
 
+/** Pushes a C closure of a registered function over the top `nups` values (its upvalues 2..nups+1; 1 is the id). */
+export function pushCClosure(L: number, id: number, nups: number): void {
+  M._lua_pushinteger(L, BigInt(id));
+  M._lua_rotate(L, -(nups + 1), 1);
+  M._lua_pushcclosure(L, DISPATCH, nups + 1);
+}
+
 export function releaseCFunctions(ids: number[]): void {
   for (const id of ids) {
     cfunctions[id] = undefined;
@@ -241,7 +248,7 @@ function pushNumber(L: number, n: number): void {
 
 /**
  * Pushes a JS value (values.ts mapping). `topNullIsNil`: a top-level null becomes nil, as for stage variables
- * (RUNTIME.md 7.0); nested nulls always become the `null` sentinel. `owner` receives the ids of host functions.
+ * (docs/aipack.md section 7.0); nested nulls always become the `null` sentinel. `owner` receives the ids of host functions.
  */
 export function pushJs(L: number, value: unknown, topNullIsNil: boolean, owner: number[], seen = new Set<object>()): void {
   if (value === undefined) return M._lua_pushnil(L);

@@ -3,6 +3,7 @@ import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM, chargeInstructions, chargeSta
 import { loadablePath, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
+import { RELAY_HEAD_BYTES, relayedError } from './library-guard.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 import {
   cstr,
@@ -15,6 +16,7 @@ import {
   M,
   mallocBytes,
   NULL_PTR,
+  pushCClosure,
   pushCFunction,
   pushJs,
   pushString,
@@ -30,6 +32,7 @@ import {
   toJs,
   toStr,
   UD_CELL,
+  upvalueIndex,
 } from './wasmoon-bridge.ts';
 
 const HOOK_INTERVAL = 1000;
@@ -122,6 +125,62 @@ const MESSAGE_HANDLER = registerCFunction((L: number) => {
   return 1;
 });
 
+/** a lua_Debug (108 bytes on wasm32): name at +4, namewhat at +8 */
+const DEBUG_INFO = M._malloc(128) as number;
+const cString = (p: number) => {
+  if (!p) return null;
+  let end = p;
+  while (M.HEAPU8[end]) end++;
+  return String.fromCharCode(...M.HEAPU8.subarray(p, end));
+};
+
+/** lua_isinteger with a value at most `max` (or absent) */
+const smallPosition = (L: number, idx: number, max: bigint) =>
+  M._lua_type(L, idx) <= T_NIL || (M._lua_isinteger(L, idx) && (M._lua_tointegerx(L, idx, 0) as bigint) <= max);
+
+/**
+ * The sandbox's library guard (see library-guard.ts): upvalue 2 is the Lua wrapper, upvalue 3 the global name.
+ * Calls the wrapper; an error the library raised inside it is raised again as if this function had raised it.
+ * Upvalue 4, when given, is the C function (string.sub, string.byte) to call directly when argument 1 is a string
+ * and the positions after it are in range: it cannot fail then, so no protected call is needed.
+ */
+const GUARD = registerCFunction((L: number) => {
+  const n = M._lua_gettop(L);
+  if (n >= 1 && n <= 3 && M._lua_type(L, 1) === T_STRING && M._lua_type(L, upvalueIndex(4)) !== T_NIL) {
+    M._lua_tolstring(L, 1, LEN);
+    const max = BigInt((M.HEAPU32[LEN >> 2] as number) + 1);
+    if (smallPosition(L, 2, max) && smallPosition(L, 3, max)) {
+      M._lua_pushvalue(L, upvalueIndex(4));
+      M._lua_rotate(L, 1, 1);
+      M._lua_callk(L, n, LUA_MULTRET, 0, 0);
+      return M._lua_gettop(L);
+    }
+  }
+  M._lua_pushvalue(L, upvalueIndex(2));
+  M._lua_rotate(L, 1, 1);
+  if (M._lua_pcallk(L, n, LUA_MULTRET, 0, 0, 0) === LUA_OK) return M._lua_gettop(L);
+  if (M._lua_type(L, -1) !== T_STRING) return M._lua_error(L);
+  const message = M._lua_gettop(L);
+  const p = M._lua_tolstring(L, message, LEN) as number;
+  const size = M.HEAPU32[LEN >> 2] as number;
+  const start = String.fromCharCode(...M.HEAPU8.subarray(p, p + Math.min(size, RELAY_HEAD_BYTES)));
+  M._lua_getstack(L, 0, DEBUG_INFO);
+  M._lua_getinfo(L, cstr('n'), DEBUG_INFO);
+  const call = { name: cString(M.HEAP32[(DEBUG_INFO + 4) >> 2] as number), namewhat: cString(M.HEAP32[(DEBUG_INFO + 8) >> 2] as number) ?? '' };
+  const relayed = relayedError(start, call, toStr(L, upvalueIndex(3)));
+  if (!relayed) return M._lua_error(L);
+  M._luaL_where(L, 1);
+  pushString(L, relayed.head);
+  if (relayed.all) {
+    M._lua_concat(L, 2);
+  } else {
+    const q = M._lua_tolstring(L, message, LEN) as number;
+    M._lua_pushlstring(L, q + relayed.skip, (M.HEAPU32[LEN >> 2] as number) - relayed.skip);
+    M._lua_concat(L, 3);
+  }
+  return M._lua_error(L);
+});
+
 /** Runs the JS function stored for it, inside a protected call (setup work that allocates must be protected). */
 let protectedBody: ((L: number) => number) | undefined;
 const TRAMPOLINE = registerCFunction((L: number) => {
@@ -155,6 +214,8 @@ class WasmoonState implements LuaState {
   refused = -1;
   private closed = false;
   private readonly memoryMessage: string;
+  /** names of the simulator's own chunks (the sandbox, preludes): their functions stand for AIPack's native ones */
+  private readonly hostChunks = new Set(['=sandbox']);
 
   constructor(private readonly options: StateOptions) {
     this.limits = options.limits ?? createLimits(options.budget);
@@ -285,6 +346,22 @@ class WasmoonState implements LuaState {
     M._lua_setfield(L, -2, cstr('limit_hit'));
     this.fn(L, () => 0);
     M._lua_setfield(L, -2, cstr('allow_hooks'));
+    // guard(f, globalName[, direct]): f behind a C function (library-guard.ts)
+    this.fn(L, (L) => {
+      M._lua_settop(L, 3);
+      pushCClosure(L, GUARD, 3);
+      return 1;
+    });
+    M._lua_setfield(L, -2, cstr('guard'));
+    // hosted(f): f was defined by the simulator's own code
+    this.fn(L, (L) => {
+      M._lua_settop(L, 1);
+      M._lua_getinfo(L, cstr('>S'), DEBUG_INFO);
+      const source = cString(M.HEAP32[(DEBUG_INFO + 16) >> 2] as number);
+      M._lua_pushboolean(L, source !== null && this.hostChunks.has(source) ? 1 : 0);
+      return 1;
+    });
+    M._lua_setfield(L, -2, cstr('hosted'));
     this.setPatternHost(L);
     M._lua_setglobal(L, cstr('__sandbox'));
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox', true) !== LUA_OK) raise(L, toStr(L, -1));
@@ -434,8 +511,9 @@ class WasmoonState implements LuaState {
    * Loads `code` as a text chunk named `chunkName` and leaves the function (or the error message) on the stack.
    * Compiled once per process and chunk: later loads take the cached bytecode (made here, from the same source).
    */
-  private loadChunk(L: number, code: string, chunkName: string, _trusted: boolean): number {
-    const key = chunkName + '\0' + code;
+  private loadChunk(L: number, code: string | Uint8Array, chunkName: string, _trusted: boolean): number {
+    // a file's bytes are keyed as latin1, marked apart from source text
+    const key = typeof code === 'string' ? chunkName + '\0' + code : chunkName + '\0\u0001' + Buffer.from(code).toString('latin1');
     const cached = bytecodeCache.get(key);
     const name = cstr(chunkName);
     if (cached) {
@@ -447,7 +525,7 @@ class WasmoonState implements LuaState {
         freeTempCStrings();
       }
     }
-    const bytes = new TextEncoder().encode(code);
+    const bytes = typeof code === 'string' ? new TextEncoder().encode(code) : code;
     const buf = mallocBytes(bytes);
     let status: number;
     try {
@@ -501,10 +579,12 @@ class WasmoonState implements LuaState {
   }
 
   exec(code: string, chunkName: string): void {
+    this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, undefined);
   }
 
   execTrusted(code: string, chunkName: string): void {
+    this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, undefined);
   }
 

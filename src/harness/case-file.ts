@@ -16,7 +16,7 @@ import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
-import { suggest } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
 export class CaseFileError extends Error {
@@ -308,7 +308,7 @@ type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & 
 
 /**
  * The stage a case runs in: its `stage`, else the first stage its config's upstream `on` maps to
- * (SUB_AGENTS.md section 7: start = pre, end = post), else pre.
+ * (pack/SUB_AGENTS.md section 7: start = pre, end = post), else pre.
  */
 export function caseStage(stage: Stage | undefined, config: Record<string, unknown> | undefined): Stage {
   if (stage !== undefined) return stage;

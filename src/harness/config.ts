@@ -6,7 +6,7 @@
  *   paths = ["agents"]              # what `test` runs without path arguments (relative to this file)
  *   engine = "fengari"              # the Lua engine
  *   aipack_version = "0.8.15"       # simulated AIPack version
- *   budget = 5000000                # instruction budget of each Lua stage
+ *   budget = 5000000                # instruction budget of a case's run tree
  *   strict = true                   # warnings fail the case
  *   reporter = "junit"              # default | json | junit
  *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)
@@ -18,6 +18,7 @@ import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { unknownKeysMessage } from './case-file.ts';
+import { relativeToCwd } from '../support/paths.ts';
 
 export const CONFIG_FILE = 'coder-subagents.config.toml';
 
@@ -62,7 +63,7 @@ export function findConfigFile(cwd = process.cwd()): string | undefined {
 
 /** Reads and checks a config file; every problem is a ConfigError naming the file and the key. */
 export function loadConfig(file: string): TestConfig {
-  const shown = nodePath.relative(process.cwd(), file) || file;
+  const shown = relativeToCwd(file);
   let raw: unknown;
   try {
     raw = parseToml(readFileSync(file, 'utf8'));

@@ -2,7 +2,7 @@
 import { existsSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import picomatch from 'picomatch';
-import { isInside } from '../runtime/vfs.ts';
+import { isInside } from '../support/host-fs.ts';
 import { walkFiles } from '../support/walk.ts';
 import { CASE_FILE_SUFFIX } from './case-file.ts';
 

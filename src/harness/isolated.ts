@@ -3,8 +3,9 @@
  * hangs, or a bug that would hang or crash, stops the run with a message naming the case, instead of hanging the
  * CLI or the test process. `coder-subagents test` uses it; runContractFiles (suite.ts) stays the in-process API.
  */
-import { DeadlineError, formatMs, IsolateCrashError, runIsolated, type IsolateOptions } from '../isolate/isolate.ts';
-import { Trace } from '../runtime/trace.ts';
+import { DeadlineError, formatMs, IsolateCrashError, type IsolateOptions } from '../isolate/isolate.ts';
+import { runJob } from './run-job.ts';
+import { Trace } from '../aip/support/trace.ts';
 import nodePath from 'node:path';
 import type { CaseResult, ContractFileResult } from './run-case.ts';
 import { caseKey, coverageOf, type CaseStart, type SuiteOptions, type SuiteResult } from './suite.ts';
@@ -44,7 +45,7 @@ export async function runContractFilesIsolated(
     };
     const failedBefore = [...finished.values()].filter((c) => c.status === 'failed').length;
     try {
-      const r = await runIsolated(
+      const r = await runJob(
         'suite',
         { files, options: { ...plain, skipCases: [...finished.keys()], failedBefore } },
         { ...isolate, restartOnProgress: true, onPart },

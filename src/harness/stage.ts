@@ -8,17 +8,19 @@
  * directory and calls `utils_sub_agent.lua` as the coder does.
  */
 import type { EngineName } from '../engine/engine.ts';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { exists as existsSync, HostFsError, isDirectory, isInside, readUnder, realPathOf } from '../support/host-fs.ts';
+import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, messages, normalizeEntry, type Stage } from '../contract/index.ts';
-import { analyzeEffect, effectWarnings, pickResponse, stringList, suggest, type StageEffect } from '../effects/effects.ts';
+import { ENTRY_KEYS, messages, normalizeEntry, paramsFromLua, type Stage } from '../contract/index.ts';
+import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
+import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
 import { AgentRunError, DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
-import { Trace, type TraceEvent } from '../runtime/trace.ts';
+import { Trace, type TraceEvent } from '../aip/support/trace.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
 import { readPolicy } from '../runtime/read-guard.ts';
 import { walkFiles } from '../support/walk.ts';
@@ -52,7 +54,7 @@ export interface HarnessOptions {
   pack?: PackLocation;
   /** simulated AIPack version (default: the simulator's) */
   aipackVersion?: string;
-  /** instruction budget of each Lua stage */
+  /** instruction budget of the run tree (the case's agent run and every aip.agent.run below it) */
   budget?: number;
   /** wall-clock milliseconds one stage run may take (default 60 s; 0: none) */
   timeoutMs?: number;
@@ -63,7 +65,7 @@ export interface HarnessOptions {
 /** The inputs of one stage run, as a case gives them (every field optional). */
 export interface StageInput {
   stage?: Stage;
-  /** scripted aip.cmd.exec / aip.web answers (runtime/scripted-io.ts) */
+  /** scripted aip.cmd.exec / aip.web answers (aip/support/scripted-io.ts) */
   commands?: Record<string, unknown>[];
   web?: Record<string, unknown>[];
   /** aip.* stubs (runtime/mocks.ts) */
@@ -174,7 +176,14 @@ function customPack(dir: string, namespace: string, name: string): PackLocation 
   let cur = nodePath.resolve(dir);
   for (;;) {
     const candidate = nodePath.join(cur, '.aipack', 'pack', 'custom', namespace, name);
-    if (existsSync(candidate) && statSync(candidate).isDirectory()) return { namespace, name, dir: candidate };
+    if (isDirectory(candidate)) {
+      // the pack folder becomes a read root of the run: one reached through a symlink could open the whole host
+      const real = realPathOf(candidate);
+      if (real !== candidate) {
+        throw new CaseFileError(`the custom pack ${candidate} resolves to '${real}' through a symlink; the harness reads packs only from real folders (replace the link by the folder)`, candidate, undefined, 'agent');
+      }
+      return { namespace, name, dir: candidate };
+    }
     const parent = nodePath.dirname(cur);
     if (parent === cur) return undefined;
     cur = parent;
@@ -205,10 +214,17 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
   // what is copied into the sandbox must lie, symlinks resolved, below the folder it was named by: a symlink in an
   // agent's folder (as cloned repos have) must not carry host files into the sandbox, where the agent reads them
   const addTree = (abs: string, root = abs, key = 'agent') => {
-    const paths = statSync(abs).isDirectory() ? guardedWalk(abs, root, (out) => fail(key, `${toPosix(nodePath.relative(baseDir, out))} is a symlink leading outside ${root} (the harness copies only an agent's own files; nothing is read through it)`)) : [abs];
+    const paths = isDirectory(abs) ? guardedWalk(abs, root, (out) => fail(key, `${toPosix(nodePath.relative(baseDir, out))} is a symlink leading outside ${root} (the harness copies only an agent's own files; nothing is read through it)`)) : [abs];
     for (const p of paths) {
       const rel = toPosix(nodePath.relative(baseDir, p));
-      files.set(rel, new Uint8Array(readFileSync(p)));
+      let data: Uint8Array;
+      try {
+        data = new Uint8Array(readUnder(root, p, toPosix(nodePath.relative(baseDir, p))));
+      } catch (err) {
+        if (err instanceof HostFsError) throw fail(key, `${err.message} (the harness copies only an agent's own files)`);
+        throw err;
+      }
+      files.set(rel, data);
       depth = Math.max(depth, rel.split('/').filter((s) => s === '..').length);
     }
   };
@@ -240,15 +256,21 @@ export function prepareAgent(agent: string, base: string, support: string[] = []
     if (!nodePath.isAbsolute(agent)) {
       addTree(file);
       const luaDir = nodePath.join(nodePath.dirname(file), 'lua');
-      if (existsSync(luaDir) && statSync(luaDir).isDirectory()) {
+      if (isDirectory(luaDir)) {
         addTree(luaDir, nodePath.dirname(file));
         watch.push(luaDir);
       }
     }
   }
+  // support files come from the case file's project (its workspace), never from elsewhere on the host
+  const project = findWorkspace(baseDir);
+  const realProject = realPathOf(project);
   support.forEach((s, i) => {
     const abs = nodePath.resolve(baseDir, s);
     if (!existsSync(abs)) throw fail(`support[${i + 1}]`, `'${s}' not found (looked for ${abs})`);
+    if (!isInside(abs, project) || !isInside(realPathOf(abs), realProject)) {
+      throw fail(`support[${i + 1}]`, `'${s}' leads to ${realPathOf(abs)}, outside the project ${project} (symlinks resolved); the harness copies only the project's files`);
+    }
     addTree(abs, abs, `support[${i + 1}]`);
     watch.push(abs);
   });
@@ -313,7 +335,7 @@ const plain = (v: unknown): Record<string, unknown> => {
 };
 
 /**
- * The stage of a case whose config gives upstream's `on` (SUB_AGENTS.md section 7): the case's own stage, which
+ * The stage of a case whose config gives upstream's `on` (pack/SUB_AGENTS.md section 7): the case's own stage, which
  * must be one `on` maps to, else the first of them. An invalid `on` is left to the pipeline, which fails the
  * stage with the message naming the entry, as the pack does.
  */
@@ -446,7 +468,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
   delete startParams.sub_agents;
   const before = {
-    params: startParams,
+    params: paramsFromLua(startParams),
     prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
     ...(stage === 'post_task' ? { response: coderResponse(input.response).content as string } : {}),
   };
@@ -466,8 +488,9 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   return {
     stage,
     ok,
-    ...(ok ? {} : { error: unsandbox(String(result.error), ws) }),
-    params: ok ? plain(result.params) : paramsBefore,
+    ...(ok ? {} : { error: unsandbox(explainMissingAgent(String(result.error), ws, agent), ws) }),
+    // lists the contract knows are arrays, also when empty, so a user's toEqual works without luaEqual
+    params: paramsFromLua(ok ? plain(result.params) : paramsBefore),
     prompts: finalPrompts,
     prompt: finalPrompts.join('\n\n'),
     ...(stage === 'post_task' ? { response: ok && typeof result.response === 'string' ? result.response : coderResponse(input.response).content as string } : {}),
@@ -492,6 +515,22 @@ const SANDBOX_PATH = new RegExp(`${SANDBOX_WS.replace(/[.*+?^${}()|[\]\\]/g, '\\
  */
 export function unsandbox(text: string, ws: string): string {
   return text.replace(SANDBOX_PATH, (p) => nodePath.posix.relative(ws, p) || '.');
+}
+
+/**
+ * An agent the sub-agent runs (`aip.agent.run`) that is not in the sandbox: its `full path` is said as the path on
+ * disk it stands for, with how to bring it in (only the agent and its `support` files are copied into a case).
+ */
+function explainMissingAgent(text: string, ws: string, agent: AgentUnderTest): string {
+  const hostBase = agent.file.endsWith(agent.name) ? agent.file.slice(0, -agent.name.length) : undefined;
+  return text.replace(/\(full path: (\S+)\)/g, (all, p: string) => {
+    if (hostBase === undefined || !p.startsWith(ws + '/')) return all;
+    const onDisk = nodePath.join(hostBase, nodePath.posix.relative(ws, p));
+    const fix = existsSync(onDisk)
+      ? 'it exists there, but a case only holds the agent and its support files: list it in the contract file\'s `support` (runStage: `support`)'
+      : 'no such file; a helper agent must exist and be listed in the contract file\'s `support` (runStage: `support`)';
+    return `(full path: ${onDisk}: ${fix})`;
+  });
 }
 
 /** The driver's own lifecycle events (its agent_call and prints stay: they are the sub-agent's story). */

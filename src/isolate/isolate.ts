@@ -6,7 +6,6 @@
 import nodePath from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import type { JobName, Jobs } from './jobs.ts';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** V8 heap of a run's worker: a runaway allocation ends the run, not the process */
@@ -59,63 +58,83 @@ export interface SerializedError {
   fields: Record<string, unknown>;
 }
 
-const ext = nodePath.extname(fileURLToPath(import.meta.url));
 const WORKER = new URL('./worker.mjs', import.meta.url);
-const JOBS = new URL(`./jobs${ext}`, import.meta.url).href;
+
+/** What a worker hands a job besides its argument. */
+export interface Port {
+  /** where the job is now (agent and stage, or case), named by a DeadlineError */
+  at(where: string): void;
+  /** a partial result (e.g. one case file's results) */
+  send(value: unknown): void;
+}
+
+/**
+ * A jobs module: named async functions of (plain-data argument, port), plus the `serializeError` the worker
+ * reports a job's error with.
+ */
+export type JobTable = Record<string, (arg: any, port: Port) => unknown>;
+
+/** The URL of module `rel` (no extension) beside `base`, with `base`'s own extension (.ts from source, .js built). */
+export function siblingModule(base: string, rel: string): string {
+  return new URL(rel + nodePath.extname(fileURLToPath(base)), base).href;
+}
 
 /** Idle workers by heap limit: a finished job hands its worker back; one stopped by a deadline is terminated. */
-const idle = new Map<number, Worker>();
+const idle = new Map<string, Worker>();
 let nextId = 0;
 
-function takeWorker(maxMemoryMb: number): Worker {
-  const w = idle.get(maxMemoryMb);
+function takeWorker(jobsUrl: string, maxMemoryMb: number): Worker {
+  const key = `${maxMemoryMb} ${jobsUrl}`;
+  const w = idle.get(key);
   if (w) {
-    idle.delete(maxMemoryMb);
+    idle.delete(key);
     w.ref();
     return w;
   }
   const created = new Worker(WORKER, {
-    workerData: { jobsUrl: JOBS },
+    workerData: { jobsUrl },
     resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 64 },
   });
   created.on('error', () => undefined); // while idle nobody listens; a running job has its own listener
   return created;
 }
 
-function giveBack(w: Worker, maxMemoryMb: number): void {
-  if (idle.has(maxMemoryMb)) {
+function giveBack(w: Worker, jobsUrl: string, maxMemoryMb: number): void {
+  const key = `${maxMemoryMb} ${jobsUrl}`;
+  if (idle.has(key)) {
     void w.terminate();
     return;
   }
   // an idle worker must not keep the process alive, and one that dies while idle is simply forgotten
-  w.once('exit', () => idle.get(maxMemoryMb) === w && idle.delete(maxMemoryMb));
+  w.once('exit', () => idle.get(key) === w && idle.delete(key));
   w.unref();
-  idle.set(maxMemoryMb, w);
+  idle.set(key, w);
 }
 
 /**
- * Runs `jobs[job](arg)` in a worker thread under the deadline. Resolves to the job's value; rejects with a
- * DeadlineError, an IsolateCrashError, or the job's own error rebuilt by `rebuild`.
+ * Runs `jobs[job](arg)` of the jobs module at `jobsUrl` in a worker thread under the deadline. Resolves to the
+ * job's value; rejects with a DeadlineError, an IsolateCrashError, or the job's own error rebuilt by `rebuild`.
  */
-export function runIsolated<K extends JobName>(
+export function runIsolated<J extends JobTable, K extends keyof J & string>(
+  jobsUrl: string,
   job: K,
-  arg: Parameters<Jobs[K]>[0],
+  arg: Parameters<J[K]>[0],
   options: IsolateOptions = {},
   rebuild: (e: SerializedError) => Error = plainError,
-): Promise<Awaited<ReturnType<Jobs[K]>>> {
+): Promise<Awaited<ReturnType<J[K]>>> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_MEMORY_MB;
   return new Promise((resolve, reject) => {
     const id = nextId++;
     let where: string | undefined;
     let settled = false;
-    const worker = takeWorker(maxMemoryMb);
+    const worker = takeWorker(jobsUrl, maxMemoryMb);
     const finish = (fn: () => void, healthy: boolean) => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-      if (healthy) giveBack(worker, maxMemoryMb);
+      if (healthy) giveBack(worker, jobsUrl, maxMemoryMb);
       else void worker.terminate();
       fn();
     };
@@ -133,7 +152,7 @@ export function runIsolated<K extends JobName>(
           timer = setTimeout(expire, timeoutMs);
         }
       } else if (m.kind === 'part') options.onPart?.(m.value);
-      else if (m.kind === 'done') finish(() => resolve(m.value as Awaited<ReturnType<Jobs[K]>>), true);
+      else if (m.kind === 'done') finish(() => resolve(m.value as Awaited<ReturnType<J[K]>>), true);
       else if (m.kind === 'failed') finish(() => reject(rebuild(m.error as SerializedError)), true);
     };
     const onError = (err: Error & { code?: string }) => {
@@ -164,4 +183,33 @@ export function parseTimeoutSeconds(text: string): number | undefined {
   const s = Number(text);
   if (!Number.isFinite(s) || s < 0 || text.trim() === '') return undefined;
   return Math.round(s * 1000);
+}
+
+export function serializeError(err: unknown): SerializedError {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err), fields: {} };
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(err)) fields[k] = v;
+  return { name: err.name, message: err.message, fields: clonable(fields) };
+}
+
+/** A deep copy that structured clone accepts: functions and other host objects become strings, cycles are cut. */
+export function clonable<T>(value: T): T {
+  const seen = new Map<object, unknown>();
+  const walk = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return typeof v === 'function' || typeof v === 'symbol' ? `[${typeof v}]` : v;
+    if (v instanceof Uint8Array) return v;
+    if (seen.has(v)) return seen.get(v);
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      seen.set(v, out);
+      for (let i = 0; i < v.length; i++) out[i] = walk(v[i]);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    seen.set(v, out);
+    // defineProperty: a key "__proto__" (Lua allows it) stays an ordinary key
+    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: walk(x), enumerable: true, writable: true, configurable: true });
+    return out;
+  };
+  return walk(value) as T;
 }

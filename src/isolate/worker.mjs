@@ -1,5 +1,5 @@
-// Worker-thread entry of runIsolated (isolate.ts): loads the jobs module (TypeScript through tsx when it is .ts),
-// then runs the jobs the parent sends, one at a time, reporting progress and results. Plain JS, so Node can
+// Worker-thread entry of runIsolated (isolate.ts): loads the jobs module it is given (TypeScript through tsx when
+// it is .ts), then runs the jobs the parent sends, one at a time, reporting progress and results. Plain JS, so Node can
 // start it as it is. A worker is reused for the next job while it is healthy (the load costs ~0.5 s).
 import { parentPort, workerData } from 'node:worker_threads';
 

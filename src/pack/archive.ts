@@ -1,14 +1,14 @@
 /**
- * `.aipack` archives and installation (RUNTIME.md section 9).
+ * `.aipack` archives and installation (docs/aipack.md section 9).
  *
  * The archive is a Deflate zip of the rendered pack, entries relative to the pack directory (`pack.toml` at the
  * root), sorted, with one fixed modification time: packing twice gives the same bytes.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { unzipSync, zipSync, type Zippable } from 'fflate';
 import { parse as parseToml } from 'smol-toml';
-import { renderPack, syncDir, type SyncResult } from './build.ts';
+import { isDirectory, listNames, lstatOf, readBytes, readNoFollow, realPathOf, writeOutputFile } from '../support/host-fs.ts';
+import { ownDir, packFiles, syncDir, type SyncResult } from './build.ts';
 
 const PACK_ID_REGEX = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 const PACK_VERSION_REGEX = /^(\d+)\.(\d+)\.(\d+)(?:-([a-zA-Z][\w-]*)(?:\.(\d+))?)?$/;
@@ -93,9 +93,9 @@ export interface BuiltArchive {
   files: string[];
 }
 
-/** Renders the pack of `root`, validates its pack.toml and zips it. */
+/** The pack of `root` (sources or built), validates its pack.toml and zips it. */
 export function buildArchive(root: string): BuiltArchive {
-  const files = renderPack(root);
+  const files = packFiles(root);
   const toml = files.get('pack.toml');
   if (toml === undefined) throw new PackTomlError('pack.toml is missing from the pack');
   const identity = parsePackToml(toml);
@@ -106,14 +106,13 @@ export function buildArchive(root: string): BuiltArchive {
 export function writeArchive(root: string, outDir: string): BuiltArchive & { path: string } {
   const built = buildArchive(root);
   const path = resolve(outDir, built.fileName);
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, built.bytes);
+  writeOutputFile(path, built.bytes);
   return { ...built, path };
 }
 
 /** The entries of an `.aipack` (zip) file, by path. */
 export function readAipack(file: string): Map<string, Uint8Array> {
-  const entries = unzipSync(new Uint8Array(readFileSync(file)));
+  const entries = unzipSync(new Uint8Array(readBytes(file)));
   return new Map(Object.keys(entries).sort().map((k) => [k, entries[k]!] as const));
 }
 
@@ -130,9 +129,12 @@ export class InstallRefused extends Error {
 /** The version in an installed pack's pack.toml; undefined when there is none, null when unreadable. */
 function installedVersion(dir: string): string | null | undefined {
   const file = join(dir, 'pack.toml');
-  if (!existsSync(file)) return undefined;
+  if (!lstatOf(file)) return undefined;
+  // a pack.toml that is a symlink is not read (it would show a host file's text in the message): unreadable
+  const bytes = readNoFollow(file);
+  if (bytes === undefined) return null;
   try {
-    const doc = parseToml(readFileSync(file, 'utf8')) as { pack?: { version?: unknown } };
+    const doc = parseToml(bytes.toString('utf8')) as { pack?: { version?: unknown } };
     return typeof doc.pack?.version === 'string' ? doc.pack.version : null;
   } catch {
     return null;
@@ -153,12 +155,25 @@ export interface InstallResult extends SyncResult {
  * unless `force`. The directory ends up holding exactly the rendered files.
  */
 export function installPack(root: string, workspace: string, options: { force?: boolean } = {}): InstallResult {
-  const files = renderPack(root);
+  const files = packFiles(root);
   const identity = parsePackToml(files.get('pack.toml') ?? '');
-  const dir = join(resolve(workspace), '.aipack', 'pack', 'custom', identity.namespace, identity.name);
+  const ws = resolve(workspace);
+  if (!isDirectory(ws)) throw new InstallRefused(`the workspace ${ws} is not a directory`);
+  const rel = `.aipack/pack/custom/${identity.namespace}/${identity.name}`;
+  const realWs = realPathOf(ws);
+  const dir = join(realWs, ...rel.split('/'));
   const ref = `${identity.namespace}@${identity.name}`;
+  // every segment from the workspace down must be a real directory: a cloned repository's symlink there would
+  // make install write (and remove stale files) wherever it points
+  for (let cur = realWs, i = 0, segs = rel.split('/'); i < segs.length; i++) {
+    cur = join(cur, segs[i]!);
+    const st = lstatOf(cur);
+    if (st?.isSymbolicLink()) throw new InstallRefused(`${cur} is a symlink; install does not write through it (remove the link, then install again)`);
+    if (st && !st.isDirectory()) throw new InstallRefused(`${cur} is a file, expected a directory (remove it, then install again)`);
+    if (!st) break;
+  }
   let previousVersion: string | undefined;
-  if (existsSync(dir) && readdirSync(dir).length > 0) {
+  if (listNames(dir).length > 0) {
     const found = installedVersion(dir);
     if (typeof found === 'string') previousVersion = found;
     if (!options.force) {
@@ -174,7 +189,7 @@ export function installPack(root: string, workspace: string, options: { force?: 
       }
     }
   }
-  mkdirSync(dir, { recursive: true });
+  ownDir(realWs, rel, 'install');
   const sync = syncDir(dir, files);
   return { ...sync, identity, dir, ...(previousVersion !== undefined ? { previousVersion } : {}) };
 }

@@ -11,11 +11,13 @@
  *
  * The render is a pure function of the files: sorted, no timestamps, so building twice gives the same bytes.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTRACT_LUA_FILE, generateContractLua } from '../contract/lua-gen.ts';
+import { exists, HostFsError, lstatOf, makeDirs, readText, readUnder, syncTree, type SyncResult } from '../support/host-fs.ts';
 import { walkFiles } from '../support/walk.ts';
+
+export type { SyncResult };
 
 /** The repository this toolchain lives in (the default root of build/pack/install). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
@@ -74,14 +76,14 @@ function target(rel: string): { path: string; header: string } {
 /** Every file `build` writes under pack/, keyed by pack-relative path, sorted. */
 export function renderPack(root: string): Map<string, string> {
   const pkgFile = join(root, 'package.json');
-  if (!existsSync(pkgFile)) throw new Error(`no package.json in ${root}`);
-  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { version?: unknown };
+  if (!exists(pkgFile)) throw new Error(`no package.json in ${root}`);
+  const pkg = JSON.parse(readText(pkgFile)) as { version?: unknown };
   if (typeof pkg.version !== 'string' || pkg.version === '') {
     throw new Error(`${pkgFile}: expected a non-empty string "version" (the pack version)`);
   }
 
   const srcDir = join(root, SOURCE_DIR);
-  if (!existsSync(srcDir)) throw new Error(`no pack sources: ${srcDir} does not exist`);
+  if (!exists(srcDir)) throw new Error(`no pack sources: ${srcDir} does not exist`);
   const sources = listFiles(srcDir);
   if (!sources.includes('main.aip')) throw new Error(`no pack sources: ${SOURCE_DIR}/main.aip is missing`);
 
@@ -97,50 +99,60 @@ export function renderPack(root: string): Map<string, string> {
   add(`lua/${CONTRACT_LUA_FILE}`, generateContractLua(), 'src/contract');
   for (const rel of sources) {
     const { path, header } = target(rel);
-    add(path, header + readFileSync(join(srcDir, rel), 'utf8'), `${SOURCE_DIR}/${rel}`);
+    // a source reached through a symlink leading out of lua/ is refused: the pack ships only its own files
+    add(path, header + readUnder(srcDir, join(srcDir, rel), `pack source ${SOURCE_DIR}/${rel}`).toString('utf8'), `${SOURCE_DIR}/${rel}`);
   }
   return new Map([...files.entries()].sort(([a], [b]) => byCodeUnit(a, b)));
 }
 
-export interface SyncResult {
-  /** files created or changed (unchanged files are not rewritten) */
-  written: string[];
-  /** stale files removed */
-  removed: string[];
+/**
+ * The pack's files as `install` and `pack` ship them: rendered from `lua/` in the repository, read from the built
+ * `pack/` in the npm package (which ships `pack/`, not the sources).
+ */
+export function packFiles(root: string): Map<string, string> {
+  if (exists(join(root, SOURCE_DIR))) return renderPack(root);
+  const packDir = join(root, PACK_DIR);
+  if (!exists(join(packDir, 'pack.toml'))) {
+    throw new Error(`no pack in ${root}: neither ${SOURCE_DIR}/ (the sources) nor ${PACK_DIR}/pack.toml (the built pack) is there`);
+  }
+  return new Map(listFiles(packDir).map((rel) => [rel, readUnder(packDir, join(packDir, rel), `pack file ${PACK_DIR}/${rel}`).toString('utf8')] as const));
 }
 
-/** Makes `dir` hold exactly `files`: writes what differs, removes the rest (and directories left empty). */
+/** `build` renders pack/ from lua/: a repository command, refused with one clear line where the sources are not. */
+export function requireSources(root: string): void {
+  if (exists(join(root, SOURCE_DIR, 'main.aip'))) return;
+  throw new Error(
+    `build needs the pack sources (${SOURCE_DIR}/main.aip), which only a clone of the repository holds; ` +
+      `the installed package ships the built pack: use \`coder-subagents install\` or \`coder-subagents pack\``,
+  );
+}
+
+/**
+ * Makes `dir` hold exactly `files`: writes what differs, removes the rest (and directories left empty). The
+ * directory is the tool's own: a symlink inside it is replaced, never followed (host-fs syncTree).
+ */
 export function syncDir(dir: string, files: Map<string, string>): SyncResult {
-  const written: string[] = [];
-  const removed: string[] = [];
-  for (const [rel, content] of files) {
-    const abs = join(dir, ...rel.split('/'));
-    const bytes = Buffer.from(content, 'utf8');
-    if (existsSync(abs) && statSync(abs).isFile() && readFileSync(abs).equals(bytes)) continue;
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, bytes);
-    written.push(rel);
-  }
-  const walk = (abs: string) => {
-    for (const name of readdirSync(abs)) {
-      const p = join(abs, name);
-      if (statSync(p).isDirectory()) {
-        walk(p);
-        if (readdirSync(p).length === 0) rmdirSync(p);
-        continue;
-      }
-      const rel = relative(dir, p).split(sep).join('/');
-      if (!files.has(rel)) {
-        unlinkSync(p);
-        removed.push(rel);
-      }
+  return syncTree(dir, files);
+}
+
+/**
+ * Makes `<root>/<rel>` a real directory below `root`; a segment that exists as a symlink or a file is refused with
+ * `what` in the message, so nothing is ever written through a link a repository ships.
+ */
+export function ownDir(root: string, rel: string, what: string): string {
+  for (let cur = root, i = 0, segs = rel.split('/'); i < segs.length; i++) {
+    cur = join(cur, segs[i]!);
+    const st = lstatOf(cur);
+    if (st && !st.isDirectory()) {
+      throw new HostFsError(`${what}: ${cur} is ${st.isSymbolicLink() ? 'a symlink' : 'a file'}, expected a directory; nothing is written through it (remove it, then run again)`);
     }
-  };
-  if (existsSync(dir)) walk(dir);
-  return { written: written.sort(byCodeUnit), removed: removed.sort(byCodeUnit) };
+  }
+  makeDirs(root, rel, { what });
+  return join(root, ...rel.split('/'));
 }
 
 /** Writes the rendered pack into `<root>/pack/` and removes stale files there. Paths are pack-relative. */
 export function writePack(root: string): SyncResult {
-  return syncDir(join(root, PACK_DIR), renderPack(root));
+  const files = renderPack(root);
+  return syncDir(ownDir(root, PACK_DIR, 'build'), files);
 }

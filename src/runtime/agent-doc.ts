@@ -1,5 +1,5 @@
 /**
- * `.aip` parsing, following RUNTIME.md section 1 (AIPack's `agent_doc.rs`): one pass over the lines,
+ * `.aip` parsing, following docs/aipack.md section 1 (AIPack's `agent_doc.rs`): one pass over the lines,
  * no Markdown library, level-1 headings only outside fences.
  */
 import { parse as parseToml, TomlError } from 'smol-toml';

@@ -12,7 +12,7 @@
  * The same file may hold `[[command]]` and `[[web]]` entries for aip.cmd.exec / aip.web.* (scripted-io.ts).
  */
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { ScriptedCommands, ScriptedIoError, ScriptedWeb } from './scripted-io.ts';
+import { ScriptedCommands, ScriptedIoError, ScriptedWeb } from '../aip/support/scripted-io.ts';
 
 export interface ScriptedResponse {
   agent?: string;
@@ -40,7 +40,7 @@ export interface AiRequest {
   top_p?: number;
 }
 
-/** The Lua `ai_response` table (RUNTIME.md 2 "ai_response table"). */
+/** The Lua `ai_response` table (docs/aipack.md section 2 "ai_response table"). */
 export interface AiAnswer {
   /** undefined when the answer is empty, as in AIPack */
   content: string | undefined;
@@ -71,9 +71,24 @@ export class NoScriptedResponseError extends Error {
     /** the text `match` regexes are tested against */
     readonly prompt: string,
   ) {
-    super(`no scripted AI response for ${agentName}\n--- rendered prompt (what 'match' is tested against) ---\n${prompt}`);
+    super(`no scripted AI response for ${agentName}\nhint: ${matchHint(agentName, prompt)}\n--- rendered prompt (what 'match' is tested against) ---\n${prompt}`);
     this.name = 'NoScriptedResponseError';
   }
+}
+
+/** A TOML literal string of a regex that matches `text` literally. */
+const literalRegex = (text: string) => `'${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}'`;
+
+/**
+ * How to answer an unmatched call, in one line: the coder's task prompts name their file (`WORKING_FILE
+ * file_path="..."`), which is the `match` that targets one task; any other call is matched by its agent.
+ */
+function matchHint(agentName: string, prompt: string): string {
+  const file = /WORKING_FILE file_path="([^"]+)"/.exec(prompt)?.[0];
+  if (file !== undefined) {
+    return `to answer this task, script an answer with agent = "${agentName}" and match = ${literalRegex(file)} (a regex over the prompt below)`;
+  }
+  return `to answer this call, script an answer with agent = "${agentName}" (add match = a regex over the prompt below to answer one call only)`;
 }
 
 const KEYS: Record<keyof ScriptedResponse, 'string' | 'boolean'> = {

@@ -7,8 +7,9 @@
  * reaches `changes()`, `pending()` or `commit()`, so no run can touch the user's base dir on disk.
  */
 import nodePath from 'node:path';
-import { filesUnder, isInside } from './vfs.ts';
-import type { DirEntry, FileStat, Vfs } from './vfs-types.ts';
+import { isInside } from '../support/host-fs.ts';
+import { filesUnder } from '../support/vfs.ts';
+import type { DirEntry, FileStat, Vfs } from '../support/vfs.ts';
 
 interface Entry {
   data: Uint8Array;

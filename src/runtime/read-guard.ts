@@ -1,28 +1,7 @@
-import fs from 'node:fs';
 import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
-import { isInside } from './vfs.ts';
-import type { Vfs } from './vfs-types.ts';
-
-/**
- * The real path of `abs`: symlinks of its longest existing prefix resolved, the missing rest appended as written.
- * A path that exists only in the overlay (or nowhere) is judged by where its existing part really is.
- */
-function realPathOf(abs: string): string {
-  let probe = nodePath.resolve(abs);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = fs.realpathSync.native(probe);
-      return rest.length ? nodePath.join(real, ...rest.reverse()) : real;
-    } catch {
-      const parent = nodePath.dirname(probe);
-      if (parent === probe) return nodePath.resolve(abs);
-      rest.push(nodePath.basename(probe));
-      probe = parent;
-    }
-  }
-}
+import { isInside, realPathOf } from '../support/host-fs.ts';
+import type { Vfs } from '../support/vfs.ts';
 
 export class ReadRefused extends LuaError {}
 
@@ -34,9 +13,13 @@ export interface ReadPolicy {
   refuse(abs: string): never;
 }
 
-export function readPolicy(workspaceDir: string, roots: readonly string[]): ReadPolicy {
-  // roots are compared both as written and resolved, so a root reached through a symlink still matches
-  const realRoots = [...new Set(roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]))];
+/**
+ * `roots` are compared both as written and resolved, so a root reached through a symlink still matches;
+ * `virtualRoots` (dirs that never exist on disk for the run, e.g. the simulated home) only as written: a folder a
+ * repository ships under that name, or a symlink to `/`, opens nothing.
+ */
+export function readPolicy(workspaceDir: string, roots: readonly string[], virtualRoots: readonly string[] = []): ReadPolicy {
+  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtualRoots.map((r) => nodePath.resolve(r))])];
   const allows = (abs: string): boolean => {
     if (typeof abs !== 'string' || !nodePath.isAbsolute(abs)) return false;
     const norm = nodePath.resolve(abs);
@@ -77,6 +60,34 @@ export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs 
     isFile: (abs) => allowed(abs) && vfs.isFile(abs),
     isDir: (abs) => allowed(abs) && vfs.isDir(abs),
     listDir: (abs) => (allowed(abs) ? vfs.listDir(abs).filter((e) => allowed(nodePath.join(abs, e.name))) : refuse(abs)),
+    writeFile: (abs, content) => vfs.writeFile(abs, content),
+    deleteFile: (abs) => vfs.deleteFile(abs),
+    deleteDir: (abs) => vfs.deleteDir(abs),
+    mkdirp: (abs) => vfs.mkdirp(abs),
+    changes: () => vfs.changes(),
+    snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
+    commit: () => vfs.commit(),
+  };
+}
+
+/**
+ * `vfs` with everything below `dir` hidden from its lower layers: nothing there is read from the disk (the
+ * simulated home is a made-up path; a real folder or symlink by that name is not the run's). Writes pass on.
+ */
+export function hideDisk(vfs: Vfs, dir: string): Vfs {
+  const root = nodePath.resolve(dir);
+  const hidden = (abs: string) => isInside(nodePath.resolve(abs), root);
+  return {
+    get workspaceDir() {
+      return vfs.workspaceDir;
+    },
+    readFile: (abs) => (hidden(abs) ? undefined : vfs.readFile(abs)),
+    readBytes: (abs) => (hidden(abs) ? undefined : vfs.readBytes(abs)),
+    stat: (abs) => (hidden(abs) ? undefined : vfs.stat(abs)),
+    isFile: (abs) => !hidden(abs) && vfs.isFile(abs),
+    isDir: (abs) => !hidden(abs) && vfs.isDir(abs),
+    listDir: (abs) => (hidden(abs) ? [] : vfs.listDir(abs).filter((e) => !hidden(nodePath.join(abs, e.name)))),
     writeFile: (abs, content) => vfs.writeFile(abs, content),
     deleteFile: (abs) => vfs.deleteFile(abs),
     deleteDir: (abs) => vfs.deleteDir(abs),

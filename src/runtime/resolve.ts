@@ -1,5 +1,6 @@
 import nodePath from 'node:path';
-import type { Vfs } from './vfs-types.ts';
+import type { Vfs } from '../support/vfs.ts';
+import { AgentNotFoundError, parsePackRef } from '../aip/support/pack-ref.ts';
 
 /** A pack the simulator knows besides the workspace's own `.aipack/pack/custom` (e.g. this repo's `pack/`). */
 export interface PackLocation {
@@ -14,12 +15,10 @@ export interface ResolvedAgent {
   pack?: { namespace: string; name: string; dir: string; subPath?: string; ref: string };
 }
 
-export class AgentNotFoundError extends Error {}
-
-const IDENT = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
+export { AgentNotFoundError };
 
 /**
- * Pack dir for `ns@name` (RUNTIME.md section 9): the workspace's custom packs first, then `<base>/pack/custom`
+ * Pack dir for `ns@name` (docs/aipack.md section 9): the workspace's custom packs first, then `<base>/pack/custom`
  * when an AIPack base dir is given, then the simulator's packs (this repo's pack as pro@coder), then
  * `<base>/pack/installed`.
  */
@@ -39,42 +38,7 @@ export function findPackDir(vfs: Vfs, packs: readonly PackLocation[], namespace:
   return undefined;
 }
 
-export interface PackRef {
-  namespace: string;
-  name: string;
-  scope?: 'base' | 'workspace';
-  subPath?: string;
-}
-
-/** `ns@name[$base|$workspace][/sub/path]` */
-export function parsePackRef(ref: string): PackRef {
-  const at = ref.indexOf('@');
-  if (at < 0 || ref.indexOf('@', at + 1) >= 0) throw new AgentNotFoundError(`Invalid pack reference '${ref}': expected exactly one '@' (ns@name[/sub/path])`);
-  const namespace = ref.slice(0, at);
-  let rest = ref.slice(at + 1);
-  let subPath: string | undefined;
-  const slash = rest.indexOf('/');
-  if (slash >= 0) {
-    subPath = rest.slice(slash + 1);
-    rest = rest.slice(0, slash);
-  }
-  let scope: PackRef['scope'];
-  const dollar = rest.indexOf('$');
-  if (dollar >= 0) {
-    const s = rest.slice(dollar + 1);
-    if (s !== 'base' && s !== 'workspace') throw new AgentNotFoundError(`Invalid pack reference '${ref}': scope must be $base or $workspace`);
-    scope = s;
-    rest = rest.slice(0, dollar);
-  }
-  if (!IDENT.test(namespace)) throw new AgentNotFoundError(`Invalid pack reference '${ref}': namespace '${namespace}' must match ${IDENT.source}`);
-  if (!IDENT.test(rest)) throw new AgentNotFoundError(`Invalid pack reference '${ref}': name '${rest}' must match ${IDENT.source}`);
-  if (subPath !== undefined && (subPath.includes('..') || subPath.includes('$'))) {
-    throw new AgentNotFoundError(`Invalid pack reference '${ref}': '..' and '$' are not allowed in the sub path`);
-  }
-  return { namespace, name: rest, scope, subPath: subPath || undefined };
-}
-
-/** Candidate .aip files for a name (RUNTIME.md section 4: `.aip` optional, `dir/` -> `dir/main.aip`). */
+/** Candidate .aip files for a name (docs/aipack.md section 4: `.aip` optional, `dir/` -> `dir/main.aip`). */
 function candidates(base: string, name: string): string[] {
   if (name.endsWith('.aip')) return [nodePath.join(base, name)];
   if (name.endsWith('/')) return [nodePath.join(base, name, 'main.aip')];

@@ -1,7 +1,8 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
-import { buildAipTable, nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/index.ts';
+import { buildAipTable } from '../aip/registry.ts';
+import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
@@ -11,20 +12,23 @@ import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type Ag
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
-import { runAfterAll } from './stages/after-all.ts';
-import { callAi } from './stages/ai.ts';
-import { runBeforeAll } from './stages/before-all.ts';
-import { runData } from './stages/data.ts';
-import { AgentRunError, type Frame, type StageHost } from './stages/host.ts';
-import { runOutput } from './stages/output.ts';
+import { runAfterAll } from './lifecycle/after-all.ts';
+import { callAi } from './lifecycle/ai.ts';
+import { runBeforeAll } from './lifecycle/before-all.ts';
+import { runData } from './lifecycle/data.ts';
+import { AgentRunError, type Frame, type StageHost } from './lifecycle/agent-run.ts';
+import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace, type StageName } from './trace.ts';
+import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
+import { summarize, Trace } from '../aip/support/trace.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
-import { createOverlayVfs } from './vfs.ts';
+import { runPool, type PoolClock } from './task-pool.ts';
+import { countWrites, createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
 import { findAipFunction } from '../aip/catalog.ts';
-import type { Vfs } from './vfs-types.ts';
+import type { Vfs } from '../support/vfs.ts';
+import { relativeToCwd } from '../support/paths.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
 export const DEFAULT_BUDGET = 100_000_000;
@@ -69,6 +73,11 @@ export interface SimulatorOptions {
    * (base-vfs.ts): the dir on disk is only read. Default: none (a virtual, empty one), so runs stay deterministic.
    */
   aipackBase?: string;
+  /**
+   * a fixed latency (ms) every scripted model call is taken to wait, on a virtual clock (nothing sleeps): with it,
+   * `virtualMs` says how long a run would take in AIPack with its `input_concurrency`. For benches; default 0.
+   */
+  simulatedLatencyMs?: number;
 }
 
 export interface RunRequest {
@@ -81,7 +90,7 @@ export interface RunRequest {
   baseDir?: string;
 }
 
-/** What a run returns, as a parent agent would receive it (RUNTIME.md section 4), plus the skip reason. */
+/** What a run returns, as a parent agent would receive it (docs/aipack.md section 4), plus the skip reason. */
 export interface RunOutcome {
   /** one entry per input, in input order; null for skipped inputs and nil outputs; undefined when no task ran */
   outputs: unknown[] | undefined;
@@ -117,6 +126,10 @@ export class Simulator implements StageHost {
   private readonly readVfs: Vfs;
   private readonly aipackBase?: string;
   private readonly mocksLua: string;
+  /** the virtual clock of the model latency (simulatedLatencyMs) and of the task schedule */
+  private readonly clock: PoolClock = { now: 0 };
+  /** the run in progress has tasks in flight beside each other (AIPack before 0.8.17 could freeze on nested runs) */
+  private concurrentTasks = 0;
 
   constructor(private readonly opts: SimulatorOptions) {
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
@@ -141,9 +154,24 @@ export class Simulator implements StageHost {
       home,
       tmp: nodePath.join(this.workspaceDir, '.aipack', '.session', this.sessionUid, 'tmp'),
     };
-    this.readPolicy = readPolicy(this.workspaceDir, [this.workspaceDir, home, this.dirs.baseAipack, ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])]);
+    const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
+    // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
-    this.readVfs = guardReads(withBaseLayer(this.vfs, this.dirs.baseAipack), this.readPolicy);
+    // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
+    const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
+    this.readVfs = guardReads(held, this.readPolicy);
+  }
+
+  /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */
+  private chargeHeld(delta: number, total: number): void {
+    const limits = this.limits;
+    if (delta <= 0 || !limits) return;
+    if (limits.memoryExceeded || total + limits.memoryUsed > limits.memoryMax) {
+      limits.memoryExceeded = true;
+      const mib = (n: number) => `${Math.ceil(n / 1048576)} MiB`;
+      throw new LuaError(`memory limit exceeded: the files saved by this run would hold ${mib(total)} (the run tree may hold ${mib(limits.memoryMax)}, files and Lua memory together)`);
+    }
   }
 
   /** true when the simulated AIPack version is `version` or later */
@@ -166,6 +194,11 @@ export class Simulator implements StageHost {
     } finally {
       this.limits = outer;
     }
+  }
+
+  /** virtual milliseconds spent so far with the task schedule of `input_concurrency` and `simulatedLatencyMs` */
+  get virtualMs(): number {
+    return this.clock.now;
   }
 
   /** the engine this simulator runs Lua on */
@@ -248,7 +281,7 @@ export class Simulator implements StageHost {
     return options;
   }
 
-  // RUNTIME.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
+  // docs/aipack.md section 2: Before All -> tasks (Data -> prompt -> AI -> Output) -> After All.
   private lifecycle(frame: Frame, request: RunRequest): RunOutcome {
     const requested = request.inputs && request.inputs.length > 0 ? request.inputs.map(withDisplay) : undefined;
     const before = runBeforeAll(this, frame, requested, this.agentOptions(frame, request.options));
@@ -261,11 +294,24 @@ export class Simulator implements StageHost {
     if ((inputs && inputs.length > 0) || hasTaskStages(frame.doc)) {
       // AIPack replaces nil or empty inputs by [null] before the tasks, so After All sees that list too
       if (!inputs || inputs.length === 0) inputs = [null];
-      outputs = inputs.map((input, i) => this.runTask(frame, input, i + 1, beforeAll, options));
+      outputs = this.runTasks(frame, inputs, beforeAll, options);
     }
 
     const after = runAfterAll(this, frame, { inputs, outputs, beforeAll, options });
     return { outputs, afterAll: after.afterAll, redoRequested: after.redoRequested };
+  }
+
+  /** The tasks of a run, scheduled as AIPack does with the run's `input_concurrency` (task-pool.ts). */
+  private runTasks(frame: Frame, inputs: unknown[], beforeAll: unknown, options: AgentOptions): unknown[] {
+    const width = Math.min(Math.max(1, options.input_concurrency ?? 1), inputs.length);
+    if (width > 1) this.concurrentTasks += 1;
+    try {
+      const pool = runPool(inputs.length, width, this.clock, (i) => this.runTask(frame, inputs[i], i + 1, beforeAll, options));
+      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots: pool.slots });
+      return pool.outputs;
+    } finally {
+      if (width > 1) this.concurrentTasks -= 1;
+    }
   }
 
   /** One task; returns its output (null for a skip or a nil output). */
@@ -285,11 +331,13 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    return callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    if (answer) this.clock.now += this.opts.simulatedLatencyMs ?? 0;
+    return answer;
   }
 
   /** Runs one Lua stage on a fresh state (AIPack makes a new state per stage and per task). */
-  runStage(frame: Frame, stage: StageName, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
+  runStage(frame: Frame, stage: LifecycleStage, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
     this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
     const packDir = frame.resolved.pack?.dir;
@@ -299,12 +347,13 @@ export class Simulator implements StageHost {
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
       timeoutMessage: `timed out after ${(this.limits?.timeoutMs ?? 0) / 1000} s in ${frame.name} ${stage} (the run was stopped; raise the timeout if it needs longer)`,
-      // <PACK_DIR>/lua is searched since 0.8.18 (RUNTIME.md section 6)
+      // <PACK_DIR>/lua is searched since 0.8.18 (docs/aipack.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
-      // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason
+      // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason;
+      // bytes, as Lua reads source files
       readFile: (abs) => {
         try {
-          return this.readVfs.readFile(abs);
+          return this.readVfs.readBytes(abs);
         } catch (err) {
           if (err instanceof ReadRefused) return undefined;
           throw err;
@@ -350,11 +399,10 @@ export class Simulator implements StageHost {
   }
 
   private displayPath(abs: string): string {
-    const rel = nodePath.relative(process.cwd(), abs);
-    return rel && !rel.startsWith('..') && rel.length < abs.length ? rel : abs;
+    return relativeToCwd(abs);
   }
 
-  private stageEnv(frame: Frame, stage: StageName, taskNum: number | undefined): StageEnv {
+  private stageEnv(frame: Frame, stage: LifecycleStage, taskNum: number | undefined): StageEnv {
     const file = frame.resolved.file;
     return {
       vfs: this.readVfs,
@@ -375,7 +423,7 @@ export class Simulator implements StageHost {
     };
   }
 
-  /** `aip.agent.run(name, options)` from Lua (RUNTIME.md section 4); errors are raised as Lua errors. */
+  /** `aip.agent.run(name, options)` from Lua (docs/aipack.md section 4); errors are raised as Lua errors. */
   private subAgentCall(frame: Frame, name: unknown, rawOptions: unknown): unknown {
     if (typeof name !== 'string') throw new LuaError(`aip.agent.run: agent name must be a string, got ${luaTypeName(name)}`);
     // any Lua table is accepted (a list just has none of the keys); it arrives as an array or an object
@@ -402,6 +450,10 @@ export class Simulator implements StageHost {
     }
     if (frame.depth + 1 > MAX_AGENT_DEPTH) {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
+    }
+    if (this.concurrentTasks > 0 && !this.since('0.8.17')) {
+      // fixed in AIPack 0.8.17 ("nested task/run freeze on core limit"); the simulator cannot freeze, so it says so
+      this.trace.record({ kind: 'note', depth: frame.depth, agent: frame.name, topic: 'warning', data: `aip.agent.run('${name}') inside a task of a run with input_concurrency > 1 can freeze AIPack before 0.8.17 (current: ${this.aipackVersion})` });
     }
     const t0 = this.trace.now();
     const policy = this.opts.traceValues ?? 'top';
@@ -433,7 +485,7 @@ export class Simulator implements StageHost {
       throw new LuaError(message);
     }
     record(outcome);
-    // top-level nulls become nil holes for the caller (RUNTIME.md section 4); redo_requested exists since 0.8.17
+    // top-level nulls become nil holes for the caller (docs/aipack.md section 4); redo_requested exists since 0.8.17
     return {
       outputs: outcome.outputs?.map((v) => (v === null ? undefined : v)),
       after_all: outcome.afterAll === null ? undefined : outcome.afterAll,
@@ -441,7 +493,7 @@ export class Simulator implements StageHost {
     };
   }
 
-  private ctx(frame: Frame, stage: StageName, taskNum: number | undefined): Record<string, unknown> {
+  private ctx(frame: Frame, stage: LifecycleStage, taskNum: number | undefined): Record<string, unknown> {
     const file = frame.resolved.file;
     const v = (since: string) => compareVersion(this.aipackVersion, since) >= 0;
     const pack = frame.resolved.pack;
@@ -473,7 +525,7 @@ export class Simulator implements StageHost {
       TASK_UID: inTask ? `${frame.runUid}-task-${taskNum}` : undefined,
       TASK_NUM: inTask && v('0.8.12') ? taskNum : undefined,
       STAGE: stage,
-      // string-typed in Data/Output, as AIPack's code has it (RUNTIME.md section 5)
+      // string-typed in Data/Output, as AIPack's code has it (docs/aipack.md section 5)
       RUN_FLOW_REDO_COUNT: v('0.8.22') ? (inTask ? '0' : 0) : undefined,
     };
   }

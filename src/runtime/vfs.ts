@@ -1,14 +1,16 @@
 /**
- * The overlay file system of a simulated run (see vfs-types.ts).
+ * The overlay file system of a simulated run (its interface is in support/vfs.ts).
  *
  * Three layers, top wins: the overlay (writes and deletes of this run), the baseline (`opts.files`: virtual files
  * present from the start, never written anywhere), the real disk (read only). Only `commit()` touches the disk,
  * and only inside the workspace.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import nodePath from 'node:path';
+import { isInside, listEntries, readIfFile, statOf } from '../support/host-fs.ts';
 import { writeChanges, type Change } from './commit.ts';
-import type { DirEntry, FileChanges, FileStat, Vfs } from './vfs-types.ts';
+import type { DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
+import { filesUnder } from '../support/vfs.ts';
 
 export interface OverlayVfsOptions {
   /** virtual files present from the start (absolute or workspace-relative keys); they count as the initial state */
@@ -45,16 +47,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** true when `p` is `root` or below it (both normalised absolute paths). */
-/** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
-export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
-  return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
-}
-
-export function isInside(p: string, root: string): boolean {
-  if (p === root) return true;
-  return p.startsWith(root.endsWith('/') ? root : root + '/');
-}
 
 /** Parent dirs of an absolute path, nearest first, root last. */
 function ancestors(abs: string): string[] {
@@ -69,22 +61,9 @@ function ancestors(abs: string): string[] {
   return out;
 }
 
-function diskStat(abs: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(abs, { throwIfNoEntry: false });
-  } catch {
-    return undefined; // ENOTDIR, EACCES, loops: all read as missing
-  }
-}
-
-function diskReadFile(abs: string): Uint8Array | undefined {
-  if (!diskStat(abs)?.isFile()) return undefined;
-  try {
-    return new Uint8Array(fs.readFileSync(abs));
-  } catch {
-    return undefined;
-  }
-}
+// ENOTDIR, EACCES, loops: all read as missing
+const diskStat = statOf;
+const diskReadFile = readIfFile;
 
 export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions = {}): Vfs {
   const norm = (p: unknown, fn: string): string => {
@@ -211,12 +190,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const entries = new Map<string, boolean>();
       const st = hidden(abs) ? undefined : dStat(abs);
       if (st?.isDirectory()) {
-        let dirents: fs.Dirent[] = [];
-        try {
-          dirents = (offDisk(abs) ? [] : fs.readdirSync(abs, { withFileTypes: true }));
-        } catch {
-          dirents = [];
-        }
+        const dirents: fs.Dirent[] = offDisk(abs) ? [] : listEntries(abs);
         for (const d of dirents) {
           // symlinks are reported as what they point to (a dangling link reads as a file)
           const dirLike = d.isDirectory() || (d.isSymbolicLink() && (dStat(nodePath.join(abs, d.name))?.isDirectory() ?? false));
@@ -334,4 +308,58 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     },
   };
   return vfs;
+}
+
+/**
+ * `vfs` with the bytes written through it counted: what a run's saves, copies and appends hold in memory (the
+ * overlay and the base layer keep every written file until the run ends). `charge(delta)` is told every change
+ * of that total (a rewrite counts its new size less its old one, a delete gives the bytes back) before the write
+ * is made, and may throw to refuse it.
+ */
+export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => void): Vfs {
+  const sizes = new Map<string, number>();
+  let total = 0;
+  const account = (abs: string, size: number) => {
+    const delta = size - (sizes.get(abs) ?? 0);
+    charge(delta, total + delta);
+    total += delta;
+    if (size === 0) sizes.delete(abs);
+    else sizes.set(abs, size);
+  };
+  return {
+    get workspaceDir() {
+      return vfs.workspaceDir;
+    },
+    readFile: (abs) => vfs.readFile(abs),
+    readBytes: (abs) => vfs.readBytes(abs),
+    stat: (abs) => vfs.stat(abs),
+    isFile: (abs) => vfs.isFile(abs),
+    isDir: (abs) => vfs.isDir(abs),
+    listDir: (abs) => vfs.listDir(abs),
+    writeFile(abs, content) {
+      const size = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
+      account(abs, size);
+      try {
+        vfs.writeFile(abs, content);
+      } catch (err) {
+        account(abs, 0);
+        throw err;
+      }
+    },
+    deleteFile(abs) {
+      const removed = vfs.deleteFile(abs);
+      if (removed && sizes.has(abs)) account(abs, 0);
+      return removed;
+    },
+    deleteDir(abs) {
+      const removed = vfs.deleteDir(abs);
+      if (removed) for (const p of [...sizes.keys()]) if (isInside(p, abs)) account(p, 0);
+      return removed;
+    },
+    mkdirp: (abs) => vfs.mkdirp(abs),
+    changes: () => vfs.changes(),
+    snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
+    commit: () => vfs.commit(),
+  };
 }

@@ -3,8 +3,8 @@
  * on the same workspace fails at once with a clear message instead of both reporting success while one answer is
  * lost; a lock left by a process that no longer exists (kill -9) is taken over.
  */
-import fs from 'node:fs';
 import nodePath from 'node:path';
+import { createExclusive, makeUserDir, mtimeOf, processAlive, readNoFollow, removeFile } from '../support/host-fs.ts';
 
 export class WorkspaceLockedError extends Error {
   constructor(
@@ -21,15 +21,6 @@ export class WorkspaceLockedError extends Error {
 
 export const LOCK_NAME = '.coder-subagents-write.lock';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Test seams: `onStale` runs after a stale lock was seen and before it is taken over. */
 export interface LockHooks {
   onStale?: () => void;
@@ -41,25 +32,16 @@ const GUARD_STALE_MS = 10_000;
 /** Takes the write lock of `workspaceDir` (in its `.aipack/`); returns the function that releases it. */
 export function lockWorkspace(workspaceDir: string, hooks: LockHooks = {}): () => void {
   const dir = nodePath.join(workspaceDir, '.aipack');
-  fs.mkdirSync(dir, { recursive: true });
+  makeUserDir(dir);
   const file = nodePath.join(dir, LOCK_NAME);
   const mine = `${process.pid}\n`;
   let pid = 0;
   for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      fs.writeFileSync(file, mine, { flag: 'wx' });
-      return release(file, mine);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue; // released meanwhile
-    }
+    if (createExclusive(file, mine)) return release(file, mine);
+    // a link or a directory in the lock's place is not the tool's lock: it is read as a stale one and removed
+    const text = readNoFollow(file)?.toString('utf8') ?? '?';
     pid = Number.parseInt(text, 10);
-    if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new WorkspaceLockedError(file, pid);
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) throw new WorkspaceLockedError(file, pid);
     // empty: its writer is between creating and writing it, try again; else stale (kill -9): take it over
     if (text !== '' || attempt >= 40) {
       hooks.onStale?.();
@@ -77,32 +59,20 @@ export function lockWorkspace(workspaceDir: string, hooks: LockHooks = {}): () =
  */
 function removeIfStill(file: string, stale: string, mine: string): void {
   const guard = `${file}.takeover`;
-  try {
-    fs.writeFileSync(guard, mine, { flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    try {
-      if (Date.now() - fs.statSync(guard).mtimeMs > GUARD_STALE_MS) fs.rmSync(guard, { force: true });
-    } catch {
-      // released meanwhile
-    }
+  if (!createExclusive(guard, mine)) {
+    const at = mtimeOf(guard);
+    if (at !== undefined && Date.now() - at > GUARD_STALE_MS) removeFile(guard);
     return; // another run is taking over: look again
   }
   try {
-    if (fs.readFileSync(file, 'utf8') === stale) fs.rmSync(file, { force: true });
-  } catch {
-    // gone meanwhile
+    if ((readNoFollow(file)?.toString('utf8') ?? '?') === stale) removeFile(file);
   } finally {
-    fs.rmSync(guard, { force: true });
+    removeFile(guard);
   }
 }
 
 function release(file: string, mine: string): () => void {
   return () => {
-    try {
-      if (fs.readFileSync(file, 'utf8') === mine) fs.rmSync(file, { force: true });
-    } catch {
-      // already gone
-    }
+    if (readNoFollow(file)?.toString('utf8') === mine) removeFile(file);
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { isDirectory } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 
 /** AIPack's workspace: the nearest ancestor of `from` holding a `.aipack/` dir, else `from` itself. */
@@ -6,7 +6,7 @@ export function findWorkspace(from: string): string {
   let dir = nodePath.resolve(from);
   for (;;) {
     const marker = nodePath.join(dir, '.aipack');
-    if (existsSync(marker) && statSync(marker).isDirectory()) return dir;
+    if (isDirectory(marker)) return dir;
     const parent = nodePath.dirname(dir);
     if (parent === dir) return nodePath.resolve(from);
     dir = parent;

@@ -130,6 +130,16 @@ describe('runCheck: the stage of a sub-agent', () => {
     expect(await shown(['agents'])).toEqual([finding('agents/a.aip', 'stage post_task')]);
   });
 
+  it('a member of a parallel group runs in the group stages and is checked against input.parallel', async () => {
+    write('.aipack/config.toml', '');
+    write('agents/m.aip', aip('local i = input.parallel.index\nlocal j = input.parallel.indx\nreturn nil').replace('# Data', '# Output'));
+    const prompt = '```toml\n#!meta\nsub_agents = [{ parallel = ["agents/m.aip", "agents/m.aip"], stages = ["post"] }]\n```\nDo it\n';
+    write('prompts/coder-prompt.md', prompt);
+    expect(await shown(['prompts/coder-prompt.md', 'agents'])).toEqual([
+      "agents/m.aip:4:26: unknown-field: input.parallel.indx: this table has no field 'indx'; did you mean index?",
+    ]);
+  });
+
   it('a broken contract or prompt file only loses the stage', async () => {
     write('agents/a.aip', agent);
     write('agents/a.contract.toml', 'agent = [');

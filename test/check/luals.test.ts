@@ -185,3 +185,25 @@ describe('.luarc.json', () => {
     expect(existsSync(nodePath.join(root, 'types'))).toBe(false);
   });
 });
+
+describe('.luarc.json lists one directory of our definitions', () => {
+  it('the same dir spelled differently, or another copy of the definitions, is replaced, not listed twice', () => {
+    const root = tmpDir();
+    writeLuaDefinitions(nodePath.join(root, 'node_modules/coder-subagents/lua-types'));
+    writeLuaDefinitions(nodePath.join(root, 'lua-types'));
+    writeFileSync(nodePath.join(root, '.luarc.json'), JSON.stringify({ 'workspace.library': ['other', 'node_modules/coder-subagents/lua-types', './lua-types/'] }));
+    expect(writeLuarc(root, 'lua-types')).toBe('updated');
+    expect(JSON.parse(readFileSync(nodePath.join(root, '.luarc.json'), 'utf8'))['workspace.library']).toEqual(['other', 'lua-types']);
+    expect(writeLuarc(root, 'lua-types')).toBe('unchanged');
+  });
+});
+
+describe('the response class', () => {
+  it('is closed, so the editor flags a misspelled key', () => {
+    const contract = files.get('contract.lua')!;
+    const response = contract.slice(contract.indexOf('---@class CoderSubAgentResponse'));
+    const body = response.slice(0, response.indexOf('\n\n'));
+    expect(body).toContain('---@field coder_prompts?');
+    expect(body).not.toContain('---@field [string] any');
+  });
+});

@@ -28,6 +28,42 @@ describe('coder-subagents init', () => {
     });
   }
 
+  it('the entries it recommends run in a coder prompt without a pack warning', async () => {
+    const dir = tmpDir();
+    write(dir, '.aipack/.keep', '');
+    write(dir, 'src/a.ts', 'export const a = 1;\n');
+    const entries: string[] = [];
+    for (const stage of ['pre', 'pre_task', 'post_task', 'post']) {
+      const r = await runCli(['init', `a-${stage.replace('_', '-')}`, '--dir', 'agents', '--stage', stage], dir);
+      entries.push(/sub_agents = \[(.*)\]$/m.exec(r.stdout)![1]!);
+    }
+    write(dir, '.aipack/.prompt/pro@coder/coder-prompt.md', `\`\`\`toml\n#!meta\nworking_globs = ["src/*.ts"]\nsub_agents = [${entries.join(', ')}]\n\`\`\`\n\nFix the login form.\n\n====\n`);
+    write(dir, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "Nothing to change."\nreusable = true\n');
+    const run = await runCli(['run', '--ai', 'ai.toml', '--json'], dir);
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout);
+    expect(report.sub_agents.map((c: { agent: string }) => c.agent)).toEqual(['agents/a-pre.aip', 'agents/a-pre-task.aip', 'agents/a-post-task.aip', 'agents/a-post.aip']);
+    expect(report.warnings).toEqual([]);
+  });
+
+  it('--with-model writes a pre_task sub-agent that asks its own model, with scripted answers; its cases pass and check passes', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'advisor', '--dir', 'agents', '--stage', 'pre_task', '--with-model'], dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sub_agents = [{ name = "agents/advisor.aip", stages = ["pre_task"], options = { model = "cheap" } }]');
+    const aip = readFileSync(nodePath.join(dir, 'agents/advisor.aip'), 'utf8');
+    expect(aip.match(/^# (Data|Instruction|Output)$/gm)).toEqual(['# Data', '# Instruction', '# Output']);
+    const cases = parseContractFile(readFileSync(nodePath.join(dir, 'agents/advisor.contract.toml'), 'utf8'), 'advisor.contract.toml').cases;
+    expect(cases[0]!.ai.length).toBe(1);
+    const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
+    expect(JSON.parse(t.stdout).cases.map((c: { status: string }) => c.status)).toEqual(['passed', 'passed', 'passed']);
+    const check = await runCli(['check', 'agents'], dir);
+    expect(check.code, check.stdout).toBe(0);
+    const bad = await runCli(['init', 'other', '--with-model'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task\n');
+  });
+
   it('prints the files and the next steps', async () => {
     const dir = tmpDir();
     const r = await runCli(['init', 'refiner', '--dir', 'agents'], dir);
@@ -41,7 +77,7 @@ describe('coder-subagents init', () => {
         '  1. run its cases:      npx coder-subagents test agents',
         '  2. edit both files; re-run on save with: npx coder-subagents test agents --watch',
         '  3. enable it in the meta block of your coder-prompt.md (name = its path from the workspace root):',
-        '       sub_agents = [{ name = "agents/refiner.aip", stages = ["pre"], focus = "auth" }]',
+        '       sub_agents = [{ name = "agents/refiner.aip", stages = ["pre"], config = { focus = "auth" } }]',
         '',
       ].join('\n'),
     );
@@ -54,7 +90,7 @@ describe('coder-subagents init', () => {
     const r = await runCli(['init', 'refiner', '--dir', 'agents'], nodePath.join(ws, 'app'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('created agents/refiner.aip\n');
-    expect(r.stdout).toContain('sub_agents = [{ name = "app/agents/refiner.aip", stages = ["pre"], focus = "auth" }]');
+    expect(r.stdout).toContain('sub_agents = [{ name = "app/agents/refiner.aip", stages = ["pre"], config = { focus = "auth" } }]');
   });
 
   it('defaults to the current directory and the pre stage', async () => {

@@ -123,7 +123,7 @@ describe('README', () => {
     expect(passing.stdout.trimEnd().split('\n').at(-1)).toBe('3 passed, 0 failed');
 
     // the library snippet, with the agent init wrote
-    const r = runStage({ agent: 'my-agents/prompt-refiner.aip', baseDir: dir, stage: 'pre', prompt: 'Fix the login form', config: { focus: 'auth' } });
+    const r = runStage({ agent: 'my-agents/prompt-refiner.aip', baseDir: dir, stage: 'pre', prompt: 'Fix the login form', config: { config: { focus: 'auth' } } });
     expect(r.ok).toBe(true);
     expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);
     expect(r.effect?.params.removed).toEqual([]);
@@ -139,5 +139,40 @@ describe('README', () => {
     // per-case times vary from run to run
     const trimmed = (s: string) => s.trimEnd().split('\n').map((l) => l.trimEnd().replace(/ \d+ ms( \(slow\))?$/, ''));
     expect(trimmed(broken.stdout)).toEqual(trimmed(expected));
+  });
+});
+
+describe('README: the error expectation it shows', () => {
+  it("matches the agent's own failure, not a syntax error or an exhausted budget", () => {
+    const reference = blocks('toml').find((b) => b.includes('[case.expect]') && b.includes('support ='))!;
+    const { case: cases } = parseToml(reference) as { case: { expect: { error: string } }[] };
+    const re = new RegExp(cases[0]!.expect.error);
+    const dir = tmpDir();
+    const agent = (body: string) => {
+      writeFileSync(nodePath.join(dir, 'todo-guard.aip'), `# Output\n\n\`\`\`lua\n${body}\n\`\`\`\n`);
+      const r = runStage({ agent: 'todo-guard.aip', baseDir: dir, stage: 'post_task', response: 'x -- TODO', budget: 2_000_000 });
+      expect(r.ok).toBe(false);
+      return r.error!;
+    };
+    expect(agent('if input.coder_response.content:find("TODO") then\n  return { success = false, error_msg = "the answer adds a TODO" }\nend')).toMatch(re);
+    const syntax = agent('if input then return nil edn');
+    expect(syntax).toMatch(/^Sub-agent \[todo-guard\.aip\] failed: /);
+    expect(syntax).not.toMatch(re);
+    const budget = agent('while true do end');
+    expect(budget).toMatch(/^Sub-agent \[todo-guard\.aip\] failed: .*instruction budget exceeded/s);
+    expect(budget).not.toMatch(re);
+  });
+});
+
+describe('README: A sub-agent that calls a model', () => {
+  it('its case is the first case of the --with-model starter, and passes', async () => {
+    const dir = tmpDir();
+    expect((await runCli(['init', 'advisor', '--dir', 'agents', '--stage', 'pre_task', '--with-model'], dir)).code).toBe(0);
+    const shown = section('A sub-agent that calls a model').match(/```toml\n([\s\S]*?)```/)![1]!;
+    const doc = parseContractFile(`agent = "advisor.aip"\n${shown}`, 'agents/advisor.contract.toml');
+    const written = parseContractFile(readFileSync(nodePath.join(dir, 'agents/advisor.contract.toml'), 'utf8'), 'agents/advisor.contract.toml');
+    expect(doc.cases[0]).toEqual({ ...written.cases[0], expect: { prompts: written.cases[0]!.expect.prompts } });
+    const r = await runCli(['test', 'agents'], dir);
+    expect(r.stdout).toMatch(/\n3 passed, 0 failed/);
   });
 });

@@ -56,7 +56,7 @@ describe('coder-subagents run-agent', () => {
     const r = await runCli(['run-agent', 'agents/nope.aip'], WS);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^run failed: No agent found for local path: 'agents\/nope\.aip'/);
+    expect(r.stderr).toMatch(/^error: run failed: No agent found for local path: 'agents\/nope\.aip'/);
   });
 
   it('hints at --ai when a model call found no scripted answer and no --ai file was given', async () => {

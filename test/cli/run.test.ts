@@ -44,14 +44,15 @@ describe('coder-subagents run', () => {
     expect(r.stderr).toContain('no scripted AI response for pro@coder');
   });
 
-  it('prints a failure once, and says when no --ai file was given', async () => {
+  it('prints the prompt once, the cause in one error line on stderr, and says when no --ai file was given', async () => {
     const r = await runCli(['run'], WS);
     expect(r.code).toBe(1);
     const all = r.stdout + r.stderr;
-    expect(all.split('no scripted AI response for pro@coder').length - 1).toBe(1);
-    expect(r.stdout).toContain('failed: no scripted AI response for pro@coder\n--- rendered prompt');
+    expect(all.split('--- rendered prompt').length - 1).toBe(1);
+    expect(r.stdout).toContain('failed: no scripted AI response for pro@coder\nhint: to answer this task, script an answer with agent = "pro@coder" and match = \'WORKING_FILE file_path="src/a\\.ts"\' (a regex over the prompt below)\n--- rendered prompt');
     expect(r.stderr).toBe(
-      "hint: no --ai file was given: the simulated model only answers from scripted responses (see 'Scripted answers' in the README)\n",
+      'error: no scripted AI response for pro@coder\n' +
+        "hint: no --ai file was given: the simulated model only answers from scripted responses (see 'Scripted answers' in the README)\n",
     );
   });
 
@@ -68,6 +69,63 @@ describe('coder-subagents run', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^ {2}✗ my\/bad\.aip: failed: Lua error: my\/bad\.aip:\d+: .*expected/m);
     expect(r.stdout).toMatch(/^skipped: Sub-agent \[my\/bad\.aip\] failed: /m);
+  });
+
+  it('a failed run --write says that nothing was written because the run failed; the cause is one error line', async () => {
+    const ws = tmpDir();
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nworking_globs = ["src/*.ts"]\nfile_content_mode = "whole"\nsub_agents = [{ name = "my/todo-guard.aip", stages = ["post_task"] }]\n```\n\nRename a.\n\n====\n');
+    write(ws, 'my/todo-guard.aip', '# Output\n\n```lua\nif input.coder_response.content:find("TODO") then\n  return { success = false, error_msg = "the answer adds a TODO" }\nend\n```\n');
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = """\n<AIP_FILE_CHANGE file_path="src/a.ts">\n````ts\nexport const b = 1; // TODO\n````\n</AIP_FILE_CHANGE>\n"""\n');
+    const r = await runCli(['run', '--ai', 'ai.toml', '--write'], ws);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('files (not written: the run failed):\n');
+    expect(r.stdout).not.toContain('use --write');
+    expect(r.stderr).toBe('error: Sub-agent [my/todo-guard.aip] failed: the answer adds a TODO\n');
+    expect(readFileSync(`${ws}/src/a.ts`, 'utf8')).toBe('export const a = 1;\n');
+    // the Lua traceback into the pack is there when asked for
+    const traced = await runCli(['run', '--ai', 'ai.toml', '--trace'], ws);
+    expect(traced.stderr).toMatch(/^error: Sub-agent \[my\/todo-guard\.aip\] failed: the answer adds a TODO\nstack traceback:/);
+    const json = await runCli(['run', '--ai', 'ai.toml', '--json'], ws);
+    expect(json.stderr).toBe('error: Sub-agent [my/todo-guard.aip] failed: the answer adds a TODO\n');
+  });
+
+  it('a refused commit says that nothing was written because the changes were refused', async () => {
+    const ws = tmpDir();
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nsub_agents = [{ name = "my/planter.aip", stages = ["post"] }]\n```\n\nFix it.\n\n====\n');
+    write(ws, 'my/planter.aip', '# Output\n\n```lua\naip.file.save(".aipack/pack/custom/planted.txt", "x")\n```\n');
+    write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "Nothing to change."\n');
+    const r = await runCli(['run', '--ai', 'ai.toml', '--write'], ws);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('files (not written: --write refused the changes, see the error):\n');
+    expect(r.stderr).toMatch(/^error: \d+ changes? cannot be written, so nothing was written: \S+: inside \.aipack\/pack\/, which a simulated run does not write\n$/);
+    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache`)).toBe(false);
+  });
+
+  it("lists each change that could not be applied with its file and cause, and the pack's warnings", async () => {
+    const ws = tmpDir();
+    const meta = [
+      'working_globs = ["src/*.ts"]',
+      'write_mode = true',
+      'auto_context = { enabled = true }',
+      'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
+    ].join('\n');
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n');
+    write(ws, 'my/noop.aip', '# Output\n\n```lua\nreturn nil\n```\n');
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    const patch = '<FILE_CHANGES>\n<FILE_PATCH file_path="src/a.ts">\n````ts\n@@\n-export const zzz = 9;\n+export const b = 2;\n````\n</FILE_PATCH>\n</FILE_CHANGES>\n';
+    write(ws, 'ai.toml', `[[response]]\nagent = "pro@coder"\ncontent = """\n${patch}"""\n`);
+    const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21'], ws);
+    expect(r.stdout).toMatch(/\nchanges not applied:\n {2}src\/a\.ts: FILE_PATCH: .*; Hunk 1 failed: .+\n/);
+    expect(r.stdout).toContain("\nwarning: sub_agents[1]: unknown key 'focus' (kept, the agent reads it as input.agent_config.focus;");
+    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'auto_context' is not supported by this pack/);
+    // the entry's own config table is the user's: never warned about
+    expect(r.stdout).not.toContain('sub_agents[2]');
+    const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
+    expect(json.failed_changes).toEqual([{ file: 'src/a.ts', cause: expect.stringMatching(/^FILE_PATCH: .*; Hunk 1 failed: /) }]);
+    expect(json.warnings).toHaveLength(2);
+    // a list the contract knows is an array in JSON, also when empty
+    expect(json.after_all.tasks).toEqual([expect.objectContaining({ task_num: 1, files_changed: [], files_failed: ['src/a.ts'] })]);
   });
 
   it('notes when there is no .aipack/ directory, and runs there', async () => {

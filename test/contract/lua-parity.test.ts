@@ -384,7 +384,7 @@ describe.skipIf(PUC_LUAS.length === 0)('generated Lua on PUC Lua (skipped when n
   });
 });
 
-describe('upstream event form (SUB_AGENTS.md section 7), in Lua as in TS', () => {
+describe('upstream event form (pack/SUB_AGENTS.md section 7), in Lua as in TS', () => {
   const cases: [unknown, string][] = [
     [{ name: 'a.aip', on: 'end' }, 'ok'],
     [{ name: 'a.aip', on: ['start', 'end', 'start'] }, 'ok'],
@@ -422,11 +422,11 @@ describe('upstream event form (SUB_AGENTS.md section 7), in Lua as in TS', () =>
     const e = { name: 'a.aip', named_maps: [], zeta: 1, on: 'start' };
     expect(unknownEntryKeys(e)).toEqual(['named_maps', 'zeta']);
     expect(runLua('return C.unknown_entry_keys(case.e)', { e })).toEqual(['named_maps', 'zeta']);
-    const params = { model: 'x', auto_context: { model: 'y' }, contxt_globs: [] };
+    const params = { model: 'x', workbench: { chat: true }, contxt_globs: [] };
     const want = messages.paramWarnings(params);
     expect(want).toEqual([
-      "prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
       "unknown prompt parameter 'contxt_globs': it is ignored",
+      "prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
     ]);
     expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeEffect, effectWarnings, suggest } from '../../src/effects/effects.ts';
+import { analyzeEffect, effectWarnings } from '../../src/effects/effects.ts';
 import { luaEqual } from '../../src/contract/index.ts';
 
-/** A sub-agent input table as the pipeline builds it (SUB_AGENTS.md section 2). */
+/** A sub-agent input table as the pipeline builds it (pack/SUB_AGENTS.md section 2). */
 function input(stage: string, extra: Record<string, unknown> = {}) {
   return {
     coder_stage: stage,
@@ -137,20 +137,5 @@ describe('luaEqual', () => {
     expect(luaEqual(['a'], ['a', 'b'])).toBe(false);
     expect(luaEqual({ a: 1 }, { a: '1' })).toBe(false);
     expect(luaEqual(null, undefined)).toBe(false);
-  });
-});
-
-describe('suggest', () => {
-  const fields = ['coder_params', 'coder_prompts', 'coder_prompt', 'coder_response', 'error_msg', 'agent_result', 'success'];
-  it('finds typos and shortened names', () => {
-    expect(suggest('coder_prompst', fields)).toBe('coder_prompts');
-    expect(suggest('sucess', fields)).toBe('success');
-    expect(suggest('Coder_Params', fields)).toBe('coder_params');
-    expect(suggest('prompt', fields)).toBe('coder_prompt');
-    expect(suggest('result', fields)).toBe('agent_result');
-  });
-  it('suggests nothing for unrelated words', () => {
-    expect(suggest('banana', fields)).toBeUndefined();
-    expect(suggest('x', fields)).toBeUndefined();
   });
 });

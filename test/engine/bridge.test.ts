@@ -27,7 +27,7 @@ function state(budget = 1e7) {
 
 const run = (code: string, mode: ConvertMode = 'serde', scope: Record<string, unknown> = {}) => state().runChunk(code, 't.lua', 1, scope, mode);
 
-describe('Lua -> JS (RUNTIME.md 7.0)', () => {
+describe('Lua -> JS (docs/aipack.md section 7.0)', () => {
   it('serde mode: tables with a length are arrays (extra keys dropped), others objects, empty {} an object', () => {
     expect(run('return { l = {1, 2, x = 3}, o = { a = 1 }, e = {}, n = null, b = true, s = "x" }')).toEqual({
       l: [1, 2],

@@ -26,9 +26,31 @@ describe(`string library errors (${ENGINE_NAME})`, () => {
     expect(caught(call).startsWith(here + message)).toBe(true);
   });
 
-  it('called by pcall itself, as native Lua has it: no position', () => {
+  it('called by pcall itself, as native Lua has it: no position, the name found in the loaded tables', () => {
     const { value } = runLua('local ok, e = pcall(string.format, "%d", "x") return e');
-    expect(value).toBe("bad argument #2 to 'format' (number expected, got string)");
+    expect(value).toBe("bad argument #2 to 'string.format' (number expected, got string)");
+  });
+
+  // Expected texts are native lua5.4's for the same lines.
+  it('from a tail call (return string.format(...)) the error still carries the caller\'s line', () => {
+    const tail = (call: string) => runLua(`local ok, e = pcall(function()\n  return ${call}\nend)\nreturn tostring(e)`).value as string;
+    expect(tail('string.format("%d", "x")')).toBe(`${here}bad argument #2 to 'format' (number expected, got string)`);
+    expect(tail('("x"):rep(5000):find("%")')).toBe(`${here}malformed pattern (ends with '%')`);
+  });
+
+  it('a method call does not count self (argument #1 is the first after the colon); bad self is named', () => {
+    expect(caught('("x"):rep({})')).toBe(`${here}bad argument #1 to 'rep' (number expected, got table)`);
+    expect(caught('string.rep("x", {})')).toBe(`${here}bad argument #2 to 'rep' (number expected, got table)`);
+    expect(caught('({ rep = string.rep }):rep(1)')).toBe(`${here}calling 'rep' on bad self`);
+  });
+
+  it("names the function as the call does: a local alias by its name", () => {
+    expect(caught('(function() local f = string.rep return f("x", {}) end)()')).toBe(`${here}bad argument #2 to 'f' (number expected, got table)`);
+  });
+
+  it('an error inside a coroutine.wrap function is placed at the caller, as Lua places it', () => {
+    const e = caught('coroutine.wrap(function() error("boom") end)()');
+    expect(e).toBe(`${here}${here}boom`);
   });
 
   it("keeps the position of an error raised in a gsub callback, and a callback's error without one as it is", () => {

@@ -1,7 +1,7 @@
 /**
  * In-VM limits, on the engine of the vitest project (both engines run this file): one instruction budget and one
- * memory cap per run tree, charged inside message handlers, coroutines and big library calls (issue 12, attacks
- * 8-12). Each attack must stop with its clear error, in seconds.
+ * memory cap per run tree, charged inside message handlers, coroutines and big library calls
+ * (docs/sandbox.md). Each runaway must stop with its clear error, in seconds.
  */
 import { describe, expect, it } from 'vitest';
 import { runLua } from '../helpers/lua.ts';

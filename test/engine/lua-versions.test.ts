@@ -1,5 +1,5 @@
 /**
- * What differs between the engines (LUA_ENGINES.md section 3), asserted on each: lua54 behaves as AIPack's Lua 5.4,
+ * What differs between the engines (docs/engines.md), asserted on each: lua54 behaves as AIPack's Lua 5.4,
  * fengari as Lua 5.3 with 32-bit integers, and its 5.4 parse errors point to `--engine lua54`.
  */
 import { describe, expect, it } from 'vitest';

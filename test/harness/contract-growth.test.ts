@@ -12,7 +12,7 @@ function cases(aip: string, toml: string) {
 const lua = (code: string) => `# Output\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
 
 describe('the harness checks what the whole stage produced', () => {
-  // issue 12 attack 14: the first run changes nothing, its sub_agents_next tail (itself again) rewrites model
+  // the first run changes nothing, its sub_agents_next tail (itself again) rewrites model
   const twice = lua(`
 if input.agent_config.second then
   local p = input.coder_params

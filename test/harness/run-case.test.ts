@@ -2,7 +2,8 @@ import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaseFileError } from '../../src/harness/case-file.ts';
 import { runCase, runContractFile } from '../../src/harness/run-case.ts';
-import { runSuite, summaryLine } from '../../src/harness/suite.ts';
+import { runSuite } from '../../src/harness/suite.ts';
+import { summaryLine } from '../../src/harness/reporters/human.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
 
 /** Writes a case file next to copies of the fixture agents and runs it. */
@@ -307,7 +308,7 @@ prompt = "one"
   });
 });
 
-describe("upstream pro@coder's event form (SUB_AGENTS.md section 7)", () => {
+describe("upstream pro@coder's event form (pack/SUB_AGENTS.md section 7)", () => {
   it('config.on = "end" runs the agent at post, where it reads stage and event', () => {
     const c = only(`agent = "upstream-event.aip"
 [[case]]
@@ -359,15 +360,15 @@ config = { on = "end" }
     const toml = `agent = "prompt-refiner.aip"
 [[case]]
 name = "keys"
-params = { auto_context = { model = "x" }, contxt_globs = [] }
+params = { workbench = { chat = true }, contxt_globs = [] }
 config = { enable = false, focus = "auth" }
 `;
     const lax = only(toml);
     expect(lax.status).toBe('passed');
     expect(lax.warnings.slice(0, 3)).toEqual([
-      "prompt parameter 'auto_context' is not supported by this pack (the auto-context sub-agent (code maps) is not part of this pack; set context_globs instead): it is ignored",
       "unknown prompt parameter 'contxt_globs': it is ignored",
-      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable); did you mean 'enabled'?",
+      "prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
+      "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable; put an agent's own settings under config = { ... }, which is never warned about); did you mean 'enabled'?",
     ]);
     expect(only(toml, true).status).toBe('failed');
   });

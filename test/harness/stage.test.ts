@@ -14,8 +14,9 @@ describe('runStage: one stage through the pack pipeline', () => {
     expect(r.stage).toBe('pre');
     expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);
     expect(r.prompt).toBe('Fix the login form\n\nFocus: auth');
-    // the glob defaults are set before pre (lists come back from Lua as tables: empty ones as {})
-    expect(r.params).toMatchObject({ model: 'flash', context_globs: ['src/auth/**'] });
+    // the glob defaults are set before pre; the glob lists are arrays in JS, also when empty (no luaEqual needed)
+    expect(r.params).toEqual({ model: 'flash', context_globs: ['src/auth/**'], structure_globs: [], knowledge_globs: [] });
+    expect(r.before.params).toEqual({ model: 'flash', context_globs: [], structure_globs: [], knowledge_globs: [] });
     expect(r.params).not.toHaveProperty('sub_agents');
     expect(r.rawResponse).toEqual({
       coder_params: { model: 'flash', context_globs: ['src/auth/**'], structure_globs: [], knowledge_globs: [] },
@@ -194,5 +195,27 @@ describe('unsandbox: messages name files as the case file does', () => {
     expect(r.ok).toBe(false);
     expect(r.error).toContain('\n../agents/broken.aip:');
     expect(r.error).not.toContain(SANDBOX_ROOT);
+  });
+});
+
+describe('a helper agent the sub-agent runs', () => {
+  const caller = '# Output\n\n```lua\naip.agent.run("glob-picker.aip", { inputs = { "x" } })\nreturn nil\n```\n';
+
+  it('missing: the error gives the real full path it looked at and hints at support', () => {
+    const dir = tmpDir();
+    write(dir, 'picker-user.aip', caller);
+    const r = runStage({ agent: 'picker-user.aip', baseDir: dir, stage: 'pre', prompt: 'x' });
+    expect(r.error).toContain(
+      `(full path: ${nodePath.join(dir, 'glob-picker.aip')}: no such file; a helper agent must exist and be listed in the contract file's \`support\` (runStage: \`support\`))`,
+    );
+  });
+
+  it('on disk but not in support: says so; with support it runs', () => {
+    const dir = tmpDir();
+    write(dir, 'picker-user.aip', caller);
+    write(dir, 'glob-picker.aip', '# Output\n\n```lua\nreturn "ok"\n```\n');
+    const r = runStage({ agent: 'picker-user.aip', baseDir: dir, stage: 'pre', prompt: 'x' });
+    expect(r.error).toContain(`(full path: ${nodePath.join(dir, 'glob-picker.aip')}: it exists there, but a case only holds the agent and its support files`);
+    expect(runStage({ agent: 'picker-user.aip', baseDir: dir, support: ['glob-picker.aip'], stage: 'pre', prompt: 'x' }).ok).toBe(true);
   });
 });

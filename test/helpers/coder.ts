@@ -12,7 +12,7 @@ import { ScriptedAi } from '../../src/runtime/ai.ts';
 import type { Mocks } from '../../src/runtime/mocks.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { AgentRunError, Simulator, type RunOutcome } from '../../src/runtime/simulator.ts';
-import type { PromptPartSent, TraceEvent } from '../../src/runtime/trace.ts';
+import type { PromptPartSent, TraceEvent } from '../../src/aip/support/trace.ts';
 
 export const WS = fileURLToPath(new URL('../../fixtures/coder/pipeline', import.meta.url)).replace(/[\\/]$/, '');
 export const AI_TOML = nodePath.join(WS, 'ai.toml');

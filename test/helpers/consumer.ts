@@ -14,7 +14,7 @@ const pkg = JSON.parse(readFileSync(nodePath.join(REPO, 'package.json'), 'utf8')
 
 const NPM_QUIET = ['--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline'];
 
-/** `npm pack` of this repository into `dir` (its prepare script builds dist/ first); the tarball's path. */
+/** `npm pack` of this repository into `dir` (its prepack script builds dist/ first); the tarball's path. */
 export function packRepo(dir: string): string {
   const out = execFileSync('npm', ['pack', '--pack-destination', dir, '--loglevel=error'], { cwd: REPO, encoding: 'utf8' });
   const name = out.trim().split('\n').pop()!;

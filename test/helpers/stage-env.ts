@@ -5,9 +5,10 @@
 import nodePath from 'node:path';
 import { LuaError } from '../../src/engine/values.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { Trace, type StageName } from '../../src/runtime/trace.ts';
+import { Trace } from '../../src/aip/support/trace.ts';
+import type { LifecycleStage } from '../../src/aip/support/lifecycle.ts';
 import { createOverlayVfs, type OverlayVfsOptions } from '../../src/runtime/vfs.ts';
-import type { Vfs } from '../../src/runtime/vfs-types.ts';
+import type { Vfs } from '../../src/support/vfs.ts';
 
 export interface StageEnvOverrides {
   vfs?: Vfs;
@@ -15,7 +16,7 @@ export interface StageEnvOverrides {
   files?: OverlayVfsOptions['files'];
   dirs?: Partial<StageEnv['dirs']>;
   findPackDir?: StageEnv['findPackDir'];
-  stage?: StageName;
+  stage?: LifecycleStage;
   taskNum?: number;
   agent?: Partial<StageEnv['agent']>;
   aipackVersion?: string;
@@ -43,7 +44,7 @@ export function makeStageEnv(workspaceDir: string, overrides: StageEnvOverrides 
   const agentDir = overrides.agent?.dir ?? workspace;
   const printed: string[] = [];
 
-  // RUNTIME.md section 9 search order
+  // docs/aipack.md section 9 search order
   const findPackDir =
     overrides.findPackDir ??
     ((ns: string, name: string) =>

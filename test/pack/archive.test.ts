@@ -152,3 +152,40 @@ describe('coder-subagents pack / install', () => {
     expect(r3.stdout).toContain('(replaced 1.0.0)');
   });
 });
+
+describe('the installed npm package (pack/ shipped, no lua/)', () => {
+  /** A package root as npm installs it: package.json and the built pack/, no sources. */
+  const packageRoot = (version: string) => {
+    const files = new Map([...renderPack(makeRoot(SOURCES, version))].map(([rel, content]) => [`pack/${rel}`, content] as const));
+    return makeRoot(Object.fromEntries(files), version);
+  };
+
+  it('install and pack use the built pack/', async () => {
+    const { runCli } = await import('../helpers/cli.ts');
+    const root = packageRoot('0.5.0');
+    const ws = tmp();
+    const r = await runCli(['install', '--root', root, '--workspace', ws], ws);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const installed = join(ws, '.aipack/pack/custom/pro/coder');
+    for (const [rel, content] of renderPack(makeRoot(SOURCES, '0.5.0'))) expect(readFileSync(join(installed, rel), 'utf8')).toBe(content);
+    const out = tmp();
+    const p = await runCli(['pack', '--root', root, '--out', out], root);
+    expect(p.code).toBe(0);
+    expect(buildArchive(root).bytes).toEqual(buildArchive(makeRoot(SOURCES, '0.5.0')).bytes);
+  });
+
+  it('build says in one line that it needs a clone of the repository', async () => {
+    const { runCli } = await import('../helpers/cli.ts');
+    const root = packageRoot('0.5.0');
+    const r = await runCli(['build', '--root', root], root);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'error: build needs the pack sources (lua/main.aip), which only a clone of the repository holds; the installed package ships the built pack: use `coder-subagents install` or `coder-subagents pack`\n',
+    );
+  });
+
+  it('a root with neither lua/ nor pack/ is named', () => {
+    expect(() => installPack(makeRoot({}), tmp())).toThrow(/no pack in .*: neither lua\/ \(the sources\) nor pack\/pack\.toml \(the built pack\) is there/);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * End-to-end: the built coder pack (pack/main.aip) in the simulator on fixtures/coder/pipeline: the pack under
- * test is the one `lua/` builds, write_mode off/on with both file_content_mode values (PRO_CODER.md sections
- * 4-6), and the meta block read the same from TOML, YAML and JSON (SUB_AGENTS.md section 1).
+ * test is the one `lua/` builds, write_mode off/on with both file_content_mode values (as upstream
+ * aipack-ai/packs-pro pro/coder/main.aip does), and the meta block read the same from TOML, YAML and JSON (pack/SUB_AGENTS.md section 1).
  * The stage contract is in coder-stages.test.ts, its failures in coder-failures.test.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -94,7 +94,7 @@ describe('write_mode on', () => {
   });
 });
 
-describe('the meta block in TOML, YAML and JSON (SUB_AGENTS.md section 1)', () => {
+describe('the meta block in TOML, YAML and JSON (pack/SUB_AGENTS.md section 1)', () => {
   const runs: Record<string, CoderRun> = {};
   beforeAll(() => {
     for (const lang of ['toml', 'yaml', 'json']) runs[lang] = runCoder(`prompts/meta-${lang}`);

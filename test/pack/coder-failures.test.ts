@@ -1,5 +1,5 @@
 /**
- * End-to-end: every failure of the sub_agents contract (SUB_AGENTS.md sections 1, 3 and 4) in the built coder
+ * End-to-end: every failure of the sub_agents contract (pack/SUB_AGENTS.md sections 1, 3 and 4) in the built coder
  * pack, and where it surfaces: `pre` skips the run (prompt file left as it was), `pre_task`/`post_task` fail the
  * run with no file of that task written, `post` fails after the changes were applied and says they were kept.
  * Fixture: fixtures/coder/pipeline (prompts/fail/<case>/, sub-agents in my-agents/).

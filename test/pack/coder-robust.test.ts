@@ -1,6 +1,6 @@
 /**
  * End-to-end: the built coder pack (pack/main.aip) on prompt files, params and model answers that are legal
- * but unusual (PRO_CODER.md sections 4-6): no meta block, YAML nulls, CRLF, "====" inside a code fence,
+ * but unusual (upstream aipack-ai/packs-pro pro/coder/main.aip): no meta block, YAML nulls, CRLF, "====" inside a code fence,
  * base_dir spellings, nested working_globs, the size guard, answers without file blocks or with paths
  * outside base_dir. Fixture: fixtures/coder/pipeline, scenarios in prompts/robust/<case>/.
  */

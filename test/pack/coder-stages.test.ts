@@ -1,6 +1,6 @@
 /**
  * End-to-end: the built coder pack (pack/main.aip) run in the simulator on fixtures/coder/pipeline, checked
- * against the sub_agents contract (spec SUB_AGENTS.md): what each stage gives a sub-agent (section 2) and what
+ * against the sub_agents contract (pack/SUB_AGENTS.md): what each stage gives a sub-agent (section 2) and what
  * a sub-agent's response does in each stage (section 3). The fixture sub-agents are in my-agents/, each
  * scenario's prompt file in prompts/<scenario>/, the model's answers in ai.toml.
  */
@@ -12,7 +12,7 @@ import { belowSeparator, callsIn, completed, runCoder, WS, type CoderRun } from 
 
 const RECORD = 'my-agents/record.aip';
 
-describe('stage inputs (SUB_AGENTS.md section 2): prompts/inputs, two tasks, a recorder at every stage', () => {
+describe('stage inputs (pack/SUB_AGENTS.md section 2): prompts/inputs, two tasks, a recorder at every stage', () => {
   const INST = '[scenario: inputs] Add a doc comment to each exported function.';
   const FIRST = {
     name: RECORD,
@@ -140,7 +140,7 @@ describe('stage inputs (SUB_AGENTS.md section 2): prompts/inputs, two tasks, a r
   });
 });
 
-describe('pre stage effects (SUB_AGENTS.md sections 3 and 5)', () => {
+describe('pre stage effects (pack/SUB_AGENTS.md sections 3 and 5)', () => {
   it('adopts returned coder_params for the whole run: an added context glob is sent, the model is used, write_mode on writes files', () => {
     const run = runCoder('prompts/pre-params');
     completed(run);
@@ -197,7 +197,7 @@ describe('pre stage effects (SUB_AGENTS.md sections 3 and 5)', () => {
   });
 });
 
-describe('pre_task stage effects (SUB_AGENTS.md section 3)', () => {
+describe('pre_task stage effects (pack/SUB_AGENTS.md section 3)', () => {
   let run: CoderRun;
   beforeAll(() => {
     run = runCoder('prompts/pre-task');

@@ -89,7 +89,7 @@ describe('the packed package in a fresh project', () => {
         "import { expect, it } from 'vitest';",
         "import { runStage } from 'coder-subagents';",
         "it('adds the focus line', () => {",
-        "  const r = runStage({ agent: 'agents/prompt-refiner.aip', stage: 'pre', prompt: 'Fix the login form', config: { focus: 'auth' } });",
+        "  const r = runStage({ agent: 'agents/prompt-refiner.aip', stage: 'pre', prompt: 'Fix the login form', config: { config: { focus: 'auth' } } });",
         "  expect(r.prompts).toEqual(['Fix the login form', 'Focus: auth']);",
         '});',
         "it('fails when the expectation is wrong', () => {",

@@ -11,7 +11,7 @@ import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_ROOT } from '../../src/runtime/packs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
-import type { Vfs } from '../../src/runtime/vfs-types.ts';
+import type { Vfs } from '../../src/support/vfs.ts';
 
 const AGENT = nodePath.join(REPO_ROOT, 'fixtures', 'code-map', 'code-map.aip');
 const WS = '/virtual/code-map-ws';

@@ -31,7 +31,7 @@ function failure(fn: () => unknown): AgentRunError {
   throw new Error('expected the run to fail');
 }
 
-describe('agent lifecycle (RUNTIME.md sections 2-3)', () => {
+describe('agent lifecycle (docs/aipack.md section 2-3)', () => {
   it('runs Before All, Data, prompt, AI, Output and After All, with a Data skip and a nil output as null', () => {
     const ai = ScriptedAi.fromList([{ match: 'Echo: Hello one', content: 'one echoed' }, { match: 'Echo: Hello nil-out', content: 'ignored' }]);
     const { s, outcome } = runFixture('lifecycle', { ai });
@@ -90,7 +90,7 @@ describe('agent lifecycle (RUNTIME.md sections 2-3)', () => {
   });
 });
 
-describe('aip.agent.run (RUNTIME.md section 4)', () => {
+describe('aip.agent.run (docs/aipack.md section 4)', () => {
   const res = () => runFixture('caller').outcome.afterAll as Record<string, unknown>;
 
   it('prepends input to inputs and resolves names without .aip, dir/main.aip and pack refs', () => {
@@ -195,7 +195,7 @@ describe('workspace isolation', () => {
   });
 });
 
-describe('lifecycle details (RUNTIME.md sections 2-3)', () => {
+describe('lifecycle details (docs/aipack.md section 2-3)', () => {
   it('gives After All the implicit nil input as {null} when Before All set an empty list and a task ran', () => {
     const { outcome } = runFixture('empty-inputs');
     expect(outcome.outputs).toEqual([{ input_is_nil: true }]);
@@ -238,7 +238,7 @@ describe('lifecycle details (RUNTIME.md sections 2-3)', () => {
   });
 });
 
-describe('aip.agent.run options and response (RUNTIME.md section 4)', () => {
+describe('aip.agent.run options and response (docs/aipack.md section 4)', () => {
   const callee = { 'x.aip': '# Output\n\n```lua\nreturn input\n```\n' };
 
   it('accepts any table as options (a list has no option keys), and still rejects non-tables', () => {
@@ -264,7 +264,7 @@ describe('aip.agent.run options and response (RUNTIME.md section 4)', () => {
   });
 });
 
-describe('require and package (RUNTIME.md section 6)', () => {
+describe('require and package (docs/aipack.md section 6)', () => {
   it('searches <PACK_DIR>/lua only from 0.8.18', () => {
     expect(sim({ aipackVersion: '0.8.15' }).run({ name: 'demo@tools/sub/pack-lua' }).afterAll).toBe('not found');
     expect(sim({ aipackVersion: '0.8.18' }).run({ name: 'demo@tools/sub/pack-lua' }).afterAll).toBe('demo@tools lua/shared_util.lua');

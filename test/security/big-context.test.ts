@@ -1,4 +1,4 @@
-// Attack 13: a huge context file (max_files_size_kb raised) reaches the model in one piece, without the runtime
+// a huge context file (max_files_size_kb raised) reaches the model in one piece, without the runtime
 // multiplying it: counting its tokens no longer spreads it into an array, and fengari no longer builds a key of
 // hex digits when a big string indexes a table. 16 MB here (fast in CI); bench/attack13.bench.ts measures 50 MB.
 import fs from 'node:fs';
@@ -22,7 +22,7 @@ beforeAll(() => {
 });
 after(() => a.cleanup());
 
-describe('attack 13: a 16 MB context file', () => {
+describe('a 16 MB context file', () => {
   it('reaches the model whole, and the run completes', async () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--json'], a.ws);
     expect(r.code, r.stderr).toBe(0);

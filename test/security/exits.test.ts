@@ -10,7 +10,7 @@ afterEach(() => a.cleanup());
 const prompt = (meta: string) => a.write('.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n');
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at \S+ \(|node:internal/);
 
-describe('attack 16: a run that did not do what was asked exits 1', () => {
+describe('a run that did not do what was asked exits 1', () => {
   it.each([
     ['invalid TOML in the meta block', 'sub_agents = [', /meta block/],
     ['sub_agents = 5', 'sub_agents = 5', /sub_agents must be a list/],
@@ -22,7 +22,7 @@ describe('attack 16: a run that did not do what was asked exits 1', () => {
     const r = await runCli(['run', '--json'], a.ws);
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout).message).toMatch(why);
-    expect(r.stderr).toMatch(/exit 1: the run was skipped/);
+    expect(r.stderr).toMatch(/^error: the run was skipped \(exit 1; AIPack would only skip, but nothing the prompt file asks was done\): /);
     expect(a.disk()).toEqual(before);
   });
 
@@ -56,7 +56,7 @@ describe('attacks 17-18: output and raw errors', () => {
   });
 });
 
-describe('attack 18: a Lua key named __proto__', () => {
+describe('a Lua key named __proto__', () => {
   it('is kept as an ordinary key', async () => {
     a.write('proto.aip', '# After All\n\n```lua\nreturn { __proto__ = "kept", other = 1 }\n```\n');
     const r = await runCli(['run-agent', 'proto.aip', '--json'], a.ws);
@@ -65,7 +65,7 @@ describe('attack 18: a Lua key named __proto__', () => {
   });
 });
 
-describe('attack 18: raw errors become clear messages', () => {
+describe('raw errors become clear messages', () => {
   it('the depth limit is reported once, with the chain, not wrapped by every level', async () => {
     a.write('self.aip', afterAll('return aip.agent.run("self.aip")'));
     const r = await runCli(['run-agent', 'self.aip'], a.ws);

@@ -1,4 +1,4 @@
-// Attack 4: kill -9 at seeded random points of `run-agent --write`: every file is old or new, never torn.
+// kill -9 at seeded random points of `run-agent --write`: every file is old or new, never torn.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import nodePath from 'node:path';

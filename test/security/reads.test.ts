@@ -38,7 +38,7 @@ const tryAll = (calls: Record<string, string>) =>
     .join('\n') +
   '\nreturn out';
 
-describe('attack 1: a planted .aipack-base agent', () => {
+describe('a planted .aipack-base agent', () => {
   it('cannot save outside the simulated base dir by naming .aipack-base', () => {
     const r = attack(tryAll({ save: `aip.file.save("/x.aipack-base.aip", "x")`, save2: `aip.file.save("${a.root}/y.aipack-base/z.aip", "x")` })) as Record<string, string>;
     expect(r.save).toMatch(/Save file protection \(simulator\) - The path `\/x\.aipack-base\.aip` is outside the workspace/);
@@ -56,7 +56,7 @@ describe('attack 1: a planted .aipack-base agent', () => {
   });
 });
 
-describe('attack 2: symlinks inside the workspace', () => {
+describe('symlinks inside the workspace', () => {
   it('file functions, dofile, loadfile and require do not follow a link out', () => {
     const r = attack(
       tryAll({
@@ -96,7 +96,7 @@ describe('attack 2: symlinks inside the workspace', () => {
   });
 });
 
-describe('attack 3: agents outside the workspace and the packs', () => {
+describe('agents outside the workspace and the packs', () => {
   it('aip.agent.run by absolute path neither runs nor tells whether the file exists', () => {
     const r = attack(
       tryAll({ there: `aip.agent.run("${a.root}/outside.aip")`, missing: `aip.agent.run("${a.root}/missing.aip")`, rel: `aip.agent.run("up/outside")` }),

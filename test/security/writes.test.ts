@@ -4,7 +4,7 @@ import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommitError, writeChanges } from '../../src/runtime/commit.ts';
 import { LOCK_NAME, lockWorkspace, WorkspaceLockedError } from '../../src/runtime/workspace-lock.ts';
-import { runIsolated } from '../../src/isolate/isolate.ts';
+import { runJob } from '../../src/harness/run-job.ts';
 import { runCli } from '../helpers/cli.ts';
 import { afterAll, arena, type Arena } from './helpers.ts';
 
@@ -17,7 +17,7 @@ afterEach(() => a.cleanup());
 
 const save = (path: string, text = 'new') => `aip.file.save(${JSON.stringify(path)}, ${JSON.stringify(text)})`;
 
-describe('attack 5: one change that cannot be written', () => {
+describe('one change that cannot be written', () => {
   it('a 300-character name between two valid changes: nothing is written, the error names it', async () => {
     a.write('w.aip', afterAll([save('keep.txt'), save(`${'n'.repeat(300)}.txt`), save('last.txt')].join('\n')));
     const before = a.disk();
@@ -41,7 +41,7 @@ describe('attack 5: one change that cannot be written', () => {
   });
 });
 
-describe('attack 6: planting the pack the next run would use', () => {
+describe('planting the pack the next run would use', () => {
   it('a write under .aipack/pack/ is refused at commit, and nothing else is written', async () => {
     a.write('w.aip', afterAll([save('keep.txt'), save('.aipack/pack/custom/pro/coder/main.aip', '# planted')].join('\n')));
     const before = a.disk();
@@ -52,7 +52,7 @@ describe('attack 6: planting the pack the next run would use', () => {
   });
 });
 
-describe('attack 4: atomic replacement', () => {
+describe('atomic replacement', () => {
   it('writes each file through a temp file renamed over it: no temp file is left, modes are kept', () => {
     const file = a.write('x.sh', 'old');
     fs.chmodSync(file, 0o755);
@@ -74,7 +74,7 @@ describe('attack 4: atomic replacement', () => {
   });
 });
 
-describe('attack 7: two --write runs on one workspace', () => {
+describe('two --write runs on one workspace', () => {
   it('the second fails at once naming the holder; the lock goes when released, and a dead holder is taken over', async () => {
     const release = lockWorkspace(a.ws);
     expect(() => lockWorkspace(a.ws)).toThrow(WorkspaceLockedError);
@@ -93,7 +93,7 @@ describe('attack 7: two --write runs on one workspace', () => {
   });
 });
 
-describe('attack 7: two runs taking over one stale lock at the same instant', () => {
+describe('two runs taking over one stale lock at the same instant', () => {
   it('only one gets it: the slower does not delete the lock the faster has just created', () => {
     const lock = nodePath.join(a.ws, '.aipack', LOCK_NAME);
     fs.writeFileSync(lock, '4194305\n'); // a dead holder
@@ -119,10 +119,10 @@ describe('the wall-clock deadline (outside the VM)', () => {
     a.write('loop.aip', afterAll('while true do end'));
     a.write('ok.aip', afterAll('return 42'));
     const sim = { workspaceDir: a.ws, budget: 1e15 };
-    await expect(runIsolated('simulate', { sim, request: { name: 'loop.aip', baseDir: a.ws } }, { timeoutMs: 1500 })).rejects.toThrow(
+    await expect(runJob('simulate', { sim, request: { name: 'loop.aip', baseDir: a.ws } }, { timeoutMs: 1500 })).rejects.toThrow(
       /timed out after 1500 ms in loop\.aip AfterAll/,
     );
-    const r = await runIsolated('simulate', { sim, request: { name: 'ok.aip', baseDir: a.ws } }, { timeoutMs: 20_000 });
+    const r = await runJob('simulate', { sim, request: { name: 'ok.aip', baseDir: a.ws } }, { timeoutMs: 20_000 });
     expect(r.outcome?.afterAll).toBe(42);
   });
 

@@ -1,11 +1,11 @@
 /**
- * Glob listing over the Vfs, as `aip.file.list` does it (RUNTIME.md 7.4): globset-style patterns (`*` stays
+ * Glob listing over the Vfs, as `aip.file.list` does it (docs/aipack.md section 7.4): globset-style patterns (`*` stays
  * within a path segment, `**` spans segments, `{a,b}`, `?`, `[...]`, dot files matched), default folder
  * excludes lifted by explicit globs, files sorted by the glob that listed them (end-weighted) then by path.
  */
 import nodePath from 'node:path';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
-import type { Vfs } from '../../runtime/vfs-types.ts';
+import type { Vfs } from '../../support/vfs.ts';
 import type { StageEnv } from '../types.ts';
 import { collapse, resolvePackRef } from './paths.ts';
 import { compileGlob, GlobError } from './glob-match.ts';

@@ -1,10 +1,10 @@
 /**
  * Path resolution and write/delete protection shared by `aip.path` and `aip.file`
- * (RUNTIME.md 7.3 intro, section 9 pack refs, section 10 protections), plus the FileInfo shape (7.4).
+ * (docs/aipack.md section 7.3 intro, section 9 pack refs, section 10 protections), plus the FileInfo shape (7.4).
  */
 import nodePath from 'node:path';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
-import { parsePackRef } from '../../runtime/resolve.ts';
+import { parsePackRef } from './pack-ref.ts';
 import type { StageEnv } from '../types.ts';
 
 const posix = nodePath.posix;
@@ -15,7 +15,7 @@ export function collapse(p: string): string {
   return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
 }
 
-/** `ns@name/...`-looking paths (RUNTIME.md 7.3): contain "@", do not start with ".", are not absolute. */
+/** `ns@name/...`-looking paths (docs/aipack.md section 7.3): contain "@", do not start with ".", are not absolute. */
 export function isPackRefLike(p: string): boolean {
   return p.includes('@') && !p.startsWith('.') && !p.startsWith('/');
 }
@@ -83,7 +83,7 @@ const isBelow = (abs: string, root: string) => abs === root || abs.startsWith(ro
 const inAipackBase = (env: StageEnv, abs: string) => abs.includes('.aipack-base') || isBelow(abs, env.dirs.baseAipack);
 
 /**
- * RUNTIME.md 10 `check_access_write`: inside the workspace, or any path containing ".aipack-base". Base writes are
+ * docs/aipack.md section 10 `check_access_write`: inside the workspace, or any path containing ".aipack-base". Base writes are
  * then kept in the run's memory (runtime/base-vfs.ts), never written to the base dir on disk.
  */
 export function checkAccessWrite(env: StageEnv, abs: string): void {
@@ -104,7 +104,7 @@ export function checkAccessWrite(env: StageEnv, abs: string): void {
   );
 }
 
-/** RUNTIME.md 10 `check_access_delete`: never under ".aipack-base", never outside the workspace. */
+/** docs/aipack.md section 10 `check_access_delete`: never under ".aipack-base", never outside the workspace. */
 export function checkAccessDelete(env: StageEnv, abs: string): void {
   if (inAipackBase(env, abs)) {
     throw new LuaError('Delete file protection - Deleting files from the `.aipack-base` folder is not allowed');
@@ -200,7 +200,7 @@ export interface FileMeta {
   ctimeMs: number;
 }
 
-/** FileInfo table for a display path (RUNTIME.md 7.4); without meta the time/size fields are absent. */
+/** FileInfo table for a display path (docs/aipack.md section 7.4); without meta the time/size fields are absent. */
 export function fileInfoOf(path: string, meta?: FileMeta, isText?: boolean): Record<string, unknown> {
   const name = rustFileName(path) ?? '';
   const { stem, ext } = stemAndExt(name);

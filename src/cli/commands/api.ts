@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isValidVersion } from '../../aip/catalog.ts';
-import { apiStatusAt } from '../../aip/index.ts';
+import { apiStatusAt } from '../../aip/api-status.ts';
 import { DEFAULT_AIPACK_VERSION } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 

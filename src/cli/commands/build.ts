@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { SetExit } from '../errors.ts';
-import { PACK_DIR, PROJECT_ROOT, writePack } from '../../pack/build.ts';
+import { PACK_DIR, PROJECT_ROOT, requireSources, writePack } from '../../pack/build.ts';
 
 /** `coder-subagents build`: renders pack/ from lua/ and the contract; prints what changed. */
 export function register(program: Command, _setExit: SetExit): void {
@@ -10,6 +10,7 @@ export function register(program: Command, _setExit: SetExit): void {
     .description('render pack/ from the hand-written sources in lua/ plus the generated files (pack.toml, sub_agent_contract.lua)')
     .option('--root <dir>', 'project root holding package.json and lua/', PROJECT_ROOT)
     .action((opts: { root: string }) => {
+      requireSources(resolve(opts.root));
       const { written, removed } = writePack(resolve(opts.root));
       for (const f of written) process.stdout.write(`wrote ${PACK_DIR}/${f}\n`);
       for (const f of removed) process.stdout.write(`removed ${PACK_DIR}/${f}\n`);

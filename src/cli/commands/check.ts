@@ -6,8 +6,6 @@ import { CheckPathError, IGNORE_FILE, runCheckDetailed } from '../../check/index
 import { MIN_AIPACK_VERSION } from '../../contract/index.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 
-/** src/check's ignore file (not imported from there: its tests replace that module) */
-
 export function register(program: Command, setExit: SetExit): void {
   program
     .command('check')

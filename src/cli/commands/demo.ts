@@ -7,10 +7,11 @@ import { coderRunReport, describeEffect, type CoderRunReport } from '../../effec
 import { ScriptedAi } from '../../runtime/ai.ts';
 import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
-import type { Vfs } from '../../runtime/vfs-types.ts';
+import type { Vfs } from '../../support/vfs.ts';
 import { requireDir, UsageError, type SetExit } from '../errors.ts';
-import { addEngineOption, engineFromOption } from '../sim-options.ts';
+import { addEngineOption, engineFromOption } from '../simulate.ts';
 import { formatStatus } from '../format.ts';
+import { relativeToCwd } from '../../support/paths.ts';
 
 const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
 
@@ -49,7 +50,7 @@ const STAGE_TITLES: Record<string, string> = {
 
 /** The demo's story: each stage with its sub-agents and their effects, the AI calls, then every file as a diff. */
 function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
-  const out: string[] = [pc.bold(`pro@coder on ${nodePath.relative(process.cwd(), ws) || ws} (simulated AIPack, scripted AI)`), ''];
+  const out: string[] = [pc.bold(`pro@coder on ${relativeToCwd(ws)} (simulated AIPack, scripted AI)`), ''];
   let lastStage = '';
   for (const call of r.sub_agents) {
     if (call.stage !== lastStage) {

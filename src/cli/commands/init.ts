@@ -3,21 +3,19 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type Stage } from '../../contract/index.ts';
 import { setUpLuaTypes } from '../../check/luals.ts';
-import { starterFiles } from '../../harness/templates.ts';
+import { starterFiles, starterWithModel } from '../../harness/init-scaffold.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
+import { relativeToCwd } from '../../support/paths.ts';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 interface InitOptions {
   dir: string;
   stage: string;
+  withModel?: boolean;
 }
 
-const shown = (abs: string) => {
-  const rel = nodePath.relative(process.cwd(), abs);
-  return rel === '' ? '.' : rel.startsWith('..') ? abs : rel.split(nodePath.sep).join('/');
-};
 
 /**
  * The agent's name in a `sub_agents` entry: its path from the workspace root (the nearest directory above it with
@@ -37,6 +35,7 @@ export function register(program: Command, _setExit: SetExit): void {
     .description('write a starter sub-agent <name>.aip for one stage, and <name>.contract.toml with passing cases')
     .option('--dir <dir>', 'directory to write them in', '.')
     .option('--stage <stage>', `the stage it runs in: ${STAGES.join(', ')}`, 'pre')
+    .option('--with-model', 'a sub-agent that asks a model of its own (# Data, # Instruction, # Output), with scripted answers in its cases (--stage pre_task)')
     .action((name: string, o: InitOptions) => {
       const base = name.endsWith('.aip') ? name.slice(0, -4) : name;
       if (!NAME.test(base)) {
@@ -51,10 +50,11 @@ export function register(program: Command, _setExit: SetExit): void {
       const contractFile = nodePath.join(dir, `${base}.contract.toml`);
       const existing = [aipFile, contractFile].filter((f) => existsSync(f));
       if (existing.length > 0) {
-        throw new UsageError(`${existing.map(shown).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
+        throw new UsageError(`${existing.map((p: string) => relativeToCwd(p)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
       }
       const agentPath = entryName(aipFile, base);
-      const files = starterFiles(base, o.stage as Stage, agentPath);
+      const files = o.withModel ? starterWithModel(base, o.stage as Stage, agentPath) : starterFiles(base, o.stage as Stage, agentPath);
+      if (!files) throw new UsageError(`--with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task`);
       mkdirSync(dir, { recursive: true });
       writeFileSync(aipFile, files.aip, { flag: 'wx' });
       writeFileSync(contractFile, files.contract, { flag: 'wx' });
@@ -67,11 +67,11 @@ export function register(program: Command, _setExit: SetExit): void {
       } catch (err) {
         types = `.luarc.json not changed: ${(err as Error).message}`;
       }
-      const testDir = shown(dir);
+      const testDir = relativeToCwd(dir);
       process.stdout.write(
         [
-          `created ${shown(aipFile)}`,
-          `created ${shown(contractFile)}`,
+          `created ${relativeToCwd(aipFile)}`,
+          `created ${relativeToCwd(contractFile)}`,
           types,
           '',
           'Next steps:',

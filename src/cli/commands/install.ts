@@ -12,7 +12,7 @@ export function register(program: Command, _setExit: SetExit): void {
     .description('install the rendered pack into <workspace>/.aipack/pack/custom/pro/coder/ (where it overrides an installed pro@coder)')
     .option('-w, --workspace <dir>', 'workspace directory (default: nearest ancestor with .aipack/, else the current directory)')
     .option('-f, --force', 'replace a different version already there')
-    .option('--root <dir>', 'project root holding package.json and lua/', PROJECT_ROOT)
+    .option('--root <dir>', 'project root holding package.json and lua/ (a clone) or pack/ (the package)', PROJECT_ROOT)
     .action((opts: { workspace?: string; force?: boolean; root: string }) => {
       const workspace = opts.workspace !== undefined ? resolve(opts.workspace) : findWorkspace(process.cwd());
       // a typo in --workspace must not create a new directory tree

@@ -10,7 +10,7 @@ export function register(program: Command, _setExit: SetExit): void {
     .command('pack')
     .description('build the pro@coder-v<version>.aipack archive from the rendered pack (as `aip pack` would)')
     .option('-o, --out <dir>', 'directory to write the archive into', '.')
-    .option('--root <dir>', 'project root holding package.json and lua/', PROJECT_ROOT)
+    .option('--root <dir>', 'project root holding package.json and lua/ (a clone) or pack/ (the package)', PROJECT_ROOT)
     .action((opts: { out: string; root: string }) => {
       const built = writeArchive(resolve(opts.root), resolve(opts.out));
       process.stdout.write(`wrote ${built.path} (${built.bytes.length} bytes, ${built.files.length} files)\n`);

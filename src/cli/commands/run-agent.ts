@@ -2,8 +2,8 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import { UsageError, type SetExit } from '../errors.ts';
-import { formatBaseWrites, formatFiles, formatTrace, noAiHint, toJsonValue } from '../format.ts';
-import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
+import { formatBaseWrites, formatFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
+import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 interface RunAgentOptions extends SimCliOptions {
   input: string[];
@@ -34,8 +34,8 @@ export function register(program: Command, setExit: SetExit): void {
     await withWriteLock(o.write, workspaceOf(o), async () => {
       const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() });
       const { outcome, files } = run;
-      let error = run.error;
-      if (!error && o.write) error = writeRun(run);
+      const commitError = !run.error && o.write ? writeRun(run) : undefined;
+      const error = run.error ?? commitError;
       if (o.json) {
         const out = {
           outputs: toJsonValue(outcome?.outputs),
@@ -59,16 +59,17 @@ export function register(program: Command, setExit: SetExit): void {
         }
         // a run that never started (agent not found, ...) has no files to speak of
         if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
-          process.stdout.write(formatFiles(files, Boolean(o.write) && !error) + '\n');
+          process.stdout.write(formatFiles(files, !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written') + '\n');
         }
         const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
         if (base) process.stdout.write(base + '\n');
       }
       if (error) {
         const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
-        process.stderr.write(`run failed${where}: ${error.message}\n`);
-        if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
-        const hint = noAiHint(error, Boolean(o.ai));
+        // the report does not repeat the message: it is said here, without the Lua traceback unless --trace
+        process.stderr.write(`error: run failed${where}: ${error.message}\n`);
+        if (o.trace && error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+        const hint = noAiHint(error, Boolean(o.ai)) ?? hintOf(error);
         if (hint) process.stderr.write(`hint: ${hint}\n`);
         setExit(1);
       }

@@ -2,11 +2,11 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import pc from 'picocolors';
-import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
+import { coderRunReport, describeEffect, headline, type CoderRunReport } from '../../effects/run-report.ts';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
-import { formatFiles, formatStatus, formatTrace, noAiHint, toJsonValue, truncate } from '../format.ts';
-import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../sim-options.ts';
+import { errorLine, formatFiles, formatStatus, formatTrace, hintOf, noAiHint, toJsonValue, truncate, type FilesState } from '../format.ts';
+import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 const CODER = 'pro@coder';
 
@@ -25,40 +25,40 @@ export function register(program: Command, setExit: SetExit): void {
     // with --write the lock spans the run: the prompt file read at the start is the one written at the end
     await withWriteLock(o.write, workspaceDir, async () => {
       const run = await simulateCli(o, { name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
-      let error = run.error;
-      if (!error && o.write) error = writeRun(run);
-      const written = !error && Boolean(o.write);
+      const commitError = !run.error && o.write ? writeRun(run) : undefined;
+      const error = run.error ?? commitError;
       const report = coderRunReport({ coderName: CODER, trace: run.trace, files: run.files, outcome: run.outcome, error });
-      const hint = noAiHint(error, Boolean(o.ai));
+      const failedAgent = report.sub_agents.find((c) => c.effect.error !== undefined);
+      // a failing `pre` sub-agent only skips the run in AIPack (exit 0 there); here it is the failure being looked for,
+      // and so is any other skip (bad meta block, bad sub_agents, bad options): only an empty instruction is a plain skip
+      const badSkip = !error && report.status === 'skipped' && !/^Empty instruction/.test(report.message ?? '');
+      const cause = error
+        ? errorLine(error.message)
+        : failedAgent && report.status === 'skipped'
+          ? errorLine(report.message ?? '')
+          : badSkip
+            ? `the run was skipped (exit 1; AIPack would only skip, but nothing the prompt file asks was done): ${headline(report.message ?? '')}`
+            : undefined;
+      const files: FilesState = !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written';
       if (o.json) {
         const json = toJsonValue({ ...report, ...(o.trace ? { trace: run.trace.events } : {}) });
         process.stdout.write(JSON.stringify(json, null, 2) + '\n');
-        // stdout is for the machine: the reason goes to stderr as well
-        if (error) process.stderr.write(`run failed: ${error.message}\n`);
       } else {
         if (o.trace) process.stdout.write(formatTrace(run.trace) + '\n\n');
-        // the report ends with the failure message: not repeated on stderr
-        process.stdout.write(formatReport(report, written) + '\n');
+        process.stdout.write(formatReport(report, files) + '\n');
       }
-      if (error) {
-        if (error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
-        if (hint) process.stderr.write(`hint: ${hint}\n`);
-        setExit(1);
-      }
-      // a failing `pre` sub-agent only skips the run in AIPack (exit 0 there); here it is the failure being looked for
-      if (report.sub_agents.some((c) => c.effect.error !== undefined)) setExit(1);
-      // so is any other skip (bad meta block, bad sub_agents, bad options): only an empty instruction is a plain skip
-      if (!error && report.status === 'skipped' && !/^Empty instruction/.test(report.message ?? '')) {
-        if (o.json) process.stderr.write(`run skipped: ${(report.message ?? '').split('\n')[0]}\n`);
-        process.stderr.write('exit 1: the run was skipped, so nothing the prompt file asks was done (AIPack would only skip)\n');
-        setExit(1);
-      }
+      // the cause on stderr, one line, whatever stdout holds; the Lua traceback into the pack only when asked for
+      if (cause) process.stderr.write(`error: ${cause}\n`);
+      if (error && o.trace && error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
+      const hint = noAiHint(error, Boolean(o.ai)) ?? hintOf(error);
+      if (hint) process.stderr.write(`hint: ${hint}\n`);
+      if (cause || failedAgent) setExit(1);
     });
   });
 }
 
 /** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
-function formatReport(r: CoderRunReport, written: boolean): string {
+function formatReport(r: CoderRunReport, files: FilesState): string {
   const lines: string[] = [];
   let lastHeading = '';
   for (const call of r.sub_agents) {
@@ -75,7 +75,12 @@ function formatReport(r: CoderRunReport, written: boolean): string {
     const first = ai.response.split('\n').find((l) => l.trim()) ?? '';
     lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${truncate(first, 70)}`);
   }
-  lines.push(formatFiles(r.files, written));
+  lines.push(formatFiles(r.files, files));
+  if (r.failed_changes.length > 0) {
+    lines.push(pc.red('changes not applied:'));
+    for (const f of r.failed_changes) lines.push(`  ${f.file}: ${f.cause}`);
+  }
+  for (const w of r.warnings) lines.push(`${pc.yellow('warning')}: ${w}`);
   // the coder's own message usually names the prompt file already
   if (r.prompt_file && !r.message?.includes(r.prompt_file)) lines.push(`prompt file: ${r.prompt_file}`);
   lines.push(formatStatus(r));

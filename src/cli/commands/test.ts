@@ -7,10 +7,13 @@ import { ConfigError, findConfigFile, loadConfig, REPORTERS, type ReporterName, 
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
 import { stalePackFiles } from '../../harness/pack-freshness.ts';
 import { runContractFilesIsolated } from '../../harness/isolated.ts';
-import { formatSuite, SLOW_MS, suiteJson, suiteJunit, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
+import { SLOW_MS, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
+import { REPORTER_BY_NAME } from '../../harness/reporters/index.ts';
+import type { CaseResult } from '../../harness/run-case.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
-import { engineOf, timeoutOf } from '../sim-options.ts';
+import { engineOf, timeoutOf } from '../simulate.ts';
+import { relativeToCwd } from '../../support/paths.ts';
 
 interface TestFlags {
   json?: boolean;
@@ -106,17 +109,12 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
       shard,
       aipackVersion,
       budget: o.budget !== undefined ? positiveInt('--budget', o.budget) : config.budget,
-      // the worker loads it (isolate/jobs.ts)
+      // the worker loads it (harness/worker-jobs.ts)
       engine: engineOf(o.engine ?? config.engine),
     },
   };
 }
 
-/** A path as the user would write it: relative to the working directory when below it. */
-function relative(abs: string): string {
-  const rel = nodePath.relative(process.cwd(), abs);
-  return rel && !rel.startsWith('..') && !nodePath.isAbsolute(rel) ? rel : abs;
-}
 
 function find(paths: string[]): { files: string[]; agents: string[] } {
   let found;
@@ -127,8 +125,8 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
     throw err;
   }
   if (found.files.length === 0) {
-    const where = (paths.length ? paths.map(relative) : ['.']).join(', ');
-    const lonely = found.agents.length > 0 ? ` (agents without one: ${found.agents.map(relative).join(', ')}; npx coder-subagents init writes a starter)` : '';
+    const where = (paths.length ? paths.map((p) => relativeToCwd(p)) : ['.']).join(', ');
+    const lonely = found.agents.length > 0 ? ` (agents without one: ${found.agents.map((p) => relativeToCwd(p)).join(', ')}; npx coder-subagents init writes a starter)` : '';
     throw new UsageError(`no case files (*.contract.toml) found under ${where}${lonely}`);
   }
   return found;
@@ -136,26 +134,25 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
 
 /** Prints (and writes) the reports of one run. */
 function report(r: SuiteResult, s: Settings): void {
-  const cwd = process.cwd();
-  const human = () => formatSuite(r, { cwd, trace: s.trace, slowMs: s.slowMs, formatTrace: (c) => (c.result ? formatTrace(c.result.trace) : '') });
-  const machine = s.reporter === 'json' ? JSON.stringify(suiteJson(r, cwd, s.slowMs), null, 2) + '\n' : s.reporter === 'junit' ? suiteJunit(r, cwd) : undefined;
+  const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result ? formatTrace(c.result.trace) : '') };
+  const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
     const out = nodePath.resolve(s.outputFile);
     mkdirSync(nodePath.dirname(out), { recursive: true });
-    writeFileSync(out, machine ?? human() + '\n');
+    writeFileSync(out, reporter.render(r, options));
   }
-  if (machine !== undefined && !s.outputFile) {
-    process.stdout.write(machine);
+  if (reporter.machine && !s.outputFile) {
+    process.stdout.write(reporter.render(r, options));
     return;
   }
   for (const e of r.errors) process.stderr.write(`error: ${e}\n`);
-  process.stdout.write(human() + '\n');
-  if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relative(nodePath.resolve(s.outputFile))}\n`));
+  process.stdout.write(REPORTER_BY_NAME.default.render(r, options));
+  if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relativeToCwd(nodePath.resolve(s.outputFile))}\n`));
 }
 
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
   // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
-  const result = await runContractFilesIsolated(files.map(relative), { ...s.options, agents }, { timeoutMs: s.timeoutMs });
+  const result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents }, { timeoutMs: s.timeoutMs });
   if ((s.options.filter || s.options.testNamePattern) && result.cases.length === 0 && result.errors.length === 0 && !s.options.shard) {
     const what = [s.options.filter ? `--filter ${JSON.stringify(s.options.filter)}` : '', s.options.testNamePattern ? `--test-name-pattern ${s.options.testNamePattern}` : '']
       .filter(Boolean)
@@ -184,7 +181,7 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
     for (const changed of pending) for (const f of affectedContractFiles(changed, watched)) files.add(f);
     pending.clear();
     if (files.size === 0) return;
-    process.stdout.write(`\n${pc.dim(`re-running ${[...files].map(relative).join(', ')}`)}\n`);
+    process.stdout.write(`\n${pc.dim(`re-running ${[...files].map((p) => relativeToCwd(p)).join(', ')}`)}\n`);
     try {
       warnIfStale();
       const { result } = await runOnce([...files], [], s);

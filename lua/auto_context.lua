@@ -1,0 +1,233 @@
+-- The built-in `pro@coder/auto-context` sub-agent: its config (upstream's keys and defaults), the file
+-- descriptions it shows its model, and the reading of the model's answer.
+
+local CM = require("code_map")
+local U = require("utils_common")
+
+local M = {}
+
+local function fail(msg) error("auto-context: " .. msg, 0) end
+
+local function is_text(value) return type(value) == "string" and value ~= "" end
+
+local function glob_list(value, what)
+  value = U.nil_if_null(value)
+  if value == nil then return {} end
+  if type(value) == "string" then return { value } end
+  if type(value) ~= "table" then fail(what .. " must be a list of globs, got " .. U.value_type(value)) end
+  local out = {}
+  for i, v in ipairs(value) do
+    if not is_text(v) then fail(what .. "[" .. i .. "] must be a non-empty string, got " .. U.value_type(v)) end
+    out[#out + 1] = v
+  end
+  return out
+end
+
+--- The sub-agent entry the `auto_context` prompt key stands for, run after the user's `pre` sub-agents:
+-- entry | nil (off) , plus a message when the key has a wrong shape. `auto_context = "flash"` is the model;
+-- a table gives the entry keys (model, code_map_model, mode, knowledge, ...); `enabled = false` turns it off.
+function M.sub_agent_entry(params)
+  local value = U.nil_if_null(params and params.auto_context)
+  if value == nil or value == false then return nil end
+  local entry
+  if type(value) == "string" and value ~= "" then
+    entry = { model = value }
+  elseif type(value) == "table" and value[1] == nil then
+    if U.nil_if_null(value.enabled) == false then return nil end
+    entry = U.deep_copy(value)
+  elseif value == true then
+    return nil, "auto_context = true names no model: give one (auto_context = \"flash\") or a table { model = \"flash\", ... }"
+  else
+    return nil, "auto_context must be a model name or a table { model, code_map_model, mode, knowledge, ... }, got " .. U.value_type(value)
+  end
+  entry.name = "pro@coder/auto-context"
+  entry.enabled = true
+  entry.stages = { "pre" }
+  entry.on = nil
+  return entry
+end
+
+--- The config of one run: { model, code_map_model, mode, knowledge, input_concurrency, helper_globs,
+-- cache_explicit, base_dir, candidate_globs, knowledge_globs, prompt }.
+function M.config(sub)
+  local cfg = U.nil_if_null(sub.agent_config) or {}
+  local params = U.nil_if_null(sub.coder_params) or {}
+  local mode = U.nil_if_null(cfg.mode) or "reduce"
+  if mode ~= "reduce" and mode ~= "expand" then
+    fail("mode must be \"reduce\" (the default) or \"expand\", got " .. tostring(mode))
+  end
+  local kinds = U.nil_if_null(cfg.include_kinds)
+  if kinds ~= nil and kinds ~= "text" and not (type(kinds) == "table" and kinds[1] == "text" and kinds[2] == nil) then
+    fail("include_kinds: only \"text\" is supported by this pack (pdf and image files are not selected)")
+  end
+  local model = U.nil_if_null(cfg.model) or U.nil_if_null(params.model)
+  if model ~= nil and not is_text(model) then fail("model must be a model name, got " .. U.value_type(model)) end
+  local code_map_model = U.nil_if_null(cfg.code_map_model) or model
+  local concurrency = U.nil_if_null(cfg.code_map_input_concurrency) or U.nil_if_null(cfg.input_concurrency)
+
+  -- reduce picks among the context files; expand adds to them from the structure files
+  local context_globs = glob_list(params.context_globs, "context_globs")
+  local candidate_globs = context_globs
+  if mode == "expand" then candidate_globs = glob_list(params.structure_globs, "structure_globs") end
+  local knowledge_globs = glob_list(params.knowledge_globs, "knowledge_globs")
+  local knowledge = U.nil_if_null(cfg.knowledge) ~= false and knowledge_globs[1] ~= nil
+
+  local cache_explicit = params.cache_explicit == true
+  if U.nil_if_null(cfg.cache_explicit) ~= nil then cache_explicit = cfg.cache_explicit == true end
+
+  local base_dir = U.nil_if_null(params.base_dir)
+  if base_dir == "" then base_dir = nil end
+  local prompt = U.nil_if_null(sub.coder_prompt)
+  if type(prompt) ~= "string" and type(U.nil_if_null(sub.coder_prompts)) == "table" then
+    prompt = table.concat(sub.coder_prompts, "\n\n")
+  end
+  return {
+    model = model,
+    code_map_model = code_map_model,
+    mode = mode,
+    knowledge = knowledge,
+    input_concurrency = concurrency,
+    helper_globs = glob_list(cfg.helper_globs, "helper_globs"),
+    cache_explicit = cache_explicit,
+    base_dir = base_dir,
+    context_globs = context_globs,
+    candidate_globs = candidate_globs,
+    knowledge_globs = knowledge_globs,
+    prompt = prompt or "",
+  }
+end
+
+--- The code-map entry auto-context runs: the candidates (relative to base_dir) and, when on, the knowledge
+-- files (relative to the workspace), each in its named map.
+function M.code_map_entry(config, cfg)
+  local named = { { name = "context", globs = config.candidate_globs, base_dir = config.base_dir or "" } }
+  if config.knowledge then named[2] = { name = "knowledge", globs = config.knowledge_globs, base_dir = "" } end
+  local entry = { name = "pro@coder/code-map", named_maps = named, model = config.code_map_model }
+  if config.input_concurrency then entry.input_concurrency = config.input_concurrency end
+  local max_kb = U.nil_if_null(cfg.max_file_size_kb)
+  if max_kb ~= nil then entry.max_file_size_kb = max_kb end
+  return entry
+end
+
+-- Files of globs (relative to base_dir) that are not code maps, sorted by path.
+local function listed(globs, base_dir)
+  if globs[1] == nil then return {} end
+  local options = nil
+  if base_dir then options = { base_dir = base_dir } end
+  local paths = {}
+  for _, file in ipairs(aip.file.list(globs, options)) do
+    if not CM.is_map_path(file.path) then paths[#paths + 1] = file.path end
+  end
+  table.sort(paths)
+  return paths
+end
+
+local function describe(entry)
+  local lines = { "- " .. entry.file_path, "    - Summary: " .. tostring(entry.summary or "") }
+  lines[#lines + 1] = "    - When To Use: " .. tostring(U.nil_if_null(entry.when_to_use) or "")
+  local types, functions = U.nil_if_null(entry.public_types), U.nil_if_null(entry.public_functions)
+  if type(types) == "table" and types[1] ~= nil then lines[#lines + 1] = "    - Types: " .. table.concat(types, ", ") end
+  if type(functions) == "table" and functions[1] ~= nil then
+    lines[#lines + 1] = "    - Functions: " .. table.concat(functions, ", ")
+  end
+  return table.concat(lines, "\n")
+end
+
+--- The candidates of one map: { paths (sorted), text (one description per mapped file) }. A listed file
+-- without a map entry (too large, or not summarized) is not offered.
+function M.candidates(globs, base_dir, map_path)
+  local file_map = CM.load(map_path)
+  local paths, blocks = {}, {}
+  for _, path in ipairs(listed(globs, base_dir)) do
+    local entry = file_map[path]
+    if type(entry) == "table" then
+      paths[#paths + 1] = path
+      local shown = U.deep_copy(entry)
+      shown.file_path = path
+      blocks[#blocks + 1] = describe(shown)
+    end
+  end
+  return { paths = paths, text = table.concat(blocks, "\n\n") }
+end
+
+--- The JSON array of paths in one tag of the answer: paths | nil, message naming the tag and quoting it.
+function M.tag_paths(content, tag)
+  local tags = aip.tag.extract_as_map(content or "", tag)
+  local found = tags and U.nil_if_null(tags[tag])
+  if found == nil then
+    return nil, "the answer has no <" .. tag .. "> tag (expected a JSON array of file paths): " .. CM.quote(content)
+  end
+  local raw = aip.md.outer_block_content_or_raw(found.content or "")
+  local ok, value = pcall(aip.json.parse, raw)
+  local bad = not ok or type(value) ~= "table"
+  if not bad then
+    for k, v in pairs(value) do
+      if type(k) ~= "number" or type(v) ~= "string" then bad = true end
+    end
+  end
+  if bad then return nil, "<" .. tag .. "> must hold a JSON array of file paths, got: " .. CM.quote(raw) end
+  local paths = {}
+  for _, v in ipairs(value) do paths[#paths + 1] = v end
+  return paths
+end
+
+--- The selected paths that are candidates, each once, in the answer's order; the others are named.
+function M.keep_known(paths, candidates, tag)
+  local known = {}
+  for _, p in ipairs(candidates) do known[p] = true end
+  local kept, seen, unknown = {}, {}, {}
+  for _, p in ipairs(paths) do
+    local clean = p:gsub("^%./", "")
+    if known[clean] then
+      if not seen[clean] then
+        seen[clean] = true
+        kept[#kept + 1] = clean
+      end
+    else
+      unknown[#unknown + 1] = p
+    end
+  end
+  if unknown[1] ~= nil then
+    print("WARNING: auto-context: <" .. tag .. "> names files that are not among the candidates, left out: " .. table.concat(unknown, ", "))
+  end
+  return kept
+end
+
+-- Paths sorted oldest first (then by path), as upstream orders its selection, so a prompt cache keeps
+-- the files that did not change at the front.
+function M.by_mtime(paths, base_dir)
+  local items = {}
+  for i, p in ipairs(paths) do
+    local source = p
+    if base_dir then source = aip.path.join(base_dir, p) end
+    local info = aip.file.info and aip.file.info(source)
+    local mtime = (type(info) == "table" and type(U.nil_if_null(info.mtime)) == "number") and info.mtime or 0
+    items[i] = { path = p, mtime = mtime }
+  end
+  table.sort(items, function(a, b)
+    if a.mtime ~= b.mtime then return a.mtime < b.mtime end
+    return a.path < b.path
+  end)
+  local out = {}
+  for i, item in ipairs(items) do out[i] = item.path end
+  return out
+end
+
+--- The new context_globs: reduce keeps only the selection; expand keeps the user's globs and adds the
+-- selected files they do not match yet.
+function M.context_globs(config, selected)
+  if config.mode == "reduce" then return M.by_mtime(selected, config.base_dir) end
+  local globs = {}
+  for i, g in ipairs(config.context_globs) do globs[i] = g end
+  local already = {}
+  for _, p in ipairs(listed(config.context_globs, config.base_dir)) do already[p] = true end
+  for _, p in ipairs(selected) do
+    if not already[p] then
+      already[p] = true
+      globs[#globs + 1] = p
+    end
+  end
+  return globs
+end
+
+return M

@@ -1,0 +1,77 @@
+import { LuaError } from '../engine/values.ts';
+import { aipFunctionsAt } from './catalog.ts';
+import type { AipNamespaceFactory, StageEnv } from './types.ts';
+import { agent } from './agent.ts';
+import { cmd } from './cmd.ts';
+import { code } from './code.ts';
+import { csv } from './csv.ts';
+import { file } from './file.ts';
+import { flow } from './flow.ts';
+import { hash } from './hash.ts';
+import { hbs } from './hbs.ts';
+import { json } from './json.ts';
+import { md } from './md.ts';
+import { path } from './path.ts';
+import { run, task } from './run.ts';
+import { semver } from './semver.ts';
+import { tag } from './tag.ts';
+import { text } from './text.ts';
+import { time } from './time.ts';
+import { toml } from './toml.ts';
+import { udiffx } from './udiffx.ts';
+import { uuid } from './uuid.ts';
+import { web } from './web.ts';
+import { yaml } from './yaml.ts';
+
+/** The namespaces the simulator implements in JS, one module each; `aip.lua` lives in prelude.lua. */
+export const FACTORIES: Record<string, AipNamespaceFactory> = {
+  agent, cmd, code, csv, file, flow, hash, hbs, json, md, path, run, semver, tag, task, text, time, toml, udiffx, uuid, web, yaml,
+};
+
+/** Implemented in Lua (prelude.lua), so they are not expected among the JS factories. */
+export const LUA_IMPLEMENTED = new Set(['aip.lua.merge', 'aip.lua.merge_deep', 'aip.lua.dump']);
+
+/**
+ * The `aip` table of one stage: exactly the functions the simulated AIPack version has (catalog.ts). A function
+ * AIPack has but the simulator does not implement raises `aip.X.y is not simulated` instead of being a silent nil.
+ */
+export function buildAipTable(env: StageEnv): Record<string, Record<string, unknown>> {
+  const made = new Map<string, Record<string, unknown>>();
+  const namespace = (ns: string) => {
+    let impl = made.get(ns);
+    if (!impl) {
+      impl = FACTORIES[ns]?.(env) ?? {};
+      made.set(ns, impl);
+    }
+    return impl;
+  };
+  const table: Record<string, Record<string, unknown>> = {};
+  for (const { ns, name, path } of layoutAt(env.aipackVersion)) {
+    table[ns] ??= {};
+    if (LUA_IMPLEMENTED.has(path)) continue;
+    const impl = namespace(ns)[name];
+    table[ns][name] = impl !== undefined ? impl : notSimulated(path);
+  }
+  return table;
+}
+
+const layouts = new Map<string, { ns: string; name: string; path: string }[]>();
+
+/** The catalog's functions at a version, split into namespace and name (computed once per version). */
+function layoutAt(version: string) {
+  let layout = layouts.get(version);
+  if (!layout) {
+    layout = aipFunctionsAt(version).map((fn) => {
+      const [, ns, name] = fn.path.split('.');
+      return { ns, name, path: fn.path };
+    });
+    layouts.set(version, layout);
+  }
+  return layout;
+}
+
+function notSimulated(path: string) {
+  return () => {
+    throw new LuaError(`${path} is not simulated`);
+  };
+}

@@ -1,0 +1,197 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/mocks.ts';
+import nodePath from 'node:path';
+import type { Command } from 'commander';
+import { isValidVersion } from '../aip/catalog.ts';
+import type { EngineName } from '../engine/engine.ts';
+import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName, loadEngine } from '../engine/index.ts';
+import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
+import { REPO_PACK } from '../runtime/packs.ts';
+import { DeadlineError, IsolateCrashError, parseTimeoutSeconds, type SerializedError } from '../isolate/isolate.ts';
+import { runJob } from '../harness/run-job.ts';
+import type { SimSpec, SimulateResult } from '../harness/worker-jobs.ts';
+import { CommitError, writeChanges } from '../runtime/commit.ts';
+import { AgentRunError, DEFAULT_AIPACK_VERSION, type RunOutcome, type RunRequest } from '../runtime/simulator.ts';
+import { Trace } from '../aip/support/trace.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { FileChanges } from '../support/vfs.ts';
+import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
+import { findWorkspace } from '../runtime/workspace.ts';
+import { requireDir, UsageError } from './errors.ts';
+
+/** Options shared by the commands that run agents on the simulated runtime. */
+export interface SimCliOptions {
+  workspace?: string;
+  ai?: string;
+  aipackVersion: string;
+  write?: boolean;
+  json?: boolean;
+  trace?: boolean;
+  budget?: string;
+  mocks?: string;
+  aipackBase?: string;
+  timeout?: string;
+  engine?: string;
+}
+
+/** `--engine fengari|lua54`: the Lua engine (default $CODER_SUBAGENTS_ENGINE, else fengari). */
+export function addEngineOption(cmd: Command): Command {
+  return cmd.option('--engine <name>', `Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $${ENGINE_ENV})`);
+}
+
+/** Checks the engine named by `--engine` (default from the environment), without loading it (engineFromOption loads). */
+export function engineOf(name: string | undefined): EngineName {
+  let engine: string;
+  try {
+    engine = name === undefined ? defaultEngineName() : name;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (!isEngineName(engine)) throw new UsageError(`--engine ${name}: expected ${ENGINE_NAMES.join(' or ')}`);
+  return engine;
+}
+
+/** Checks and loads the engine named by `--engine` (lua54 instantiates its WebAssembly module once). */
+export async function engineFromOption(name: string | undefined): Promise<EngineName> {
+  const engine = engineOf(name);
+  await loadEngine(engine);
+  return engine;
+}
+
+export function addSimOptions(cmd: Command): Command {
+  return addEngineOption(cmd)
+    .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
+    .option('--ai <file>', 'TOML file of scripted AI responses')
+    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', DEFAULT_AIPACK_VERSION)
+    .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
+    .option('--json', 'print one JSON object')
+    .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
+    .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
+    .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
+    .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base): its packs, CTX.BASE_AIPACK_DIR; saves there stay in memory, the dir is only read (default: none)')
+    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
+}
+
+/** The simulator the options describe, as plain data for the run's worker (harness/worker-jobs.ts). Throws UsageError. */
+export function makeSimSpec(o: SimCliOptions): SimSpec {
+  const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
+  if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
+  if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
+  let ai: SimSpec['ai'];
+  if (o.ai) {
+    if (!existsSync(o.ai)) throw new UsageError(`--ai ${o.ai}: file not found`);
+    ai = { text: readFileSync(o.ai, 'utf8'), file: o.ai };
+    try {
+      ScriptedAi.fromToml(ai.text, ai.file); // checked here, so a bad file is a usage error before any run
+    } catch (err) {
+      if (err instanceof ScriptedAiError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  let budget: number | undefined;
+  if (o.budget !== undefined) {
+    budget = Number(o.budget);
+    if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--budget ${o.budget}: expected a positive integer`);
+  }
+  let mocks: Mocks | undefined;
+  if (o.mocks !== undefined) {
+    if (!existsSync(o.mocks)) throw new UsageError(`--mocks ${o.mocks}: file not found`);
+    try {
+      mocks = parseMocksToml(readFileSync(o.mocks, 'utf8'), o.mocks);
+      checkMocksAt(mocks, o.aipackVersion);
+    } catch (err) {
+      if (err instanceof MockError) throw new UsageError(`--mocks ${err.message}`);
+      throw err;
+    }
+  }
+  let aipackBase: string | undefined;
+  if (o.aipackBase !== undefined) {
+    aipackBase = nodePath.resolve(o.aipackBase);
+    requireDir('--aipack-base', o.aipackBase, aipackBase);
+  }
+  return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, mocks, aipackBase, engine: engineOf(o.engine), traceValues: o.trace ? 'full' : 'top' };
+}
+
+export function timeoutOf(o: { timeout?: string }): number {
+  const ms = parseTimeoutSeconds(o.timeout ?? '60');
+  if (ms === undefined) throw new UsageError(`--timeout ${o.timeout}: expected a number of seconds (0 = no deadline)`);
+  return ms;
+}
+
+/** A finished simulated run as the CLI reports it. */
+export interface CliRun {
+  workspaceDir: string;
+  outcome?: RunOutcome;
+  error?: Error;
+  trace: Trace;
+  files: FileChanges;
+  /** the files the run would write; written by writeRun */
+  pending: SimulateResult['pending'];
+}
+
+/** Runs an agent in a worker under the `--timeout` deadline; a timeout or crash is the run's error. */
+export async function simulateCli(o: SimCliOptions, request: RunRequest): Promise<CliRun> {
+  const spec = makeSimSpec(o);
+  const timeoutMs = timeoutOf(o);
+  const none = { created: [], changed: [], deleted: [] };
+  try {
+    const r = await runJob('simulate', { sim: spec, request }, { timeoutMs });
+    const trace = new Trace();
+    trace.events.push(...r.events);
+    return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, pending: r.pending };
+  } catch (err) {
+    if (err instanceof DeadlineError || err instanceof IsolateCrashError) {
+      return { workspaceDir: spec.workspaceDir, error: err, trace: new Trace(), files: none, pending: { changes: [], dirs: [] } };
+    }
+    throw err;
+  }
+}
+
+/** The error of a run, with its class back when the CLI needs it (AgentRunError: agent, stage, traceback). */
+function rebuildError(e: SerializedError): Error {
+  if (e.name === 'AgentRunError') {
+    const f = e.fields as { agent: string; stage?: LifecycleStage; traceback?: string };
+    return new AgentRunError(e.message, f.agent, f.stage, f.traceback);
+  }
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
+}
+
+/**
+ * `--write`: the run's changes, all checked and then written atomically (runtime/commit.ts). Returns the error
+ * when they cannot be written (nothing was), else undefined.
+ */
+export function writeRun(run: CliRun): Error | undefined {
+  try {
+    writeChanges(run.workspaceDir, run.pending.changes, run.pending.dirs, [nodePath.join(run.workspaceDir, '.aipack', 'pack')]);
+    return undefined;
+  } catch (err) {
+    if (err instanceof CommitError) return err;
+    return new Error(`cannot write the changes: ${(err as Error).message}`);
+  }
+}
+
+/** Holds the workspace's write lock while `fn` runs, when `write` is set. */
+export async function withWriteLock<T>(write: boolean | undefined, workspaceDir: string, fn: () => Promise<T>): Promise<T> {
+  if (!write) return fn();
+  let release: () => void;
+  try {
+    release = lockWorkspace(workspaceDir);
+  } catch (err) {
+    if (err instanceof WorkspaceLockedError) throw new UsageError(err.message);
+    throw err;
+  }
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+/** The workspace `o` names, for the lock (the same rule as makeSimSpec). */
+export function workspaceOf(o: SimCliOptions): string {
+  const dir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
+  if (o.workspace) requireDir('--workspace', o.workspace, dir);
+  return dir;
+}

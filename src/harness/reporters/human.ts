@@ -1,0 +1,70 @@
+/** The human report of `coder-subagents test` (`--reporter default`). */
+import pc from 'picocolors';
+import { STAGES } from '../../contract/index.ts';
+import type { CaseResult } from '../run-case.ts';
+import { SLOW_MS, type StageCoverage, type SuiteResult } from '../suite.ts';
+import { relativeToCwd } from '../../support/paths.ts';
+
+const indent = (text: string, by: string) => text.split('\n').map((l) => by + l).join('\n');
+
+/** `N passed, M failed` (and `, K skipped` when any, the cases --bail left out, and the case files that could not run). */
+export function summaryLine(r: Pick<SuiteResult, 'passed' | 'failed' | 'skipped'> & { errors?: readonly string[]; notRun?: number; bailedAt?: number }): string {
+  const errors = r.errors?.length ?? 0;
+  const notRun = r.notRun ?? 0;
+  return (
+    `${r.passed} passed, ${r.failed} failed${r.skipped > 0 ? `, ${r.skipped} skipped` : ''}` +
+    (r.bailedAt !== undefined ? `, ${notRun} not run (stopped by --bail after ${r.bailedAt} failure${r.bailedAt === 1 ? '' : 's'})` : '') +
+    (errors > 0 ? `, ${errors} case file${errors === 1 ? '' : 's'} not run (see the error${errors === 1 ? '' : 's'} above)` : '')
+  );
+}
+
+export interface FormatOptions {
+  /** paths are shown relative to it */
+  cwd?: string;
+  /** append each case's trace (the sub-agent's part of the simulated run) */
+  trace?: boolean;
+  /** formats a trace; given by the CLI (src/cli/format.ts) */
+  formatTrace?: (c: CaseResult) => string;
+  /** cases slower than this (ms) are flagged `slow` (default SLOW_MS) */
+  slowMs?: number;
+}
+
+/** `pre ×3, post_task ×1` */
+const stagesText = (c: StageCoverage) =>
+  STAGES.filter((s) => c.stages[s]).map((s) => `${s} ×${c.stages[s]}`).join(', ') || 'no case ran';
+
+/**
+ * The human report: one line per case with its time (slow ones flagged), the failure diff and warnings under it,
+ * the stages each agent's cases cover, the agents without a case file, then the summary line.
+ * Harness errors (SuiteResult.errors) are not part of it: the CLI prints them on stderr.
+ */
+export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
+  const cwd = o.cwd ?? process.cwd();
+  const slow = o.slowMs ?? SLOW_MS;
+  const lines: string[] = [];
+  for (const c of r.cases) {
+    const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
+    const title = `${relativeToCwd(c.file, cwd)} › ${c.name} ${pc.dim(`(${c.stage})`)}`;
+    if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
+    else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
+    else lines.push(`${pc.red('✗')} ${title}${time}`);
+    if (c.message) lines.push(indent(c.message, '    '));
+    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${w}`);
+    if (o.trace && o.formatTrace && c.result) {
+      const t = o.formatTrace(c);
+      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      '));
+    }
+  }
+  if (lines.length > 0) lines.push('');
+  if (r.coverage.length > 0) {
+    lines.push(pc.dim('stages covered:'));
+    for (const c of r.coverage) lines.push(pc.dim(`  ${relativeToCwd(c.agent, cwd)}: ${stagesText(c)}`));
+  }
+  if (r.agentsWithoutContract.length > 0) {
+    lines.push(pc.yellow(`no contract file (not tested): ${r.agentsWithoutContract.map((a) => relativeToCwd(a, cwd)).join(', ')}`));
+  }
+  if (r.coverage.length > 0 || r.agentsWithoutContract.length > 0) lines.push('');
+  const summary = summaryLine(r);
+  lines.push(r.failed > 0 || r.errors.length > 0 ? pc.red(summary) : pc.green(summary));
+  return lines.join('\n');
+}

@@ -1,0 +1,29 @@
+/** The reporters of `coder-subagents test`, by the name `--reporter` and the config file give. */
+import type { ReporterName } from '../config.ts';
+import type { CaseResult } from '../run-case.ts';
+import type { SuiteResult } from '../suite.ts';
+import { formatSuite } from './human.ts';
+import { suiteJson } from './json.ts';
+import { suiteJunit } from './junit.ts';
+
+export interface ReportOptions {
+  /** paths are shown relative to it */
+  cwd: string;
+  slowMs: number;
+  /** append each case's trace */
+  trace?: boolean;
+  formatTrace?: (c: CaseResult) => string;
+}
+
+export interface Reporter {
+  /** the whole report, ending with a newline */
+  render(r: SuiteResult, o: ReportOptions): string;
+  /** for machines: printed alone on stdout (errors included), unless it goes to --output-file */
+  machine: boolean;
+}
+
+export const REPORTER_BY_NAME: Record<ReporterName, Reporter> = {
+  default: { machine: false, render: (r, o) => formatSuite(r, o) + '\n' },
+  json: { machine: true, render: (r, o) => JSON.stringify(suiteJson(r, o.cwd, o.slowMs), null, 2) + '\n' },
+  junit: { machine: true, render: (r, o) => suiteJunit(r, o.cwd) },
+};

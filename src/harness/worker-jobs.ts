@@ -1,0 +1,97 @@
+/**
+ * The jobs a worker of runIsolated (isolate/isolate.ts) runs for the CLI and the contract tests (see run-job.ts). Arguments and results cross the thread boundary by
+ * structured clone, so they are plain data: values Lua produced are made clonable first.
+ */
+import nodePath from 'node:path';
+import type { Mocks } from '../runtime/mocks.ts';
+import type { CaseResult } from './run-case.ts';
+import { runContractFiles, type SuiteOptions, type SuiteResult } from './suite.ts';
+import { ScriptedAi } from '../runtime/ai.ts';
+import type { PackLocation } from '../runtime/resolve.ts';
+import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
+import type { EngineName } from '../engine/engine.ts';
+import { defaultEngineName, loadEngine } from '../engine/index.ts';
+import type { TraceEvent } from '../aip/support/trace.ts';
+import type { FileChanges } from '../support/vfs.ts';
+import { clonable, serializeError, type Port, type SerializedError } from '../isolate/isolate.ts';
+
+// the worker reports a job's error with the jobs module's serializeError
+export { serializeError };
+
+
+/** A Simulator as plain data (SimulatorOptions minus what cannot cross threads). */
+export interface SimSpec {
+  workspaceDir: string;
+  /** scripted AI responses: the TOML text and its file name for messages */
+  ai?: { text: string; file: string };
+  aipackVersion?: string;
+  budget?: number;
+  packs?: PackLocation[];
+  engine?: EngineName;
+  traceValues?: SimulatorOptions['traceValues'];
+  /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
+  mocks?: Mocks;
+  /** --aipack-base: an AIPack base dir, only read (saves there stay in memory) */
+  aipackBase?: string;
+}
+
+export interface SimulateResult {
+  outcome?: RunOutcome;
+  error?: SerializedError;
+  events: TraceEvent[];
+  files: FileChanges;
+  /** what --write would write (absolute paths; null = delete), handed to writeChanges by the caller */
+  pending: { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
+}
+
+/** One run of an agent (the CLI's `run` and `run-agent`). Failures of the run are part of the result. */
+export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port): Promise<SimulateResult> {
+  const { sim: spec, request } = arg;
+  const engine = spec.engine ?? defaultEngineName();
+  await loadEngine(engine); // once per worker: lua54's WebAssembly module
+  const sim = new Simulator({
+    engine,
+    traceValues: spec.traceValues,
+    workspaceDir: spec.workspaceDir,
+    ai: spec.ai ? ScriptedAi.fromToml(spec.ai.text, spec.ai.file) : undefined,
+    aipackVersion: spec.aipackVersion,
+    budget: spec.budget,
+    // the worker's deadline (the CLI's --timeout, or none) governs, not the library's default
+    timeoutMs: 0,
+    packs: spec.packs,
+    mocks: spec.mocks,
+    aipackBase: spec.aipackBase,
+    onStage: (where) => port.at(where),
+  });
+  port.at(request.name);
+  let outcome: RunOutcome | undefined;
+  let error: SerializedError | undefined;
+  try {
+    outcome = sim.run(request);
+  } catch (err) {
+    error = serializeError(err);
+  }
+  return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
+}
+
+/** A plain-data copy of a case result: no readFile, the trace as its events. */
+function plainCase(c: CaseResult): CaseResult {
+  return c.result ? ({ ...c, result: { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } } } as unknown as CaseResult) : c;
+}
+
+/** The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. */
+export async function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): Promise<SuiteResult> {
+  await loadEngine(arg.options.engine ?? defaultEngineName());
+  const r = runContractFiles(arg.files, {
+    ...arg.options,
+    timeoutMs: 0, // the worker's deadline governs
+    onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`),
+    // each case as it ends: if a later case passes its deadline, the worker dies, and these are what is left
+    onCaseStart: (start) => port.send({ start }),
+    onCaseDone: (done) => port.send({ done: clonable(plainCase(done)) }),
+  });
+  return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
+}
+
+export type Jobs = { simulate: typeof simulate; suite: typeof suite };
+export type JobName = keyof Jobs;

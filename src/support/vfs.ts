@@ -1,0 +1,62 @@
+import nodePath from 'node:path';
+
+/**
+ * The file system a simulated run sees. Reads fall through to the real disk; writes and deletes land in an
+ * in-memory overlay, so a run never touches the user's files unless the caller commits the overlay (`--write`).
+ * All paths are absolute and normalised (no `..`, no trailing slash).
+ */
+export interface FileStat {
+  size: number;
+  /** milliseconds since epoch */
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  isDir: boolean;
+}
+
+export interface FileChanges {
+  /** workspace-relative paths, sorted */
+  created: string[];
+  changed: string[];
+  deleted: string[];
+}
+
+export interface Vfs {
+  readonly workspaceDir: string;
+  readFile(abs: string): string | undefined;
+  readBytes(abs: string): Uint8Array | undefined;
+  stat(abs: string): FileStat | undefined;
+  isFile(abs: string): boolean;
+  isDir(abs: string): boolean;
+  /** entries of a directory, overlay merged over disk, sorted by name; [] when missing */
+  listDir(abs: string): DirEntry[];
+  /** creates parent directories as needed */
+  writeFile(abs: string, content: string | Uint8Array): void;
+  /** true when a file was removed */
+  deleteFile(abs: string): boolean;
+  /**
+   * removes a directory and everything below it from the run's view (true when it existed); the files count as
+   * deleted, the emptied directories themselves stay on disk after commit()
+   */
+  deleteDir(abs: string): boolean;
+  mkdirp(abs: string): void;
+  /** what the overlay holds compared with the disk, for paths inside the workspace */
+  changes(): FileChanges;
+  /** the current content of every changed/created workspace file (workspace-relative keys), deleted -> null */
+  snapshot(): Map<string, string | null>;
+  /** what commit() would write: changed files (null = deleted) and created empty dirs, absolute paths */
+  pending(): { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
+  /**
+   * writes the overlay to disk (workspace paths only, never `.aipack/pack/`): every change checked first (a
+   * CommitError lists those that cannot be written, and nothing is), then each file replaced atomically
+   */
+  commit(): void;
+}
+
+/** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
+export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
+  return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
+}

@@ -1,0 +1,104 @@
+/**
+ * The sandbox's wrappers of the string library and of load (sandbox.ts) give what Lua 5.4 on a 64-bit machine gives
+ * (AIPack's Lua): start positions at the integer limits, positions past 2^32 (WebAssembly's size_t is 32 bits),
+ * string.pack sizes, load's mode, string.dump of the simulator's own functions. Both engines run this file; the
+ * 64-bit positions only apply to lua54 (fengari's integers are 32-bit). Expected values are native lua5.4's.
+ */
+import { describe, expect, it } from 'vitest';
+import { ENGINE_NAME, onLua54, testEngine } from '../helpers/engine.ts';
+import { runLua } from '../helpers/lua.ts';
+
+function state(files: Record<string, Uint8Array> = {}) {
+  return testEngine.createState({
+    budget: 1e7,
+    budgetMessage: 'budget exhausted',
+    moduleDirs: ['/w/lib'],
+    readFile: (abs) => files[abs],
+    loadRoots: ['/w'],
+    baseDir: '/w',
+    print: () => {},
+    displayPath: (p) => p.replace('/w/', ''),
+  });
+}
+const run = (code: string, files?: Record<string, Uint8Array>) => state(files).runChunk(code, '/w/t.lua', 1, {}, 'serde');
+// a call's results (or its error) as one string: "ok|v1|v2" / "err|message"
+const call = (expr: string) =>
+  run(`local r = table.pack(pcall(function() return ${expr} end))
+for i = 1, r.n do r[i] = tostring(r[i]) end
+return table.concat(r, "|", 1, r.n)`);
+
+describe(`sandbox string wrappers (${ENGINE_NAME})`, () => {
+  it('a start position of math.mininteger is the start of the subject (no overflow when negated)', () => {
+    expect(call('string.find("---", "%S*x?", math.mininteger)')).toBe('true|1|3');
+    expect(call('string.match("abc", "b.", math.mininteger)')).toBe('true|bc');
+    // a long subject: the call takes the sandbox's own matcher
+    expect(call('string.find(("a"):rep(200000) .. "b", "b", math.mininteger, true)')).toBe('true|200001|200001');
+    expect(call('string.find(("a"):rep(200000) .. "b", "a*b", math.mininteger)')).toBe('true|1|200001');
+  });
+
+  it.runIf(onLua54)('positions past 2^32 read as positions past the end, not wrapped round', () => {
+    expect(call('string.sub("hello", 2^32 + 2)')).toBe('true|');
+    expect(call('string.sub("a", 2^53)')).toBe('true|');
+    expect(call('string.sub("hello", 2, 2^32 + 3)')).toBe('true|ello');
+    expect(call('string.sub("hello", "4294967298")')).toBe('true|');
+    expect(call('string.byte("hello", 2^32 + 1)')).toBe('true');
+    expect(call('string.byte("hello", 1, 2^32 + 1)')).toBe('true|104|101|108|108|111');
+    expect(call('string.find("hello", "l", 2^32 + 3)')).toBe('true|nil');
+    expect(call('string.find("hello", "l", 2^32 + 3, true)')).toBe('true|nil');
+    expect(call('string.match("hello", ".", 2^32 + 2)')).toBe('true|nil');
+    expect(call('select("#", string.gmatch("hello", ".", 2^32 + 1)())')).toBe('true|0');
+    expect(call('string.unpack("b", "abc", 2^32 + 1)')).toBe("false|t.lua:1: bad argument #3 to 'unpack' (initial position out of string)");
+    // in range, positions still work as they did
+    expect(call('string.sub("hello", -3, -2) .. string.byte("hello", -1)')).toBe('true|ll111');
+  });
+
+  it('string.pack sizes are those of 64-bit Lua: l, L, T and the length of s take 8 bytes', () => {
+    expect(call('string.packsize("l"), string.packsize("L"), string.packsize("T")')).toBe('true|8|8|8');
+    expect(call('#string.pack("s", "abc"), #string.pack("!l", 1), string.packsize("i4l"), string.packsize("!i4l")')).toBe('true|11|8|12|16');
+    expect(call('string.unpack("<s", string.pack("<s", "abc"))')).toBe('true|abc|12');
+    expect(call('string.unpack("<l", string.pack("<l", -2))')).toBe('true|-2|9');
+    expect(call('string.unpack("<T", string.pack("<T", 7))')).toBe('true|7|9');
+    // explicit sizes and the errors are untouched
+    expect(call('#string.pack("s2", "abc"), string.packsize("i2")')).toBe('true|5|2');
+    expect(call('string.packsize("s")')).toBe("false|t.lua:1: bad argument #1 to 'packsize' (variable-length format)");
+    expect(call('string.packsize("l4")')).toBe("false|t.lua:1: invalid format option '4'");
+  });
+
+  it('load with a mode without "t" refuses a text chunk naming that mode', () => {
+    expect(call('load("return 1", "n", "b")')).toBe("true|nil|attempt to load a text chunk (mode is 'b')");
+    expect(call('load("return 1", "n", "t")()')).toBe('true|1');
+  });
+
+  it("string.dump of the simulator's own functions fails as for a C function; a script's function dumps", () => {
+    expect(runLua('return { pcall(string.dump, print) }').value).toEqual([false, 'unable to dump given function']);
+    expect(call('type(string.dump(function() return 1 end))')).toBe('true|string');
+  });
+
+  it('a missing argument is "no value", an explicit nil is "nil"', () => {
+    expect(call('string.rep()')).toBe("false|t.lua:1: bad argument #1 to 'rep' (string expected, got no value)");
+    expect(call('string.rep(nil)')).toBe("false|t.lua:1: bad argument #1 to 'rep' (string expected, got nil)");
+    expect(call('string.format()')).toBe("false|t.lua:1: bad argument #1 to 'format' (string expected, got no value)");
+    expect(call('string.find("x")')).toBe("false|t.lua:1: bad argument #2 to 'find' (string expected, got no value)");
+    expect(call('string.upper()')).toBe("false|t.lua:1: bad argument #1 to 'upper' (string expected, got no value)");
+    expect(call('string.pack()')).toBe("false|t.lua:1: bad argument #1 to 'pack' (string expected, got no value)");
+  });
+});
+
+describe(`source files are loaded as bytes (${ENGINE_NAME})`, () => {
+  // "\xE1" and "\xFF" alone are not UTF-8: decoding the file as text would turn each into EF BF BD
+  const files = {
+    '/w/data.lua': Uint8Array.from([...Buffer.from('return "'), 0xe1, ...Buffer.from('", #"'), 0xe1, 0xff, ...Buffer.from('"\n')]),
+    '/w/lib/mod.lua': Uint8Array.from([...Buffer.from('return { s = "'), 0xff, ...Buffer.from('" }\n')]),
+  };
+
+  it('dofile, loadfile and require keep the bytes of string literals', () => {
+    expect(run('local s, n = dofile("data.lua") return { s:byte(1, -1), n }', files)).toEqual([0xe1, 2]);
+    expect(run('return { loadfile("data.lua")():byte(1, -1) }', files)).toEqual([0xe1]);
+    expect(run('return { require("mod").s:byte(1, -1) }', files)).toEqual([0xff]);
+  });
+
+  it('a file in the simulated workspace keeps its bytes too', () => {
+    const { value } = runLua('return { dofile("data.lua"):byte(1, -1) }', { files: { 'data.lua': files['/w/data.lua'] } });
+    expect(value).toEqual([0xe1]);
+  });
+});
