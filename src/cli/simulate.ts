@@ -73,7 +73,7 @@ export function addSimOptions(cmd: Command): Command {
 }
 
 /** The simulator the options describe, as plain data for the run's worker (harness/worker-jobs.ts). Throws UsageError. */
-export function makeSimSpec(o: SimCliOptions): SimSpec {
+function makeSimSpec(o: SimCliOptions): SimSpec {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
   if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
   if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);

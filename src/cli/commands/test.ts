@@ -18,6 +18,7 @@ import { relativeToCwd } from '../../support/paths.ts';
 interface TestFlags {
   json?: boolean;
   strict?: boolean;
+  orderCheck?: boolean;
   watch?: boolean;
   filter?: string;
   testNamePattern?: string;
@@ -103,6 +104,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
     timeoutMs: timeoutOf(o),
     options: {
       strict: o.strict ?? config.strict,
+      orderCheck: o.orderCheck ?? config.order_check,
       filter: o.filter,
       testNamePattern,
       bail: o.bail === true ? 1 : o.bail,
@@ -232,6 +234,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--output-file <path>', 'write the report to PATH (the default report still prints)')
     .option('--json', 'the same as --reporter json: { cases, passed, failed, skipped, errors, ... }')
     .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
+    .option('--order-check', "run each parallel group's members in every order too (up to 6 members; more: reversed and 4 shuffles) and fail a case whose result depends on the order")
     .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
