@@ -56,6 +56,8 @@ export interface HarnessOptions {
   aipackVersion?: string;
   /** instruction budget of the run tree (the case's agent run and every aip.agent.run below it) */
   budget?: number;
+  /** wall-clock milliseconds one stage run may take (default 60 s; 0: none) */
+  timeoutMs?: number;
   /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
   engine?: EngineName;
   /** the order a parallel group's members run in (0-based member indexes; default member order) */
@@ -429,6 +431,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     ai,
     aipackVersion: options.aipackVersion,
     budget: options.budget,
+    timeoutMs: options.timeoutMs,
     engine: options.engine,
     ...(options.memberOrder ? { taskOrder: (name: string, count: number) => (name === runnerName && count === options.memberOrder!.length ? options.memberOrder : undefined) } : {}),
     // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
