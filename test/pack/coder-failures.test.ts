@@ -35,7 +35,6 @@ describe('response failures in pre skip the run with the contract message (secti
     { dir: 'bad-type', message: `Sub-agent [${REPLY}] returned an invalid response: coder_prompts[2] must be a string, got number` },
     // the name is the configured one ("my-agents/raise", resolved to my-agents/raise.aip)
     { dir: 'raise', message: raisedMessage },
-    { dir: 'missing', message: raisedMessage },
   ];
   it.each(cases)('prompts/fail/$dir', ({ dir, message }) => {
     const run = runCoder(`prompts/fail/${dir}`);
@@ -51,12 +50,13 @@ describe('response failures in pre skip the run with the contract message (secti
     expect(run.calls.map((c) => c.agent)).toEqual(['my-agents/raise']);
   });
 
-  it('a missing sub-agent is reported by its configured name, after the sub-agents before it ran', () => {
+  it('a missing sub-agent is reported by its configured name at Before All, before any sub-agent or model call', () => {
     const run = runCoder('prompts/fail/missing');
     const skipped = expectSkippedUntouched(run);
-    expect(skipped.startsWith('Sub-agent [my-agents/not-there.aip] failed: ')).toBe(true);
-    expect(skipped).toContain('not-there.aip');
-    expect(run.calls.map((c) => c.agent)).toEqual(['my-agents/record.aip', 'my-agents/not-there.aip']);
+    expect(skipped).toMatch(
+      /^Sub-agent \[my-agents\/not-there\.aip\] not found: \/\S+\/my-agents\/not-there\.aip does not exist \(a name is a path from the workspace root; checked before the run, before any model call\)$/,
+    );
+    expect(run.calls).toEqual([]);
   });
 
   const invalid = `Sub-agent [${REPLY}] returned an invalid response: `;
