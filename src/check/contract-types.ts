@@ -55,7 +55,7 @@ const CLASS_NAMES = new Map<AnySchema, string>([
 const isInteger = (d: ZodDef) => d.format === 'safeint' || d.format === 'int32' || (d.checks ?? []).some((c) => c._zod.def.format === 'safeint');
 
 /** The shape of a zod schema (optional/default wrappers looked through). */
-export function shapeOf(schema: AnySchema): Shape {
+function shapeOf(schema: AnySchema): Shape {
   const def = defOf(schema);
   switch (def.type) {
     case 'optional':

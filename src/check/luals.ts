@@ -16,7 +16,7 @@ export const TYPES_HEADER =
 
 /** Where this repository keeps the definitions it ships in the npm package. */
 export const SHIPPED_TYPES_DIR = 'lua-types';
-export const LUARC_FILE = '.luarc.json';
+const LUARC_FILE = '.luarc.json';
 /** The definitions shipped with this package (absolute). */
 export const PACKAGE_TYPES_DIR = nodePath.join(REPO_ROOT, ...SHIPPED_TYPES_DIR.split('/'));
 
@@ -191,7 +191,7 @@ export function renderLuaDefinitions(): Map<string, string> {
 }
 
 /** The `.luarc.json` for definitions in `libraryDir` (relative to the .luarc.json, `/`-separated). */
-export function renderLuarc(libraryDir: string): string {
+function renderLuarc(libraryDir: string): string {
   return `${JSON.stringify(
     {
       $schema: 'https://raw.githubusercontent.com/LuaLS/vscode-lua/master/setting/schema.json',

@@ -32,6 +32,8 @@ export interface CoderRunReport {
   prompt_file?: string;
   sub_agents: SubAgentCall[];
   ai_calls: AiCall[];
+  /** the AI calls of the sub-agents (and of the agents they ran), in order: which agent, which model */
+  sub_agent_ai_calls: { agent: string; model: string }[];
   files: FileChanges;
   /** the file changes of the AI answers that could not be applied: the file and the cause */
   failed_changes: FailedChange[];
@@ -101,6 +103,10 @@ export function coderRunReport(args: {
     prompt_file: promptFile,
     sub_agents: subAgents,
     ai_calls: aiCalls,
+    sub_agent_ai_calls: trace
+      .of('ai')
+      .filter((e) => e.depth > 0)
+      .map((e) => ({ agent: e.agent, model: e.model })),
     files,
     failed_changes: failedChanges(trace, coderName),
     warnings: trace

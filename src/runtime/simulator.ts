@@ -31,8 +31,8 @@ import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
-export const DEFAULT_BUDGET = 100_000_000;
-export const MAX_AGENT_DEPTH = 8;
+const DEFAULT_BUDGET = 100_000_000;
+const MAX_AGENT_DEPTH = 8;
 const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;
 
 export interface SimulatorOptions {
@@ -73,6 +73,11 @@ export interface SimulatorOptions {
    * `virtualMs` says how long a run would take in AIPack with its `input_concurrency`. For benches; default 0.
    */
   simulatedLatencyMs?: number;
+  /**
+   * the order in which a run's tasks run (0-based input indexes), e.g. to try a parallel group's members in every
+   * order; undefined keeps input order. Outputs stay in input order whatever the order.
+   */
+  taskOrder?: (agent: string, count: number) => number[] | undefined;
 }
 
 export interface RunRequest {
@@ -305,9 +310,13 @@ export class Simulator implements StageHost {
     const width = Math.min(Math.max(1, options.input_concurrency ?? 1), inputs.length);
     if (width > 1) this.concurrentTasks += 1;
     try {
-      const pool = runPool(inputs.length, width, this.clock, (i) => this.runTask(frame, inputs[i], i + 1, beforeAll, options));
-      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots: pool.slots });
-      return pool.outputs;
+      const order = taskOrderOf(this.opts.taskOrder?.(frame.name, inputs.length), inputs.length);
+      const pool = runPool(inputs.length, width, this.clock, (k) => this.runTask(frame, inputs[order[k]], order[k] + 1, beforeAll, options));
+      const slots = pool.slots.map((s, k) => ({ ...s, num: order[k] + 1 }));
+      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots });
+      const outputs: unknown[] = new Array<unknown>(inputs.length);
+      pool.outputs.forEach((out, k) => (outputs[order[k]] = out));
+      return outputs;
     } finally {
       if (width > 1) this.concurrentTasks -= 1;
     }
@@ -472,6 +481,14 @@ function parsedAgent(content: string, file: string): ReturnType<typeof parseAgen
     docCache.set(key, doc);
   }
   return doc;
+}
+
+/** A permutation of 0..count-1 (input order when `order` is not one). */
+function taskOrderOf(order: number[] | undefined, count: number): number[] {
+  const identity = Array.from({ length: count }, (_, i) => i);
+  if (!order || order.length !== count) return identity;
+  const sorted = [...order].sort((a, b) => a - b);
+  return sorted.every((v, i) => v === i) ? order : identity;
 }
 
 /** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */

@@ -197,3 +197,29 @@ describe('a workspace that used upstream pro@coder (fixtures/coder-upstream)', (
     expect(r.stdout).toMatch(/part 5\/5 user \d+ chars: "My instruction:/);
   });
 });
+
+describe('run: the built-in sub-agents of an upstream prompt (auto_context: flash, auto_fix: lite)', () => {
+  const UP = fileURLToPath(new URL('../../fixtures/builtins/upstream-prompt', import.meta.url));
+
+  it("lists auto-context and auto-fix with their effects, and every built-in's model calls", async () => {
+    const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.33'], UP);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain('  ✓ pro@coder/auto-context: params ~context_globs');
+    expect(lines).toContain('  ✓ pro@coder/auto-fix: no change');
+    expect(lines.filter((l) => l.startsWith('AI '))).toEqual([
+      'AI pro@coder/code-map (flash) x2',
+      'AI pro@coder/auto-context (flash)',
+      'AI pro@coder/auto-fix (lite)',
+      'AI task 1 (gpt-5.2): <FILE_CHANGES>',
+    ]);
+    expect(lines).toContain('  changed src/greet.ts');
+    const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.33', '--json'], UP)).stdout);
+    expect(json.sub_agent_ai_calls.map((c: { agent: string }) => c.agent)).toEqual([
+      'pro@coder/code-map',
+      'pro@coder/code-map',
+      'pro@coder/auto-context',
+      'pro@coder/auto-fix',
+    ]);
+  });
+});
