@@ -97,6 +97,8 @@ end
 local function attempt(failures, params, prompt_dir, model)
   local input = {
     _display = "auto-fix: " .. #failures .. " file(s)",
+    coder_stage = "post_task",
+    stage = "post_task",
     agent_config = { name = M.AGENT, failures = failures },
     coder_params = U.copy_without(params, "sub_agents"),
     coder_prompt_dir = prompt_dir,
@@ -133,7 +135,7 @@ function M.run(applied, settings, params, prompt_dir)
     local result, err = attempt(todo, params, prompt_dir, model)
     if not result then
       report.error = err
-      print("WARNING: auto-fix attempt " .. n .. " failed: " .. err)
+      print("WARNING: auto-fix attempt " .. n .. " failed: " .. U.lines(err)[1])
       break
     end
     local fixed, reasons = {}, {}

@@ -55,9 +55,10 @@ local function run_pre(prompt)
     params = prompt.meta,
     prompts = { prompt.inst },
     prompt_dir = prompt.dir,
+    base_options = prompt.meta,
   })
   if not result then return nil, err end
-  return { configs = configs, params = U.copy_without(result.params, "sub_agents"), prompts = result.prompts }
+  return { configs = result.configs, params = U.copy_without(result.params, "sub_agents"), prompts = result.prompts }
 end
 
 local function empty_instruction_message(rel_path)

@@ -34,7 +34,7 @@ const decoder = new TextDecoder('utf-8');
 const SEARCH = '<<<<<<< SEARCH';
 const DIVIDER = '=======';
 const REPLACE = '>>>>>>> REPLACE';
-export const SEARCH_NOT_FOUND = 'Search block not found in content';
+const SEARCH_NOT_FOUND = 'Search block not found in content';
 
 export interface FailedChange {
   search: string;
@@ -48,7 +48,7 @@ export interface ChangesInfo {
 }
 
 /** SEARCH/REPLACE blocks of a change text; text outside blocks (other than blank lines) is an error. */
-export function parseChangeBlocks(changes: string, where: string): { search: string; replace: string }[] {
+function parseChangeBlocks(changes: string, where: string): { search: string; replace: string }[] {
   const lines = changes.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   const blocks: { search: string; replace: string }[] = [];
   let state: 'out' | 'search' | 'replace' = 'out';

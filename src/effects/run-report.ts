@@ -32,6 +32,8 @@ export interface CoderRunReport {
   prompt_file?: string;
   sub_agents: SubAgentCall[];
   ai_calls: AiCall[];
+  /** the AI calls of the sub-agents (and of the agents they ran), in order: which agent, which model */
+  sub_agent_ai_calls: { agent: string; model: string }[];
   files: FileChanges;
   /** the file changes of the AI answers that could not be applied: the file and the cause */
   failed_changes: FailedChange[];
@@ -101,12 +103,17 @@ export function coderRunReport(args: {
     prompt_file: promptFile,
     sub_agents: subAgents,
     ai_calls: aiCalls,
+    sub_agent_ai_calls: trace
+      .of('ai')
+      .filter((e) => e.depth > 0)
+      .map((e) => ({ agent: e.agent, model: e.model })),
     files,
     failed_changes: failedChanges(trace, coderName),
     warnings: trace
       .of('print')
       .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
-      .map((e) => e.text.slice(WARNING.length)),
+      // one line each: a warning that quotes a whole message (an auto-fix call's error) keeps its first line
+      .map((e) => headline(e.text.slice(WARNING.length))),
     // the coder's tasks are coder_responses items: their file lists are arrays, also when empty
     after_all: listsFromLua(CoderSummarySchema, outcome?.afterAll),
   };

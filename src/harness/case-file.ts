@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
+import { configStages, normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
@@ -97,6 +97,8 @@ export const ExpectSchema = z.strictObject({
   agent_result: z.unknown().optional(),
   sub_agents_next: z.array(z.unknown()).optional(),
   ai_prompts: z.array(AiPromptSchema).optional(),
+  /** a group case: each member in member order, with its agent_result, or `error` (a regex) when it failed */
+  members: z.array(z.strictObject({ agent_result: z.unknown().optional(), error: z.string().optional() })).optional(),
 });
 
 /** The inputs of one stage run (a case without its name and expectations). */
@@ -122,12 +124,25 @@ export const stageInputShape = {
 export const CaseSchema = z.strictObject({
   name: z.string().min(1),
   skip: z.boolean().optional(),
+  /** a group case: also run the members in other orders and fail when the combined result differs */
+  order_check: z.boolean().optional(),
   ...stageInputShape,
   expect: ExpectSchema.optional(),
 });
 
+/**
+ * A parallel group under test: its entry as in `sub_agents` (`parallel`, `concurrency`, `on_error`; member names
+ * relative to the case file), or `{ prompt, entry }`: the group entry `entry` (1-based) of a prompt file's
+ * `sub_agents` (names relative to that prompt's workspace, as the pack resolves them).
+ */
+const GroupSpecSchema = z.union([
+  z.looseObject({ parallel: z.array(z.union([z.string().min(1), Table])).min(1) }),
+  z.strictObject({ prompt: z.string().min(1), entry: z.number().int().min(1) }),
+], { error: 'expected a group entry { parallel = [...], concurrency?, on_error? }, or { prompt = "<prompt file>", entry = <n> }' });
+
 export const CaseFileSchema = z.strictObject({
-  agent: z.string().min(1),
+  agent: z.string().min(1).optional(),
+  group: GroupSpecSchema.optional(),
   support: StringList.optional(),
   case: z.array(CaseSchema).min(1),
 });
@@ -159,6 +174,8 @@ export interface ContractCase {
   response?: CoderResponseInput;
   responses?: ResponsesItem[];
   prev?: PrevItem[];
+  /** run a group's members in other orders too (`order_check = true`) */
+  orderCheck?: boolean;
   expect: CaseExpect;
 }
 
@@ -168,7 +185,10 @@ export interface ContractFile {
   file: string;
   /** the directory relative agent names and support paths are resolved from */
   dir: string;
+  /** the agent under test as the file names it (for a group: a label naming its members) */
   agent: string;
+  /** a group under test (`group`), instead of one agent */
+  group?: z.infer<typeof GroupSpecSchema>;
   support: string[];
   cases: ContractCase[];
 }
@@ -314,7 +334,7 @@ export function caseStage(stage: Stage | undefined, config: Record<string, unkno
   if (stage !== undefined) return stage;
   if (config?.on === undefined) return 'pre';
   const r = normalizeEntry({ ...config, name: 'x' }, 'config');
-  return r.ok ? r.config.stages[0]! : 'pre';
+  return r.ok ? (configStages(r.config)[0] ?? 'pre') : 'pre';
 }
 
 /** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */
@@ -401,6 +421,7 @@ function toCase(c: z.infer<typeof CaseSchema>, index: number): ContractCase {
     response: c.response,
     responses: c.responses,
     prev: c.prev,
+    ...(c.order_check !== undefined ? { orderCheck: c.order_check } : {}),
     expect: c.expect ?? {},
   };
 }
@@ -423,6 +444,9 @@ export function parseContractFile(text: string, file: string): ContractFile {
     throw issueError(file, raw, first);
   }
   const data = parsed.data;
+  if ((data.agent === undefined) === (data.group === undefined)) {
+    throw new CaseFileError(`${file}: give agent (one sub-agent) or group (a parallel group), ${data.agent === undefined ? 'not neither' : 'not both'}`, file, undefined, 'agent');
+  }
   const seen = new Map<string, number>();
   data.case.forEach((c, i) => {
     const label = `case #${i + 1} "${c.name}"`;
@@ -442,10 +466,18 @@ export function parseContractFile(text: string, file: string): ContractFile {
   return {
     file: abs,
     dir,
-    agent: data.agent,
+    agent: data.agent ?? groupLabel(data.group!),
+    ...(data.group ? { group: data.group } : {}),
     support: data.support ?? [],
     cases: data.case.map((c, i) => toCase(c, i + 1)),
   };
+}
+
+/** How a group under test is named in reports: its members, or its prompt-file entry. */
+export function groupLabel(group: NonNullable<ContractFile['group']>): string {
+  if ('entry' in group && typeof group.prompt === 'string') return `${group.prompt} sub_agents[${String(group.entry)}]`;
+  const names = ((group as { parallel: unknown[] }).parallel).map((m) => (typeof m === 'string' ? m : String((m as Record<string, unknown>).name)));
+  return `parallel(${names.join(', ')})`;
 }
 
 /** Reads, parses and checks a case file. */

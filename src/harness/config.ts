@@ -8,6 +8,7 @@
  *   aipack_version = "0.8.15"       # simulated AIPack version
  *   budget = 5000000                # instruction budget of a case's run tree
  *   strict = true                   # warnings fail the case
+ *   order_check = true              # parallel groups: fail a case whose result depends on the members' order
  *   reporter = "junit"              # default | json | junit
  *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)
  *   slow_ms = 300                   # a case slower than this is flagged slow
@@ -29,8 +30,9 @@ const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
   engine: z.string().optional(),
   aipack_version: z.string().optional(),
-  budget: z.number().int().positive().optional(),
+  budget: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   strict: z.boolean().optional(),
+  order_check: z.boolean().optional(),
   reporter: z.enum(REPORTERS).optional(),
   output_file: z.string().min(1).optional(),
   slow_ms: z.number().int().positive().optional(),

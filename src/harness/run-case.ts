@@ -6,7 +6,8 @@ import nodePath from 'node:path';
 import type { Stage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
-import { prepareAgent, runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './stage.ts';
+import { orderCheck, prepareSubject } from './group.ts';
+import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './stage.ts';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
 
@@ -34,6 +35,8 @@ export interface RunOptions extends HarnessOptions {
   filter?: string;
   /** run only cases whose name (or `file › name`) matches this regex (`-t` of vitest and jest) */
   testNamePattern?: RegExp;
+  /** group cases: also run the members in other orders and fail when the result differs (`order_check`) */
+  orderCheck?: boolean;
   /** told the name of each case before it runs (e.g. for a deadline's message) */
   onCase?: (name: string, file: string) => void;
 }
@@ -97,6 +100,25 @@ function aiPromptProblems(want: AiPromptExpectation[], got: string[]): string[] 
   return problems;
 }
 
+/** `expect.members`: each member's agent_result, or a failure whose message matches `error`. */
+function memberProblems(want: NonNullable<ContractCase['expect']['members']>, r: StageResult): string[] {
+  if (r.members === undefined) return ['expect.members: only a group case (group = { parallel = [...] }) has members'];
+  if (want.length !== r.members.length) return [`members: expected ${want.length}, the group has ${r.members.length}`];
+  const problems: string[] = [];
+  want.forEach((w, i) => {
+    const got = r.members![i]!;
+    const label = `members[${i + 1}] (${got.name})`;
+    if (w.error !== undefined) {
+      if (got.ok) problems.push(`${label}: expected it to fail with an error matching /${w.error}/, but it succeeded`);
+      else if (!new RegExp(w.error).test(got.error ?? '')) problems.push(`${label}.error: expected a match for /${w.error}/, got ${show(got.error)}`);
+    } else if (!got.ok) {
+      problems.push(`${label}: failed: ${got.error}`);
+    }
+    if ('agent_result' in w) problems.push(...diffValues(`${label}.agent_result`, w.agent_result, got.agent_result));
+  });
+  return problems;
+}
+
 /** The problems of a finished stage run against the case's expectations and the always-on checks. */
 export function checkCase(c: ContractCase, r: StageResult, strict = false): string[] {
   const problems: string[] = [];
@@ -133,6 +155,7 @@ export function checkCase(c: ContractCase, r: StageResult, strict = false): stri
     }
   }
   if (x.ai_prompts !== undefined) problems.push(...aiPromptProblems(x.ai_prompts, r.aiPrompts));
+  if (x.members !== undefined) problems.push(...memberProblems(x.members, r));
   for (const [path, want] of Object.entries(x.files ?? {})) {
     const got = r.readFile(path);
     const label = `files["${path}"]`;
@@ -175,9 +198,13 @@ export function runCase(
   const base = { file: file.file, name: c.name, index: c.index, stage: c.stage };
   if (c.skip) return { ...base, status: 'skipped', warnings: [], ms: 0 };
   options.onCase?.(c.name, file.file);
-  const subject = agent ?? prepareAgent(file.agent, file.dir, file.support, options, file.file);
+  const subject = agent ?? prepareSubject(file, options, file.file);
   const result = runPreparedStage(subject, c, options);
   const problems = checkCase(c, result, options.strict);
+  if (subject.group && (c.orderCheck ?? options.orderCheck)) {
+    const problem = orderCheck(subject, c, result, options);
+    if (problem) problems.push(problem);
+  }
   return {
     ...base,
     status: problems.length === 0 ? 'passed' : 'failed',
@@ -206,7 +233,7 @@ export function matchesFilter(file: string, name: string, filter: string | undef
  */
 export function runContractFile(path: string, options: RunOptions = {}): ContractFileResult {
   const file = loadContractFile(path);
-  const agent = prepareAgent(file.agent, file.dir, file.support, options, path);
+  const agent = prepareSubject(file, options, path);
   const cases = file.cases
     .filter((c) => matchesFilter(path, c.name, options.filter, options.testNamePattern))
     .map((c) => runCase(file, c, options, agent));

@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, messages, normalizeEntry, paramsFromLua, type Stage } from '../contract/index.ts';
+import { ENTRY_KEYS, GROUP_KEYS, configStages, eventStage, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type Stage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -56,8 +56,12 @@ export interface HarnessOptions {
   aipackVersion?: string;
   /** instruction budget of the run tree (the case's agent run and every aip.agent.run below it) */
   budget?: number;
+  /** wall-clock milliseconds one stage run may take (default 60 s; 0: none) */
+  timeoutMs?: number;
   /** the Lua engine: 'fengari' (default) or 'lua54' (load it first: `await loadEngine('lua54')`) */
   engine?: EngineName;
+  /** the order a parallel group's members run in (0-based member indexes; default member order) */
+  memberOrder?: number[];
 }
 
 /** The inputs of one stage run, as a case gives them (every field optional). */
@@ -132,6 +136,16 @@ export interface StageResult {
   trace: Trace;
   /** wall time of the simulated run */
   ms: number;
+  /** a group: each member's outcome, in member order (its agent_result, or its error) */
+  members?: MemberOutcome[];
+}
+
+/** One member of a group under test, as the group's run reported it. */
+export interface MemberOutcome {
+  name: string;
+  ok: boolean;
+  agent_result?: unknown;
+  error?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -153,6 +167,8 @@ export interface AgentUnderTest {
   pack: PackLocation;
   /** files and dirs whose change should re-run the agent's cases */
   watch: string[];
+  /** a parallel group under test (group.ts): its entry as the pipeline gets it; `name` is then a label */
+  group?: { entry: Record<string, unknown> };
 }
 
 
@@ -338,14 +354,16 @@ const plain = (v: unknown): Record<string, unknown> => {
  * stage with the message naming the entry, as the pack does.
  */
 function stageOf(agent: AgentUnderTest, input: StageInput): Stage {
+  if (agent.group) return caseStage(input.stage, undefined);
   const on = input.config?.on;
   const stage = caseStage(input.stage, input.config);
   if (on === undefined) return stage;
   const r = normalizeEntry({ ...input.config, name: agent.name }, 'config');
   if (!r.ok) return stage;
-  if (!r.config.stages.includes(stage)) {
+  const stages = configStages(r.config);
+  if (!stages.includes(stage)) {
     throw new CaseFileError(
-      `config.on ${JSON.stringify(on)} runs the agent in ${r.config.stages.join(', ')}, not in the case's stage ${stage}`,
+      `config.on ${JSON.stringify(on)} runs the agent in ${stages.join(', ')}, not in the case's stage ${stage}`,
       agent.name,
       undefined,
       'stage',
@@ -355,14 +373,27 @@ function stageOf(agent: AgentUnderTest, input: StageInput): Stage {
 }
 
 /**
+ * The event an event-form case dispatches: the first of its config's `on` events sent in the case's stage (start at
+ * pre, end at post), else its first event another sub-agent emits; undefined for a stage-form case.
+ */
+export function caseEvent(config: Record<string, unknown> | undefined, stage: Stage): string | undefined {
+  const on = config?.on;
+  if (on === undefined) return undefined;
+  const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string' && e !== '');
+  return events.find((e) => eventStage(e, stage) === stage && (e === 'start' || e === 'end')) ?? events.find((e) => e !== 'start' && e !== 'end');
+}
+
+/**
  * Warnings about the case's own inputs: params the coder does not act on (unknown or upstream-only keys), and
  * config keys that look like a misspelt contract key (other config keys are the agent's documented settings).
  */
-function inputWarnings(input: StageInput): string[] {
+function inputWarnings(input: StageInput, group: boolean): string[] {
   const out = messages.paramWarnings(input.params ?? {});
+  // a group's config may set its own keys (on_error, concurrency)
+  const known = group ? [...ENTRY_KEYS, ...GROUP_KEYS] : ENTRY_KEYS;
   for (const key of Object.keys(input.config ?? {}).sort()) {
-    if (ENTRY_KEYS.includes(key)) continue;
-    const near = suggest(key, ENTRY_KEYS);
+    if (known.includes(key)) continue;
+    const near = suggest(key, known);
     if (near !== undefined) out.push(`${messages.unknownEntryKey('config', key)}; did you mean '${near}'?`);
   }
   return out;
@@ -374,6 +405,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   const ws = sandboxDir(agent);
   const pack = agent.pack;
   const driverName = `${pack.namespace}@${pack.name}/${DRIVER_FILE.replace(/\.aip$/, '')}`;
+  const runnerName = `${pack.namespace}@${pack.name}/${PARALLEL_AGENT}`;
   const files: Record<string, string | Uint8Array> = { [nodePath.join(pack.dir, DRIVER_FILE)]: DRIVER_AIP };
   for (const [rel, content] of agent.files) files[nodePath.join(ws, rel)] = content;
   for (const [rel, content] of Object.entries(input.files ?? {})) files[nodePath.join(ws, rel)] = content;
@@ -399,7 +431,9 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     ai,
     aipackVersion: options.aipackVersion,
     budget: options.budget,
+    timeoutMs: options.timeoutMs,
     engine: options.engine,
+    ...(options.memberOrder ? { taskOrder: (name: string, count: number) => (name === runnerName && count === options.memberOrder!.length ? options.memberOrder : undefined) } : {}),
     // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
     readRoots: [nodePath.dirname(sandboxDir({ ...agent, depth: 0 }))],
   });
@@ -416,7 +450,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     // an upstream `on` stays as written (the pipeline maps it, or fails on it); else the case's stage
     entries: [
       ...(input.prev ?? []).map((p) => ({ ...(p.config ?? {}), name: p.name, stages: [stage] })),
-      input.config?.on !== undefined ? { ...input.config, name: agent.name } : { ...(input.config ?? {}), name: agent.name, stages: [stage] },
+      subjectEntry(agent, input, stage),
     ],
   };
   if (inTask) {
@@ -431,6 +465,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
       files_failed: r.files_failed ?? [],
     }));
   }
+  const event = caseEvent(input.config, stage);
+  if (event !== undefined) driverInput.event = event;
 
   const t0 = performance.now();
   let out: unknown;
@@ -448,20 +484,31 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
 
   // The driver's first run of the agent under test (prev stand-ins run before it, sub_agents_next tails after it).
   const driverCalls = sim.trace.of('agent_call').filter((e) => e.caller === driverName && e.depth === 0);
-  const call = driverCalls.find((e) => e.agent === agent.name);
+  const call = agent.group ? undefined : driverCalls.find((e) => e.agent === agent.name);
+  const runner = agent.group ? driverCalls.find((e) => e.agent === runnerName) : undefined;
+  const members = runner ? memberOutcomes(runner, ws) : undefined;
   const subInput = call?.inputs[0];
   const rawResponse = call && call.error === undefined ? pickResponse(call) : undefined;
   const effect = call ? analyzeEffect(stage, subInput, rawResponse, call.error !== undefined ? { raised: call.error } : {}) : undefined;
 
-  const warnings = [...inputWarnings(input), ...(effect ? effectWarnings(effect) : [])];
+  const warnings = [...inputWarnings(input, agent.group !== undefined), ...(effect ? effectWarnings(effect) : [])];
   const unused = ai.remaining().length;
   if (unused > 0) warnings.push(`${unused} scripted AI answer${unused === 1 ? ' was' : 's were'} not used (ai has ${input.ai?.length ?? 0})`);
+  if (agent.group) {
+    (input.ai ?? []).forEach((a, i) => {
+      if (typeof a === 'string' || (a.agent === undefined && a.match === undefined)) {
+        warnings.push(`ai[${i + 1}]: in a group case give each answer the member it is for (agent = "<name>") or a match: otherwise it goes to whichever member asks first`);
+      }
+    });
+  }
 
   const ok = result.ok === true;
   const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
   delete paramsBefore.sub_agents;
   // the stage's starting point: what its first sub-agent (a prev stand-in, or the agent) was given
-  const firstInput = driverCalls[0]?.inputs[0] as Record<string, unknown> | undefined;
+  const first = driverCalls[0];
+  // the group runner's inputs wrap each member's input
+  const firstInput = (first?.agent === runnerName ? plain(first.inputs[0]).input : first?.inputs[0]) as Record<string, unknown> | undefined;
   const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
   delete startParams.sub_agents;
   const before = {
@@ -501,7 +548,32 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     readFile: (path: string) => vfs.readFile(nodePath.resolve(ws, path)),
     trace,
     ms,
+    ...(members ? { members } : {}),
   };
+}
+
+/** The entry of the agent (or group) under test in the stage run: an upstream `on` stays as written. */
+function subjectEntry(agent: AgentUnderTest, input: StageInput, stage: Stage): Record<string, unknown> {
+  if (agent.group) {
+    const entry = { ...agent.group.entry, ...(input.config ?? {}) };
+    return entry.on !== undefined ? entry : { ...entry, stages: [stage] };
+  }
+  return input.config?.on !== undefined ? { ...input.config, name: agent.name } : { ...(input.config ?? {}), name: agent.name, stages: [stage] };
+}
+
+/** Each member's outcome from the group runner's outputs (`{ ok, response }` or `{ ok = false, error }`). */
+function memberOutcomes(runner: Extract<TraceEvent, { kind: 'agent_call' }>, ws: string): MemberOutcome[] {
+  return runner.inputs.map((raw, i) => {
+    const name = String(plain(raw).name);
+    const out = plain(runner.outputs?.[i]);
+    if (out.ok !== true) return { name, ok: false, error: unsandbox(String(out.error), ws) };
+    const response = plain(out.response);
+    const result = response.agent_result !== undefined ? { agent_result: response.agent_result } : {};
+    if (response.success === false || typeof response.error_msg === 'string') {
+      return { name, ok: false, error: typeof response.error_msg === 'string' ? response.error_msg : 'success = false', ...result };
+    }
+    return { name, ok: true, ...result };
+  });
 }
 
 const SANDBOX_PATH = new RegExp(`${SANDBOX_WS.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:/[^\\s:'"()\\]]*)?(?![\\w.-])`, 'g');

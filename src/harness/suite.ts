@@ -4,7 +4,7 @@ import type { Stage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type ContractCase, type ContractFile } from './case-file.ts';
 import { discover } from './discover.ts';
 import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResult, type RunOptions } from './run-case.ts';
-import { prepareAgent } from './stage.ts';
+import { prepareSubject } from './group.ts';
 
 export interface SuiteOptions extends RunOptions {
   /** stop after this many failed cases; the cases after are not run (`--bail`) */
@@ -99,7 +99,7 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
       continue;
     }
     try {
-      const agent = prepareAgent(file.agent, file.dir, file.support, options, path);
+      const agent = prepareSubject(file, options, path);
       const done: CaseResult[] = [];
       for (const c of cases) {
         if (skip.has(caseKey({ file: file.file, index: c.index }))) continue;

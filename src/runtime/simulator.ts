@@ -1,12 +1,10 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { aipackGlobalsAt, compareVersions as compareVersion } from '../aip/catalog.ts';
-import { buildAipTable } from '../aip/registry.ts';
-import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
+import { compareVersions as compareVersion } from '../aip/catalog.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
-import { createLimits, DEFAULT_MEMORY_MAX, type RunLimits } from '../engine/limits.ts';
+import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
@@ -25,14 +23,16 @@ import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
 import { countWrites, createOverlayVfs } from './vfs.ts';
-import { checkMocksAt, fixedMocks, luaMocksCode, type Mocks } from './mocks.ts';
-import { findAipFunction } from '../aip/catalog.ts';
+import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
+import { buildCtx, type CtxSession } from './ctx.ts';
+import { parseRunAgentOptions } from './run-agent-options.ts';
+import { setUpStageGlobals } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
 
 export const DEFAULT_AIPACK_VERSION = '0.8.15';
-export const DEFAULT_BUDGET = 100_000_000;
-export const MAX_AGENT_DEPTH = 8;
+const DEFAULT_BUDGET = 100_000_000;
+const MAX_AGENT_DEPTH = 8;
 const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;
 
 export interface SimulatorOptions {
@@ -49,6 +49,11 @@ export interface SimulatorOptions {
   budget?: number;
   /** bytes of Lua memory a run tree may hold */
   memoryMax?: number;
+  /**
+   * wall-clock milliseconds a run tree may take, checked as its Lua runs (default 60 s, as the CLI's `--timeout`;
+   * 0: none, e.g. where a worker's own deadline applies)
+   */
+  timeoutMs?: number;
   /**
    * what the trace keeps of `aip.agent.run` inputs and results: 'top' (default) the calls made by the top-level
    * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
@@ -73,6 +78,11 @@ export interface SimulatorOptions {
    * `virtualMs` says how long a run would take in AIPack with its `input_concurrency`. For benches; default 0.
    */
   simulatedLatencyMs?: number;
+  /**
+   * the order in which a run's tasks run (0-based input indexes), e.g. to try a parallel group's members in every
+   * order; undefined keeps input order. Outputs stay in input order whatever the order.
+   */
+  taskOrder?: (agent: string, count: number) => number[] | undefined;
 }
 
 export interface RunRequest {
@@ -112,6 +122,7 @@ export class Simulator implements StageHost {
   private limits?: RunLimits;
   private readonly dirs: StageEnv['dirs'];
   private readonly sessionUid: string;
+  private readonly session: CtxSession;
   private uidCounter = 0;
   private runCounter = 0;
   private configCache?: { text: string | undefined; options: AgentOptions };
@@ -134,8 +145,9 @@ export class Simulator implements StageHost {
     if (opts.mocks) checkMocksAt(opts.mocks, this.aipackVersion);
     this.mocksLua = opts.mocks ? luaMocksCode(opts.mocks) : '';
     this.engine = typeof opts.engine === 'object' ? opts.engine : getEngine(opts.engine ?? defaultEngineName());
-    // this repo's pack is always there as pro@coder, after any pack the caller puts first
-    this.packs = [...(opts.packs ?? []), REPO_PACK];
+    // this repo's pack is always there as pro@coder, after any pack the caller puts first (listed once)
+    const given = opts.packs ?? [];
+    this.packs = given.some((p) => p.dir === REPO_PACK.dir) ? [...given] : [...given, REPO_PACK];
     this.ai = opts.ai ?? ScriptedAi.fromList([]);
     this.budget = opts.budget ?? DEFAULT_BUDGET;
     this.sessionUid = this.nextUid();
@@ -156,6 +168,7 @@ export class Simulator implements StageHost {
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
     const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
     this.readVfs = guardReads(held, this.readPolicy);
+    this.session = { workspaceDir: this.workspaceDir, sessionUid: this.sessionUid, dirs: this.dirs, aipackVersion: this.aipackVersion, since: (v) => this.since(v) };
   }
 
   /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */
@@ -164,7 +177,6 @@ export class Simulator implements StageHost {
     if (delta <= 0 || !limits) return;
     if (limits.memoryExceeded || total + limits.memoryUsed > limits.memoryMax) {
       limits.memoryExceeded = true;
-      limits.stopAll = true;
       const mib = (n: number) => `${Math.ceil(n / 1048576)} MiB`;
       throw new LuaError(`memory limit exceeded: the files saved by this run would hold ${mib(total)} (the run tree may hold ${mib(limits.memoryMax)}, files and Lua memory together)`);
     }
@@ -184,7 +196,7 @@ export class Simulator implements StageHost {
   /** Runs an agent as the top-level `aip run` would. Throws AgentRunError when the run fails. */
   run(request: RunRequest): RunOutcome {
     const outer = this.limits;
-    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX);
+    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
     try {
       return this.runAgent(request, [], undefined);
     } finally {
@@ -302,9 +314,13 @@ export class Simulator implements StageHost {
     const width = Math.min(Math.max(1, options.input_concurrency ?? 1), inputs.length);
     if (width > 1) this.concurrentTasks += 1;
     try {
-      const pool = runPool(inputs.length, width, this.clock, (i) => this.runTask(frame, inputs[i], i + 1, beforeAll, options));
-      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots: pool.slots });
-      return pool.outputs;
+      const order = taskOrderOf(this.opts.taskOrder?.(frame.name, inputs.length), inputs.length);
+      const pool = runPool(inputs.length, width, this.clock, (k) => this.runTask(frame, inputs[order[k]], order[k] + 1, beforeAll, options));
+      const slots = pool.slots.map((s, k) => ({ ...s, num: order[k] + 1 }));
+      this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots });
+      const outputs: unknown[] = new Array<unknown>(inputs.length);
+      pool.outputs.forEach((out, k) => (outputs[order[k]] = out));
+      return outputs;
     } finally {
       if (width > 1) this.concurrentTasks -= 1;
     }
@@ -342,6 +358,7 @@ export class Simulator implements StageHost {
       limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
+      timeoutMessage: `timed out after ${(this.limits?.timeoutMs ?? 0) / 1000} s in ${frame.name} ${stage} (the run was stopped; raise the timeout if it needs longer)`,
       // <PACK_DIR>/lua is searched since 0.8.18 (docs/aipack.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason;
@@ -362,20 +379,7 @@ export class Simulator implements StageHost {
     const t0 = this.trace.now();
     let error: string | undefined;
     try {
-      const aip = buildAipTable(env);
-      for (const m of fixedMocks(this.opts.mocks ?? {})) {
-        // a constant (aip.web.UA_*) is stubbed by its value, a function by a function returning it
-        aip[m.ns][m.name] = findAipFunction(`aip.${m.ns}.${m.name}`)?.kind === 'constant' ? m.fn() : m.fn;
-      }
-      state.setGlobal('aip', aip);
-      const globals = stageGlobalsAt(this.aipackVersion);
-      state.execTrusted(globals.setup, '=setup');
-      state.setGlobal('CTX', this.ctx(frame, stage, taskNum));
-      for (const g of globals.nulls) state.setGlobal(g, null);
-      state.setGlobal('__features', globals.features);
-      state.setGlobal('__helpers', PRELUDE_HELPERS);
-      state.execTrusted(PRELUDE, '=prelude');
-      if (this.mocksLua) state.exec(this.mocksLua, '=mocks');
+      setUpStageGlobals(state, env, buildCtx(this.session, frame, stage, taskNum), this.opts.mocks, this.mocksLua);
       const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
       // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
       if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
@@ -421,28 +425,8 @@ export class Simulator implements StageHost {
   /** `aip.agent.run(name, options)` from Lua (docs/aipack.md section 4); errors are raised as Lua errors. */
   private subAgentCall(frame: Frame, name: unknown, rawOptions: unknown): unknown {
     if (typeof name !== 'string') throw new LuaError(`aip.agent.run: agent name must be a string, got ${luaTypeName(name)}`);
-    // any Lua table is accepted (a list just has none of the keys); it arrives as an array or an object
-    if (rawOptions !== undefined && rawOptions !== null && typeof rawOptions !== 'object') {
-      throw new LuaError('RunAgentOptions argument must be nil or a table { inputs?, options? }');
-    }
-    const o = isPlainObject(rawOptions) ? rawOptions : {};
-    const modern = compareVersion(this.aipackVersion, '0.8.15') >= 0; // `input` and `agent_base_dir` since 0.8.15
-    if (o.inputs !== undefined && o.inputs !== null && !Array.isArray(o.inputs)) throw new LuaError("The 'inputs' field must be a Lua array");
-    const inputs = [...(modern && o.input !== undefined ? [o.input] : []), ...((o.inputs as unknown[] | undefined) ?? [])];
-    let options: AgentOptions | undefined;
-    if (o.options !== undefined && o.options !== null) {
-      if (!isPlainObject(o.options) && !(Array.isArray(o.options) && o.options.length === 0)) throw new LuaError('aip.agent.run: Agent Options must be a table');
-      try {
-        options = parseAgentOptions(isPlainObject(o.options) ? o.options : {}, `aip.agent.run('${name}') options`);
-      } catch (err) {
-        throw new LuaError((err as Error).message);
-      }
-    }
-    let baseDir = frame.resolved.file ? nodePath.dirname(frame.resolved.file) : this.workspaceDir;
-    if (modern && o.agent_base_dir !== undefined && o.agent_base_dir !== null) {
-      if (typeof o.agent_base_dir !== 'string') throw new LuaError(`aip.agent.run: agent_base_dir must be a string, got ${luaTypeName(o.agent_base_dir)}`);
-      baseDir = nodePath.resolve(this.workspaceDir, o.agent_base_dir);
-    }
+    const callerDir = frame.resolved.file ? nodePath.dirname(frame.resolved.file) : this.workspaceDir;
+    const { inputs, options, baseDir } = parseRunAgentOptions(name, rawOptions, { callerDir, workspaceDir: this.workspaceDir, since: (v) => this.since(v) });
     if (frame.depth + 1 > MAX_AGENT_DEPTH) {
       throw new LuaError(`aip.agent.run nested deeper than ${MAX_AGENT_DEPTH} levels: ${[...frame.chain, name].join(' -> ')}`);
     }
@@ -488,62 +472,9 @@ export class Simulator implements StageHost {
     };
   }
 
-  private ctx(frame: Frame, stage: LifecycleStage, taskNum: number | undefined): Record<string, unknown> {
-    const file = frame.resolved.file;
-    const v = (since: string) => compareVersion(this.aipackVersion, since) >= 0;
-    const pack = frame.resolved.pack;
-    const inTask = stage === 'Data' || stage === 'Output';
-    return {
-      PWD: this.workspaceDir,
-      SESSION_UID: this.sessionUid,
-      TMP_DIR: this.dirs.tmp,
-      AIPACK_VERSION: this.aipackVersion,
-      WORKSPACE_DIR: this.workspaceDir,
-      WORKSPACE_AIPACK_DIR: this.dirs.workspaceAipack,
-      BASE_AIPACK_DIR: this.dirs.baseAipack,
-      AGENT_NAME: frame.name,
-      AGENT_FILE_NAME: nodePath.basename(file),
-      AGENT_FILE_STEM: nodePath.basename(file, '.aip'),
-      AGENT_FILE_PATH: file,
-      AGENT_FILE_DIR: nodePath.dirname(file),
-      PACK_NAMESPACE: pack?.namespace,
-      PACK_NAME: pack?.name,
-      PACK_SUB_PATH: pack?.subPath,
-      PACK_REF: pack?.ref,
-      PACK_IDENTITY: pack ? `${pack.namespace}@${pack.name}` : undefined,
-      PACK_DIR: pack?.dir,
-      PACK_WORKSPACE_SUPPORT_DIR: pack ? nodePath.join(this.dirs.workspaceAipack, 'support', 'pack', pack.namespace, pack.name) : undefined,
-      PACK_BASE_SUPPORT_DIR: pack ? nodePath.join(this.dirs.baseAipack, 'support', 'pack', pack.namespace, pack.name) : undefined,
-      RUN_UID: frame.runUid,
-      RUN_NUM: v('0.8.12') ? frame.runNum : undefined,
-      PARENT_RUN_UID: frame.parentRunUid,
-      TASK_UID: inTask ? `${frame.runUid}-task-${taskNum}` : undefined,
-      TASK_NUM: inTask && v('0.8.12') ? taskNum : undefined,
-      STAGE: stage,
-      // string-typed in Data/Output, as AIPack's code has it (docs/aipack.md section 5)
-      RUN_FLOW_REDO_COUNT: v('0.8.22') ? (inTask ? '0' : 0) : undefined,
-    };
-  }
 
 }
 
-/** What every stage's set-up takes from the catalog at a version, worked out once per version (it is the same). */
-const stageGlobals = new Map<string, { setup: string; nulls: string[]; features: Record<string, boolean> }>();
-function stageGlobalsAt(version: string) {
-  let g = stageGlobals.get(version);
-  if (!g) {
-    // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
-    g = {
-      setup: aipackGlobalsAt(version).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip',
-      nulls: nullGlobalsAt(version),
-      features: preludeFeatures(version),
-    };
-    stageGlobals.set(version, g);
-  }
-  return g;
-}
-
-// `.aip` files parsed once per path and content: every aip.agent.run of a chain reads the same few agents.
 const DOC_CACHE_LIMIT = 500;
 const docCache = new Map<string, ReturnType<typeof parseAgentDoc>>();
 function parsedAgent(content: string, file: string): ReturnType<typeof parseAgentDoc> {
@@ -555,6 +486,14 @@ function parsedAgent(content: string, file: string): ReturnType<typeof parseAgen
     docCache.set(key, doc);
   }
   return doc;
+}
+
+/** A permutation of 0..count-1 (input order when `order` is not one). */
+function taskOrderOf(order: number[] | undefined, count: number): number[] {
+  const identity = Array.from({ length: count }, (_, i) => i);
+  if (!order || order.length !== count) return identity;
+  const sorted = [...order].sort((a, b) => a - b);
+  return sorted.every((v, i) => v === i) ? order : identity;
 }
 
 /** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */

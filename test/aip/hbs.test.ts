@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { hbs } from '../../src/aip/hbs.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
-import { HOST_OPTIONS, type HostFunction } from '../../src/engine/values.ts';
+import type { HostFunction } from '../../src/engine/values.ts';
+import { runLua } from '../helpers/lua.ts';
 
 const h = hbs({} as StageEnv) as Record<string, HostFunction>;
 
 describe('aip.hbs.render', () => {
-  it('asks for serde conversion of its arguments (empty table -> {})', () => {
-    expect(h.render[HOST_OPTIONS]).toEqual({ argMode: 'serde' });
+  it('converts its Lua data as AIPack does for templates: an empty table is an object, a list an array', () => {
+    expect(runLua(`return aip.hbs.render('[{{e}}] [{{l}}] {{#if e}}T{{else}}F{{/if}}', { e = {}, l = { 'a', 'b' } })`).value).toBe('[[object]] [[a, b]] F');
   });
   it('renders with data as the root, without HTML escaping', () => {
     expect(h.render('Hello {{name}} <{{tag}}>', { name: 'World & co', tag: 'b' })).toBe('Hello World & co <b>');

@@ -107,7 +107,8 @@ describe('coder-subagents run', () => {
     const meta = [
       'working_globs = ["src/*.ts"]',
       'write_mode = true',
-      'auto_context = { enabled = true }',
+      'workbench = { enabled = true }',
+      'auto_fix = false',
       'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
     ].join('\n');
     write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n');
@@ -118,12 +119,13 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21'], ws);
     expect(r.stdout).toMatch(/\nchanges not applied:\n {2}src\/a\.ts: FILE_PATCH: .*; Hunk 1 failed: .+\n/);
     expect(r.stdout).toContain("\nwarning: sub_agents[1]: unknown key 'focus' (kept, the agent reads it as input.agent_config.focus;");
-    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'auto_context' is not supported by this pack/);
+    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'workbench' is not supported by this pack/);
     // the entry's own config table is the user's: never warned about
     expect(r.stdout).not.toContain('sub_agents[2]');
     const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
     expect(json.failed_changes).toEqual([{ file: 'src/a.ts', cause: expect.stringMatching(/^FILE_PATCH: .*; Hunk 1 failed: /) }]);
-    expect(json.warnings).toHaveLength(2);
+    expect(json.warnings, JSON.stringify(json.warnings)).toHaveLength(2);
+    for (const w of json.warnings) expect(w).not.toContain('\n');
     // a list the contract knows is an array in JSON, also when empty
     expect(json.after_all.tasks).toEqual([expect.objectContaining({ task_num: 1, files_changed: [], files_failed: ['src/a.ts'] })]);
   });
@@ -177,5 +179,31 @@ describe('a workspace that used upstream pro@coder (fixtures/coder-upstream)', (
     expect(r.stdout).toMatch(/part 1\/5 system \[cache\] \d+ chars: "You are an experienced/);
     expect(r.stdout).toMatch(/part 3\/5 user \[cache\] \d+ chars: "Background material/);
     expect(r.stdout).toMatch(/part 5\/5 user \d+ chars: "My instruction:/);
+  });
+});
+
+describe('run: the built-in sub-agents of an upstream prompt (auto_context: flash, auto_fix: lite)', () => {
+  const UP = fileURLToPath(new URL('../../fixtures/builtins/upstream-prompt', import.meta.url));
+
+  it("lists auto-context and auto-fix with their effects, and every built-in's model calls", async () => {
+    const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.33'], UP);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain('  ✓ pro@coder/auto-context: params ~context_globs');
+    expect(lines).toContain('  ✓ pro@coder/auto-fix: no change');
+    expect(lines.filter((l) => l.startsWith('AI '))).toEqual([
+      'AI pro@coder/code-map (flash) x2',
+      'AI pro@coder/auto-context (flash)',
+      'AI pro@coder/auto-fix (lite)',
+      'AI task 1 (gpt-5.2): <FILE_CHANGES>',
+    ]);
+    expect(lines).toContain('  changed src/greet.ts');
+    const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.33', '--json'], UP)).stdout);
+    expect(json.sub_agent_ai_calls.map((c: { agent: string }) => c.agent)).toEqual([
+      'pro@coder/code-map',
+      'pro@coder/code-map',
+      'pro@coder/auto-context',
+      'pro@coder/auto-fix',
+    ]);
   });
 });

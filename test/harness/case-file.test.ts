@@ -71,7 +71,7 @@ files = { "src/a.ts" = "x" }
       `ai[1]: unknown key 'contnt' (did you mean 'content'?)`,
     );
     expect(problem(`agnt = "x.aip"\n[[case]]\nname = "a"\n`).message).toBe(
-      `${FILE}: unknown key 'agnt' (did you mean 'agent'?) (allowed: agent, support, case)`,
+      `${FILE}: unknown key 'agnt' (did you mean 'agent'?) (allowed: agent, group, support, case)`,
     );
   });
 
@@ -91,7 +91,7 @@ files = { "src/a.ts" = "x" }
   it('reports missing keys and cases', () => {
     expect(problem(head).message).toBe(`${FILE}: no [[case]] table: a case file needs at least one case`);
     expect(problem(`${head}[[case]]\nprompt = "x"\n`).message).toBe(`${FILE}: case #1: name: missing (expected a string)`);
-    expect(problem(`[[case]]\nname = "a"\n`).message).toBe(`${FILE}: agent: missing (expected a string)`);
+    expect(problem(`[[case]]\nname = "a"\n`).message).toBe(`${FILE}: give agent (one sub-agent) or group (a parallel group), not neither`);
   });
 
   it('reports TOML syntax errors with the line', () => {

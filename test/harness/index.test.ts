@@ -36,6 +36,9 @@ describe('the library entry (src/index.ts)', () => {
     expect(r.prompts).toEqual(['Fix it', 'Focus: auth']);
     expect(lib.checkResponse('pre', r.rawResponse)).toBeUndefined();
     const file: lib.ContractFileResult = lib.runContractFile(nodePath.join(AGENTS, 'answer-cleaner.contract.toml'));
-    for (const c of file.cases) expect(c.status, c.message).toBe('passed');
+    expect(file.cases.map((c) => [c.name, c.status, c.message])).toEqual([
+      ['removes DEBUG lines', 'passed', undefined],
+      ['leaves a clean answer alone', 'passed', undefined],
+    ]);
   });
 });

@@ -5,7 +5,8 @@
  * Fixture: fixtures/coder/pipeline (prompts/fail/<case>/, sub-agents in my-agents/).
  */
 import { describe, expect, it } from 'vitest';
-import { belowSeparator, callsIn, completed, DEFAULT_PROMPT, runCoder, type CoderRun } from '../helpers/coder.ts';
+import nodePath from 'node:path';
+import { belowSeparator, callsIn, completed, DEFAULT_PROMPT, runCoder, WS, type CoderRun } from '../helpers/coder.ts';
 
 const REPLY = 'my-agents/reply.aip';
 
@@ -19,28 +20,32 @@ function expectSkippedUntouched(run: CoderRun): string {
   return run.outcome!.skipped!;
 }
 
-/** The failure message of the last sub-agent call as the contract words an error raised by aip.agent.run. */
-function raisedMessage(run: CoderRun): string {
-  const last = run.calls.at(-1)!;
-  expect(last.error).toBeDefined();
-  return `Sub-agent [${last.agent}] failed: ${last.error}`;
-}
-
 describe('response failures in pre skip the run with the contract message (section 4)', () => {
-  const cases: { dir: string; message: string | ((run: CoderRun) => string) }[] = [
+  const cases: { dir: string; message: string }[] = [
     { dir: 'success-false', message: `Sub-agent [${REPLY}] failed: no error_msg given` },
     { dir: 'success-false-details', message: `Sub-agent [${REPLY}] failed: the plan is incomplete\nDetails: step 3 has no owner` },
     { dir: 'error-msg-only', message: `Sub-agent [${REPLY}] failed: cannot reach the ticket tracker` },
     { dir: 'error-msg-success-true', message: `Sub-agent [${REPLY}] failed: cannot reach the ticket tracker` },
     { dir: 'bad-type', message: `Sub-agent [${REPLY}] returned an invalid response: coder_prompts[2] must be a string, got number` },
-    // the name is the configured one ("my-agents/raise", resolved to my-agents/raise.aip)
-    { dir: 'raise', message: raisedMessage },
-    { dir: 'missing', message: raisedMessage },
+    // the name is the configured one ("my-agents/raise", resolved to my-agents/raise.aip); the error is the one
+    // aip.agent.run raises, with the Lua error's place in the sub-agent
+    {
+      dir: 'raise',
+      message:
+        "Sub-agent [my-agents/raise] failed: Failed to run agent 'my-agents/raise': Lua error:\n" +
+        `${nodePath.relative(process.cwd(), WS)}/my-agents/raise.aip:7: attempt to index a nil value (local 'settings')`,
+    },
+    {
+      dir: 'missing',
+      message:
+        "Sub-agent [my-agents/not-there.aip] failed: Failed to find agent 'my-agents/not-there.aip': " +
+        `No agent found for local path: 'my-agents/not-there.aip'\n   (full path: ${WS}/my-agents/not-there.aip)`,
+    },
   ];
   it.each(cases)('prompts/fail/$dir', ({ dir, message }) => {
     const run = runCoder(`prompts/fail/${dir}`);
     const skipped = expectSkippedUntouched(run);
-    expect(skipped).toBe(typeof message === 'string' ? message : message(run));
+    expect(skipped).toBe(message);
   });
 
   it('a Lua error inside the sub-agent is reported as its failure, with the error text, not as a traceback of the coder', () => {

@@ -117,3 +117,18 @@ describe('input_concurrency in the simulator', () => {
     expect(nested('0.8.17')).toEqual([]);
   });
 });
+
+describe('taskOrder: the order a run\'s tasks run in', () => {
+  it('runs the tasks in the given order and keeps the outputs in input order', () => {
+    const files = { 'w.aip': '# Output\n\n```lua\nlocal prev = aip.path.exists("log.txt") and aip.file.load("log.txt").content or ""\naip.file.save("log.txt", prev .. input)\nreturn input\n```\n' };
+    const run = (order?: number[]) =>
+      runLua('local r = aip.agent.run("w.aip", { inputs = {"a", "b", "c"} })\nreturn { outs = r.outputs, log = aip.file.load("log.txt").content }', {
+        files,
+        taskOrder: (agent, count) => (agent === 'w.aip' && count === 3 ? order : undefined),
+      }).value;
+    expect(run()).toEqual({ outs: ['a', 'b', 'c'], log: 'abc' });
+    expect(run([2, 0, 1])).toEqual({ outs: ['a', 'b', 'c'], log: 'cab' });
+    // not a permutation: input order
+    expect(run([0, 0, 1])).toEqual({ outs: ['a', 'b', 'c'], log: 'abc' });
+  });
+});

@@ -71,6 +71,14 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
     lines.push(`  ${mark} ${call.agent}: ${describeEffect(call.effect)}`);
   }
   if (r.sub_agents.length === 0) lines.push(pc.dim('no sub-agent ran'));
+  // the sub-agents' model calls, one line per run of the same agent and model
+  for (let i = 0; i < r.sub_agent_ai_calls.length; ) {
+    const { agent, model } = r.sub_agent_ai_calls[i]!;
+    let n = 1;
+    while (r.sub_agent_ai_calls[i + n]?.agent === agent && r.sub_agent_ai_calls[i + n]?.model === model) n++;
+    lines.push(`${pc.magenta('AI')} ${agent} (${model})${n > 1 ? ` x${n}` : ''}`);
+    i += n;
+  }
   for (const ai of r.ai_calls) {
     const first = ai.response.split('\n').find((l) => l.trim()) ?? '';
     lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${truncate(first, 70)}`);

@@ -10,7 +10,7 @@ import { runContractFilesIsolated } from '../../harness/isolated.ts';
 import { SLOW_MS, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
 import { REPORTER_BY_NAME } from '../../harness/reporters/index.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
-import { UsageError, type SetExit } from '../errors.ts';
+import { MAX_COUNT, positiveIntFlag, UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
 import { engineOf, timeoutOf } from '../simulate.ts';
 import { relativeToCwd } from '../../support/paths.ts';
@@ -18,6 +18,7 @@ import { relativeToCwd } from '../../support/paths.ts';
 interface TestFlags {
   json?: boolean;
   strict?: boolean;
+  orderCheck?: boolean;
   watch?: boolean;
   filter?: string;
   testNamePattern?: string;
@@ -51,11 +52,7 @@ function exitCodeOf(r: SuiteResult): number {
   return r.failed > 0 ? 1 : 0;
 }
 
-const positiveInt = (flag: string, v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} ${v}: expected a positive integer`);
-  return n;
-};
+const positiveInt = (flag: string, v: string): number => positiveIntFlag(flag, v);
 
 function settingsOf(paths: string[], o: TestFlags): Settings {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
@@ -90,7 +87,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
     const m = /^(\d+)\/(\d+)$/.exec(o.shard);
     const index = Number(m?.[1]);
     const count = Number(m?.[2]);
-    if (!m || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
+    if (!m || count < 1 || index < 1 || index > count || count > MAX_COUNT) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
     shard = { index, count };
   }
   return {
@@ -103,6 +100,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
     timeoutMs: timeoutOf(o),
     options: {
       strict: o.strict ?? config.strict,
+      orderCheck: o.orderCheck ?? config.order_check,
       filter: o.filter,
       testNamePattern,
       bail: o.bail === true ? 1 : o.bail,
@@ -217,7 +215,8 @@ function warnIfStale(): void {
 
 const bailCount = (v: string): number => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (v.trim() === '' || !Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (n > MAX_COUNT) throw new InvalidArgumentError(`at most ${MAX_COUNT}`);
   return n;
 };
 
@@ -232,6 +231,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--output-file <path>', 'write the report to PATH (the default report still prints)')
     .option('--json', 'the same as --reporter json: { cases, passed, failed, skipped, errors, ... }')
     .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
+    .option('--order-check', "run each parallel group's members in every order too (up to 6 members; more: reversed and 4 shuffles) and fail a case whose result depends on the order")
     .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
