@@ -8,7 +8,6 @@
 
 local C = require("sub_agent_contract")
 local U = require("utils_common")
-local P = require("utils_parallel")
 
 local M = {}
 
@@ -349,6 +348,8 @@ end
 -- Returns nil, or a failure message.
 local function run_group_step(stage, state, progress, dispatch, index, form)
   local group = dispatch.configs[index]
+  -- loaded only when a group runs: a pipeline without groups pays nothing for them
+  local P = require("utils_parallel")
   local res, err, entries = P.run_group(stage, group, {
     index = index,
     adopts = adopts_of(stage, form),

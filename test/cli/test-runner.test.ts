@@ -119,7 +119,7 @@ describe('coder-subagents test: runner conventions', () => {
     const bad = await runCli(['test'], dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      "error: coder-subagents.config.toml: unknown key 'path' (did you mean 'paths'?) (allowed: paths, engine, aipack_version, budget, strict, reporter, output_file, slow_ms)\n",
+      "error: coder-subagents.config.toml: unknown key 'path' (did you mean 'paths'?) (allowed: paths, engine, aipack_version, budget, strict, order_check, reporter, output_file, slow_ms)\n",
     );
     write(dir, 'coder-subagents.config.toml', 'reporter = "tap"\n');
     expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit\n');
