@@ -5,7 +5,7 @@
 import type { AipNamespaceFactory } from './types.ts';
 import { reqStr } from './pure-args.ts';
 
-export function commentLine(langExt: string, text: string): string {
+function commentLine(langExt: string, text: string): string {
   switch (langExt.trim().toLowerCase()) {
     case 'lua':
     case 'sql':

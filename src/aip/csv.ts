@@ -86,11 +86,11 @@ export function parseCsv(content: string, o: CsvOptions): CsvContent {
   return { _type: 'CsvContent', headers, rows };
 }
 
-export function parseCsvRow(row: string, o: CsvOptions): string[] {
+function parseCsvRow(row: string, o: CsvOptions): string[] {
   return parseRecords(row, o, false, 'Failed to parse CSV row')[0] ?? [];
 }
 
-export function labelsToKeys(headers: string[], labels: Record<string, string>): string[] {
+function labelsToKeys(headers: string[], labels: Record<string, string>): string[] {
   const byLabel = new Map(Object.entries(labels).map(([k, v]) => [v, k]));
   return headers.map((h) => byLabel.get(h) ?? h);
 }
@@ -129,7 +129,7 @@ export function cellsOf(v: unknown, ctx: string, what = 'values must be a table 
   throw new LuaError(`${ctx} - ${what}`);
 }
 
-export function valuesToRow(values: string[], o: CsvOptions): string {
+function valuesToRow(values: string[], o: CsvOptions): string {
   return writeCsv([values], o).replace(/\r?\n$/, '');
 }
 

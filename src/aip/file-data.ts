@@ -24,7 +24,7 @@ export function lineSpans(bytes: Uint8Array): [number, number][] {
 }
 
 /** Like lineSpans, but a "\n" inside a double-quoted CSV field does not end the row (`""` is an escaped quote). */
-export function csvRowSpans(bytes: Uint8Array): [number, number][] {
+function csvRowSpans(bytes: Uint8Array): [number, number][] {
   const spans: [number, number][] = [];
   let start = 0;
   let inQuotes = false;

@@ -51,7 +51,7 @@ function comps(p: string): string[] {
 }
 
 /** pathdiff `diff_paths`: undefined when not computable. */
-export function diffPaths(path: string, base: string): string | undefined {
+function diffPaths(path: string, base: string): string | undefined {
   const pathAbs = path.startsWith('/');
   if (pathAbs !== base.startsWith('/')) return pathAbs ? path : undefined;
   const a = comps(path);

@@ -33,7 +33,7 @@ function findTagEnd(s: string, from: number): number {
 }
 
 /** `a="b" c='d' e=f flag` -> {a: "b", c: "d", e: "f", flag: ""}; undefined when there is none. */
-export function parseAttrs(src: string): Record<string, string> | undefined {
+function parseAttrs(src: string): Record<string, string> | undefined {
   const attrs: Record<string, string> = {};
   let found = false;
   let i = 0;

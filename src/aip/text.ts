@@ -155,7 +155,7 @@ const ENTITIES: Record<string, string> = {
   quest: '?', commat: '@', lowbar: '_', Hat: '^', NewLine: '\n', Tab: '\t',
 };
 
-export function htmlDecode(s: string): string {
+function htmlDecode(s: string): string {
   return s.replace(/&(#[xX][0-9a-fA-F]+|#[0-9]+|[A-Za-z][A-Za-z0-9]*);/g, (whole, body: string) => {
     if (body.startsWith('#')) {
       const cp = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
@@ -297,7 +297,7 @@ const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'] as const;
  * simple_fs `pretty_size_with_options`: 9 chars, the number right-aligned in 6, then the unit (bytes as "B ").
  * Divides down to the lowest unit (unknown units count as "B", case-insensitive), then by 1000 while >= 1000.
  */
-export function formatSize(bytes: number, lowestUnit: string = 'B'): string {
+function formatSize(bytes: number, lowestUnit: string = 'B'): string {
   const min = Math.max(0, SIZE_UNITS.slice(0, 5).indexOf(lowestUnit.toUpperCase() as (typeof SIZE_UNITS)[number]));
   let size = bytes;
   for (let i = 0; i < min; i++) size /= 1000;

@@ -42,7 +42,7 @@ function prepare(v: unknown, path: string): unknown {
  * Rust's toml writes inline arrays as `["a", "b"]`, smol-toml as `[ "a", "b" ]`: drop the space after "[" and
  * before "]" outside strings.
  */
-export function tightenArrays(text: string): string {
+function tightenArrays(text: string): string {
   let out = '';
   let quote: string | undefined;
   for (let i = 0; i < text.length; i++) {

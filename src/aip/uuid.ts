@@ -46,7 +46,7 @@ function uuidBytes(text: string): Uint8Array | undefined {
 const GREGORIAN_OFFSET = 0x01b21dd213814000n;
 
 /** Milliseconds since the Unix epoch for v1/v6/v7 UUIDs; undefined for other versions or invalid text. */
-export function uuidTimeMs(text: string): number | undefined {
+function uuidTimeMs(text: string): number | undefined {
   const b = uuidBytes(text);
   if (!b) return undefined;
   const big = (from: number, to: number): bigint => {

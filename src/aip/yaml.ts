@@ -8,16 +8,53 @@ import type * as Yaml from 'yaml';
 // loaded on the first aip.yaml call: it is the slowest module to load and most runs never use it
 let yamlLib: typeof Yaml | undefined;
 const lib = () => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
-import { LuaError, luaTypeName } from '../engine/values.ts';
+import { LuaError, luaTypeName, MAX_DEPTH } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { optStr, toLuaData } from './pure-args.ts';
 
-/** YAML text -> one value per document (bridge data). Throws the first syntax error's message. */
+/** Levels a parsed document may nest: the list of documents adds one, and the engines take MAX_DEPTH. */
+const MAX_YAML_DEPTH = MAX_DEPTH - 2;
+
+/** true when `v` nests deeper than `max` levels of lists and maps. */
+function tooDeep(v: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[v, 1]];
+  while (stack.length > 0) {
+    const [cur, depth] = stack.pop()!;
+    if (cur === null || typeof cur !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(cur)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * YAML text -> one value per document (bridge data). Throws the first syntax error's first line: the parser's
+ * own message quotes the input around the error, which may be anything the agent read.
+ */
 export function parseYamlDocs(text: string): unknown[] {
   const out: unknown[] = [];
-  for (const doc of lib().parseAllDocuments(text)) {
-    if (doc.errors.length > 0) throw new Error(doc.errors[0].message);
-    out.push(toLuaData(doc.toJS()));
+  let docs: ReturnType<typeof Yaml.parseAllDocuments>;
+  try {
+    docs = lib().parseAllDocuments(text);
+  } catch (err) {
+    if (err instanceof RangeError) throw new Error(`the value is nested too deeply (at most ${MAX_YAML_DEPTH} levels)`);
+    throw err;
+  }
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    if (doc.errors.length > 0) {
+      const first = doc.errors[0];
+      const message = first.message.split('\n')[0]!.replace(/:$/, '');
+      throw new Error(/call stack/i.test(message) ? `the value is nested too deeply (at most ${MAX_YAML_DEPTH} levels)` : message);
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS();
+    } catch (err) {
+      if (err instanceof RangeError) throw new Error(`the value is nested too deeply (at most ${MAX_YAML_DEPTH} levels)`);
+      throw err;
+    }
+    if (tooDeep(value, MAX_YAML_DEPTH)) throw new Error(`the value is nested deeper than ${MAX_YAML_DEPTH} levels`);
+    out.push(toLuaData(value));
   }
   return out;
 }

@@ -3,6 +3,7 @@ import pc from 'picocolors';
 import { headline, type CoderRunReport } from '../effects/run-report.ts';
 import type { Trace, TraceEvent } from '../aip/support/trace.ts';
 import type { FileChanges } from '../support/vfs.ts';
+import { escapeControls, escapeLine } from '../support/terminal-text.ts';
 
 /** JSON for the CLI: Lua nil (undefined) becomes null everywhere, including list holes. */
 export function toJsonValue(value: unknown): unknown {
@@ -58,7 +59,9 @@ export const truncate = (s: string, n: number) => (s.length > n ? s.slice(0, n -
 export function formatTrace(trace: Trace): string {
   const lines: string[] = [];
   for (const e of trace.events) {
-    const text = describe(e);
+    // agent names, paths, errors and printed text come from agents: their control characters are shown escaped
+    const safe = Object.fromEntries(Object.entries(e).map(([k, v]) => [k, typeof v === 'string' ? escapeLine(v) : v])) as TraceEvent;
+    const text = describe(safe);
     if (text !== undefined) lines.push('  '.repeat(e.depth) + text);
   }
   return lines.join('\n');
@@ -77,9 +80,9 @@ const NOT_WRITTEN: Record<FilesState, string> = {
 export function formatFiles(files: FileChanges, state: FilesState): string {
   const lines: string[] = [];
   const verb = state === 'written' ? '' : pc.dim(NOT_WRITTEN[state]);
-  for (const p of files.created) lines.push(`  ${pc.green('created')} ${p}`);
-  for (const p of files.changed) lines.push(`  ${pc.yellow('changed')} ${p}`);
-  for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${p}`);
+  for (const p of files.created) lines.push(`  ${pc.green('created')} ${escapeLine(p)}`);
+  for (const p of files.changed) lines.push(`  ${pc.yellow('changed')} ${escapeLine(p)}`);
+  for (const p of files.deleted) lines.push(`  ${pc.red('deleted')} ${escapeLine(p)}`);
   if (lines.length === 0) return 'files: none changed';
   return `files${verb}:\n${lines.join('\n')}`;
 }
@@ -96,7 +99,7 @@ export function formatBaseWrites(trace: Trace, workspaceDir: string, aipackBase:
   const paths = new Set<string>();
   for (const e of trace.events) if (e.kind === 'file' && e.op !== 'delete' && inBase(e.path)) paths.add(e.path);
   if (paths.size === 0) return undefined;
-  return `aipack base (saved in memory only, never written):\n${[...paths].sort().map((p) => `  ${p}`).join('\n')}`;
+  return `aipack base (saved in memory only, never written):\n${[...paths].sort().map((p) => `  ${escapeLine(p)}`).join('\n')}`;
 }
 
 /** The last line of a coder run report: its status, coloured, and its message. */

@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
+import pc from 'picocolors';
+import { terminalSafe } from '../support/terminal-text.ts';
 import { UsageError } from './errors.ts';
 import { COMMANDS, loadCommands } from './commands/index.ts';
 
@@ -11,8 +13,34 @@ function commandOf(argv: string[]): string | undefined {
   return first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined;
 }
 
+/**
+ * Makes every text chunk written to stdout and stderr safe for a terminal while `fn` runs: agents' errors, file
+ * and case names reach the output from many places, so they are escaped where they leave (JSON and XML reports
+ * hold no raw control character, so they pass unchanged).
+ */
+async function withSafeOutput<T>(fn: () => Promise<T>): Promise<T> {
+  const streams = [process.stdout, process.stderr] as const;
+  const saved = streams.map((s) => s.write);
+  streams.forEach((s, i) => {
+    const write = saved[i]!;
+    s.write = ((chunk: unknown, ...rest: unknown[]) =>
+      (write as (...a: unknown[]) => boolean).call(s, typeof chunk === 'string' ? terminalSafe(chunk, pc.isColorSupported) : chunk, ...rest)) as typeof s.write;
+  });
+  try {
+    return await fn();
+  } finally {
+    streams.forEach((s, i) => {
+      s.write = saved[i]!;
+    });
+  }
+}
+
 /** Runs the CLI; resolves to the process exit code (0 ok, 1 failed run/check, 2 bad usage). */
-export async function main(argv: string[]): Promise<number> {
+export function main(argv: string[]): Promise<number> {
+  return withSafeOutput(() => runMain(argv));
+}
+
+async function runMain(argv: string[]): Promise<number> {
   const program = new Command('coder-subagents')
     .description('Build, check, simulate and contract-test the pro@coder pack and its sub-agents')
     .version(pkg.version)

@@ -17,7 +17,7 @@ import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
-import { requireDir, UsageError } from './errors.ts';
+import { MAX_TIMEOUT_SECONDS, positiveIntFlag, requireDir, UsageError } from './errors.ts';
 
 /** Options shared by the commands that run agents on the simulated runtime. */
 export interface SimCliOptions {
@@ -73,7 +73,7 @@ export function addSimOptions(cmd: Command): Command {
 }
 
 /** The simulator the options describe, as plain data for the run's worker (harness/worker-jobs.ts). Throws UsageError. */
-export function makeSimSpec(o: SimCliOptions): SimSpec {
+function makeSimSpec(o: SimCliOptions): SimSpec {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
   if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
   if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
@@ -90,8 +90,7 @@ export function makeSimSpec(o: SimCliOptions): SimSpec {
   }
   let budget: number | undefined;
   if (o.budget !== undefined) {
-    budget = Number(o.budget);
-    if (!Number.isInteger(budget) || budget <= 0) throw new UsageError(`--budget ${o.budget}: expected a positive integer`);
+    budget = positiveIntFlag('--budget', o.budget);
   }
   let mocks: Mocks | undefined;
   if (o.mocks !== undefined) {
@@ -115,6 +114,7 @@ export function makeSimSpec(o: SimCliOptions): SimSpec {
 export function timeoutOf(o: { timeout?: string }): number {
   const ms = parseTimeoutSeconds(o.timeout ?? '60');
   if (ms === undefined) throw new UsageError(`--timeout ${o.timeout}: expected a number of seconds (0 = no deadline)`);
+  if (ms > MAX_TIMEOUT_SECONDS * 1000) throw new UsageError(`--timeout ${o.timeout}: at most ${MAX_TIMEOUT_SECONDS} seconds (about 24.8 days; 0 = no deadline)`);
   return ms;
 }
 

@@ -30,7 +30,7 @@ const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
   engine: z.string().optional(),
   aipack_version: z.string().optional(),
-  budget: z.number().int().positive().optional(),
+  budget: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   strict: z.boolean().optional(),
   order_check: z.boolean().optional(),
   reporter: z.enum(REPORTERS).optional(),

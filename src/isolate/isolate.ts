@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** V8 heap of a run's worker: a runaway allocation ends the run, not the process */
-export const DEFAULT_MAX_MEMORY_MB = 2048;
+const DEFAULT_MAX_MEMORY_MB = 2048;
 /** the least time a worker gets before its first progress note when the deadline is per step */
 const STARTUP_MS = 30_000;
 

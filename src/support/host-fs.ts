@@ -162,22 +162,58 @@ export function readUnder(root: string, abs: string, what = 'a file'): Buffer {
   return data;
 }
 
-/** Names in a directory, sorted; [] when it cannot be read. */
+/** Names in a directory, sorted; [] when it cannot be read (names that are not UTF-8 refused, see listEntries). */
 export function listNames(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
+  return listEntries(dir)
+    .map((d) => d.name)
+    .sort();
 }
 
-/** Entries of a directory as lstat sees them (a symlink is a symlink); [] when it cannot be read. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A file name's bytes shown with its invalid bytes as `\xNN`. */
+function showBytes(name: Buffer): string {
+  let out = '';
+  for (let i = 0; i < name.length; ) {
+    let n = 1;
+    for (; n <= 4 && i + n <= name.length; n++) {
+      try {
+        out += strictUtf8.decode(name.subarray(i, i + n));
+        break;
+      } catch {
+        // not a whole character yet
+      }
+    }
+    if (n > 4 || i + n > name.length) {
+      out += `\\x${name[i]!.toString(16).padStart(2, '0')}`;
+      n = 1;
+    }
+    i += n;
+  }
+  return out;
+}
+
+/**
+ * Entries of a directory as lstat sees them (a symlink is a symlink); [] when it cannot be read. A name that is
+ * not valid UTF-8 is refused by name: decoded, two such names would read as one and a write could hit the other.
+ */
 export function listEntries(dir: string): fs.Dirent[] {
+  let raw: fs.Dirent<Buffer>[];
   try {
-    return fs.readdirSync(dir, { withFileTypes: true });
+    raw = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
   } catch {
     return [];
   }
+  return raw.map((d) => {
+    const name = d.name;
+    let text: string;
+    try {
+      text = strictUtf8.decode(name);
+    } catch {
+      throw new HostFsError(`the file name '${showBytes(name)}' in ${dir} is not valid UTF-8; rename it (the tool cannot tell such names apart)`);
+    }
+    return Object.assign(d, { name: text }) as unknown as fs.Dirent;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,16 +1,10 @@
-import { readdirSync, realpathSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
+import { listNames, realPathOf, statOf } from './host-fs.ts';
 
 /** Dependency and tool folders (node_modules, .git, .aipack, ...) a search for the user's files skips. */
 const isToolingDir = (name: string): boolean => name === 'node_modules' || name.startsWith('.');
 
-const realPath = (abs: string): string => {
-  try {
-    return realpathSync(abs);
-  } catch {
-    return abs;
-  }
-};
+const realPath = realPathOf;
 
 /**
  * Absolute paths of the files below `dir`, in name order at each level, not entering directories for which
@@ -25,20 +19,11 @@ export function walkFiles(dir: string, skipDir: (name: string) => boolean = isTo
     const real = realPath(abs);
     if (seen.has(real)) return;
     seen.add(real);
-    let names: string[];
-    try {
-      names = readdirSync(abs).sort();
-    } catch {
-      return;
-    }
+    const names = listNames(abs);
     for (const name of names) {
       const p = nodePath.join(abs, name);
-      let st;
-      try {
-        st = statSync(p);
-      } catch {
-        continue;
-      }
+      const st = statOf(p);
+      if (!st) continue;
       if (st.isDirectory()) {
         if (skipDir(name)) continue;
         check?.(p);

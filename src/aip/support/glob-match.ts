@@ -9,7 +9,7 @@
 export class GlobError extends Error {}
 
 /** Longest pattern accepted; longer ones are refused rather than slowly matched. */
-export const MAX_GLOB_LENGTH = 4096;
+const MAX_GLOB_LENGTH = 4096;
 
 type Test = (c: string) => boolean;
 interface Node {

@@ -13,10 +13,10 @@ import { compileGlob, GlobError } from './glob-match.ts';
 const posix = nodePath.posix;
 
 /** Folders skipped unless an include glob names them ("<folder>/" in the glob text). */
-export const SPECIAL_FOLDERS: readonly string[] = ['.aipack', '.git', 'target', 'node_modules', '.build', '__pycache__'];
+const SPECIAL_FOLDERS: readonly string[] = ['.aipack', '.git', 'target', 'node_modules', '.build', '__pycache__'];
 
 /** `**\/.DS_Store`, `.DS_Store`, `**\/Thumbs.db`, `**\/*.swp`: excluded whatever the globs say. */
-export const isAlwaysExcludedName = (name: string): boolean => name === '.DS_Store' || name === 'Thumbs.db' || name.endsWith('.swp');
+const isAlwaysExcludedName = (name: string): boolean => name === '.DS_Store' || name === 'Thumbs.db' || name.endsWith('.swp');
 
 // Guards against symlink loops and runaway walks (the Vfs has no inode identity to detect cycles).
 const MAX_DEPTH = 64;
@@ -46,7 +46,7 @@ export function globMatcher(pattern: string): (p: string) => boolean {
 }
 
 /** Splits globs into includes and `!` excludes (the "!" removed). */
-export function splitExcludes(globs: readonly string[]): { includes: string[]; excludes: string[] } {
+function splitExcludes(globs: readonly string[]): { includes: string[]; excludes: string[] } {
   const includes: string[] = [];
   const excludes: string[] = [];
   for (const g of globs) {
@@ -65,14 +65,14 @@ export function globsArg(v: unknown, fnName: string): string[] {
 }
 
 /** The special folders still excluded once the include globs have lifted theirs. */
-export function excludedFolders(globs: readonly string[]): Set<string> {
+function excludedFolders(globs: readonly string[]): Set<string> {
   const out = new Set(SPECIAL_FOLDERS);
   for (const g of globs) for (const f of SPECIAL_FOLDERS) if (g.trim().includes(f + '/')) out.delete(f);
   return out;
 }
 
 /** AIPack refuses globs going up from the base dir (cheap check on the start only, as AIPack). */
-export function validateGlobs(globs: readonly string[]): void {
+function validateGlobs(globs: readonly string[]): void {
   for (const raw of globs) {
     const g = raw.trim();
     if (g.startsWith('../') || g.startsWith('./..')) {

@@ -16,7 +16,7 @@ export function collapse(p: string): string {
 }
 
 /** `ns@name/...`-looking paths (docs/aipack.md section 7.3): contain "@", do not start with ".", are not absolute. */
-export function isPackRefLike(p: string): boolean {
+function isPackRefLike(p: string): boolean {
   return p.includes('@') && !p.startsWith('.') && !p.startsWith('/');
 }
 
@@ -167,7 +167,7 @@ export function rustFileName(p: string): string | undefined {
 }
 
 /** Rust `file_stem` / `extension` of a file name (".bashrc" has no extension). */
-export function stemAndExt(name: string): { stem: string; ext: string } {
+function stemAndExt(name: string): { stem: string; ext: string } {
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return { stem: name, ext: '' };
   return { stem: name.slice(0, dot), ext: name.slice(dot + 1) };
@@ -184,7 +184,7 @@ const BINARY_EXTS = new Set(
   ).split(' '),
 );
 
-export function isLikelyTextExt(ext: string): boolean {
+function isLikelyTextExt(ext: string): boolean {
   return !BINARY_EXTS.has(ext.toLowerCase());
 }
 

@@ -52,9 +52,6 @@ export interface PromptPartSent {
   content: string;
 }
 
-/** A trace event without the fields the recorder fills in. */
-export type TraceInput = TraceEvent;
-
 export class Trace {
   readonly events: TraceEvent[] = [];
   private readonly t0 = performance.now();

@@ -10,7 +10,7 @@ import { runContractFilesIsolated } from '../../harness/isolated.ts';
 import { SLOW_MS, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
 import { REPORTER_BY_NAME } from '../../harness/reporters/index.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
-import { UsageError, type SetExit } from '../errors.ts';
+import { MAX_COUNT, positiveIntFlag, UsageError, type SetExit } from '../errors.ts';
 import { formatTrace } from '../format.ts';
 import { engineOf, timeoutOf } from '../simulate.ts';
 import { relativeToCwd } from '../../support/paths.ts';
@@ -52,11 +52,7 @@ function exitCodeOf(r: SuiteResult): number {
   return r.failed > 0 ? 1 : 0;
 }
 
-const positiveInt = (flag: string, v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} ${v}: expected a positive integer`);
-  return n;
-};
+const positiveInt = (flag: string, v: string): number => positiveIntFlag(flag, v);
 
 function settingsOf(paths: string[], o: TestFlags): Settings {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
@@ -91,7 +87,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
     const m = /^(\d+)\/(\d+)$/.exec(o.shard);
     const index = Number(m?.[1]);
     const count = Number(m?.[2]);
-    if (!m || count < 1 || index < 1 || index > count) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
+    if (!m || count < 1 || index < 1 || index > count || count > MAX_COUNT) throw new UsageError(`--shard ${o.shard}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3`);
     shard = { index, count };
   }
   return {
@@ -219,7 +215,8 @@ function warnIfStale(): void {
 
 const bailCount = (v: string): number => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (v.trim() === '' || !Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
+  if (n > MAX_COUNT) throw new InvalidArgumentError(`at most ${MAX_COUNT}`);
   return n;
 };
 

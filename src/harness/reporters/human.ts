@@ -4,6 +4,10 @@ import { STAGES } from '../../contract/index.ts';
 import type { CaseResult } from '../run-case.ts';
 import { SLOW_MS, type StageCoverage, type SuiteResult } from '../suite.ts';
 import { relativeToCwd } from '../../support/paths.ts';
+import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
+
+/** a path or name as the terminal shows it: control characters visible */
+const shown = (file: string, cwd: string) => escapeLine(relativeToCwd(file, cwd));
 
 const indent = (text: string, by: string) => text.split('\n').map((l) => by + l).join('\n');
 
@@ -44,24 +48,24 @@ export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
   const lines: string[] = [];
   for (const c of r.cases) {
     const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
-    const title = `${relativeToCwd(c.file, cwd)} › ${c.name} ${pc.dim(`(${c.stage})`)}`;
+    const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${c.stage})`)}`;
     if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
     else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
     else lines.push(`${pc.red('✗')} ${title}${time}`);
-    if (c.message) lines.push(indent(c.message, '    '));
-    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${w}`);
+    if (c.message) lines.push(indent(escapeControls(c.message), '    '));
+    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${escapeControls(w)}`);
     if (o.trace && o.formatTrace && c.result) {
       const t = o.formatTrace(c);
-      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      '));
+      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      ')); // formatTrace escapes the event texts
     }
   }
   if (lines.length > 0) lines.push('');
   if (r.coverage.length > 0) {
     lines.push(pc.dim('stages covered:'));
-    for (const c of r.coverage) lines.push(pc.dim(`  ${relativeToCwd(c.agent, cwd)}: ${stagesText(c)}`));
+    for (const c of r.coverage) lines.push(pc.dim(`  ${shown(c.agent, cwd)}: ${stagesText(c)}`));
   }
   if (r.agentsWithoutContract.length > 0) {
-    lines.push(pc.yellow(`no contract file (not tested): ${r.agentsWithoutContract.map((a) => relativeToCwd(a, cwd)).join(', ')}`));
+    lines.push(pc.yellow(`no contract file (not tested): ${r.agentsWithoutContract.map((a) => shown(a, cwd)).join(', ')}`));
   }
   if (r.coverage.length > 0 || r.agentsWithoutContract.length > 0) lines.push('');
   const summary = summaryLine(r);

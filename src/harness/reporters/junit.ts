@@ -1,14 +1,9 @@
 import type { SuiteResult } from '../suite.ts';
 import { relativeToCwd } from '../../support/paths.ts';
+import { xmlText } from '../../support/terminal-text.ts';
 
-const xml = (s: string) =>
-  s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // characters XML 1.0 cannot hold at all (ANSI escapes of a Lua error, NUL)
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+// characters XML 1.0 cannot hold (ANSI escapes of a Lua error, NUL, lone surrogates) are shown as visible escapes
+const xml = xmlText;
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
