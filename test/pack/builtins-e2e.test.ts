@@ -189,3 +189,28 @@ describe('code-map: a run that fails midway leaves whole maps', () => {
     expect(r.file(`${MAP}.tmp`)).toBeUndefined();
   });
 });
+
+describe("auto_context runs after the user's own start sub-agents", () => {
+  const vfs = createOverlayVfs(WS, {
+    files: {
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+      'my/narrow.aip': '# Output\n\n```lua\nreturn { coder_params = { context_globs = { "src/a.ts" } } }\n```\n',
+      [PROMPT]: prompt('context_globs = ["src/**/*.ts"]\nsub_agents = [{ name = "my/narrow.aip", on = "start" }]\nauto_context = "flash"', 'Change a.'),
+    },
+  });
+  const r = runCoder(vfs, [
+    { agent: 'pro@coder/code-map', content: '<FILE_INFO>{"summary": "A", "when_to_use": "a"}</FILE_INFO>', reusable: true },
+    { agent: 'pro@coder/auto-context', content: '<needed_context_files>["src/a.ts"]</needed_context_files>' },
+    { agent: 'pro@coder', content: 'Done.' },
+  ]);
+
+  it("maps and offers only the files the user's sub-agent left in context_globs", () => {
+    expect(r.outcome.skipped).toBeUndefined();
+    expect(r.ai.map((c) => [c.agent, /file_path="([^"]+)"/.exec(c.prompt)?.[1] ?? ''])).toEqual([
+      ['pro@coder/code-map', 'src/a.ts'],
+      ['pro@coder/auto-context', ''],
+      ['pro@coder', 'src/a.ts'],
+    ]);
+  });
+});
