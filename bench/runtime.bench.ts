@@ -8,6 +8,8 @@
  *   in its own process; target under 2 s and 300 MB).
  *   Then linear growth: per-call cost over chain lengths 50..400 and prompt sizes 0.25..2 MB.
  *   `npm run bench -- --growth` prints only the growth tables.
+ *   Parallel groups (parallel.bench.ts): a group of 4 at concurrency 4 with 200 ms model calls, and the group
+ *   machinery's cost per member; `npm run bench -- --parallel` prints only those.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { loadEngine } from '../src/engine/index.ts';
 import { REPO_PACK } from '../src/runtime/packs.ts';
 import { DEFAULT_AIPACK_VERSION, Simulator } from '../src/runtime/simulator.ts';
+import { parallelBench } from './parallel.bench.ts';
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = nodePath.resolve(nodePath.dirname(HERE), '..');
@@ -355,12 +358,14 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; times are CPU time (wall time for \`test\`)`);
   printTable(head, rows.map(([label, values]) => [label, ...values]));
   await growth(ws, floor);
+  await parallelBench();
   rmSync(ws, { recursive: true, force: true });
 }
 
 const args = process.argv.slice(2);
 if (args[0] === '--child' && args[2] === 'code-map') await codeMapChild(args[1] as EngineName);
 else if (args[0] === '--child') await child(args[1] as EngineName, args[2]);
+else if (args[0] === '--parallel') await parallelBench();
 else if (args[0] === '--growth') {
   const ws = workspace();
   await growth(ws, native(ws));

@@ -23,6 +23,8 @@ export interface StateOptions {
   budgetMessage: string;
   /** the text raised when the memory cap is hit (default: "memory limit exceeded") */
   memoryMessage?: string;
+  /** the text raised when the run tree's deadline passes (default: "timed out after <n> s") */
+  timeoutMessage?: string;
   /**
    * directories searched by `require`, in order (`?.lua` then `?/init.lua` in each): the start of `package.path`,
    * which then ends with Lua's "./?.lua;./?/init.lua"; `require` follows `package.path` as scripts leave it

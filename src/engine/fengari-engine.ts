@@ -2,8 +2,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
 import { pushJs, toJs, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
-import { lua, lauxlib, lualib, protoOf, pushProto, setBigStringHook, to_luastring, type LuaState as L, type Proto } from './fengari-vm.ts';
-import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
+import { getInt, lua, lauxlib, lualib, luaString, protoOf, pushLuaString, pushProto, setBigStringHook, TAG, to_luastring, valueAt, type LuaState as L, type LuaString, type LuaTable, type Proto } from './fengari-vm.ts';
+import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { loadablePath, MAX_REP_BYTES, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
@@ -12,6 +12,8 @@ import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 
 
 const HOOK_INTERVAL = 1000;
+/** a table element moved by fengari's library loops (lua_geti/lua_seti in JS) takes ~16 instructions' time */
+const ELEMENT_COST = 16;
 const str = (s: string) => to_luastring(s);
 const PACKAGE_KEY = str('coder_subagents.package');
 
@@ -59,6 +61,8 @@ function libraryGuard(L: L): number {
  * before the verdict.
  */
 const MEMORY_CHECK_HOOKS = 64;
+/** hooks between two looks at the clock (the run tree's deadline) */
+const DEADLINE_CHECK_HOOKS = 16;
 const MEMORY_CHECK_BYTES = 32 * 1024 * 1024;
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as (() => void) | undefined;
@@ -85,8 +89,6 @@ class FengariState implements LuaState {
   /** names of the simulator's own chunks (the sandbox, preludes): their functions stand for AIPack's native ones */
   private readonly hostChunks = new Set(['=sandbox']);
   private used = 0;
-  /** this state hit a limit of its tree, or was created after (it stops at once; see limits.ts mustStop) */
-  private hitHere = false;
   private hooks = 0;
   private running = 0;
 
@@ -97,12 +99,14 @@ class FengariState implements LuaState {
     this.L = lauxlib.luaL_newstate();
     byGlobal.set((this.L as unknown as { l_G: object }).l_G, this);
     this.openSandboxedLibs();
-    this.hitHere = chargeState(this.limits);
-    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, this.hitHere ? 1 : HOOK_INTERVAL);
+    // a state of a spent tree stops at its first instruction
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
   }
 
   private readonly hook = (L: L) => {
-    if (++this.hooks % MEMORY_CHECK_HOOKS === 0) this.checkMemory(L);
+    const hooks = ++this.hooks;
+    if (hooks % MEMORY_CHECK_HOOKS === 0) this.checkMemory(L);
+    if (hooks % DEADLINE_CHECK_HOOKS === 0 && checkDeadline(this.limits)) this.failFast(L);
     this.charge(L, HOOK_INTERVAL);
   };
 
@@ -114,31 +118,38 @@ class FengariState implements LuaState {
    */
   private charge(L: L, n: number): void {
     this.used += n;
-    if (chargeInstructions(this.limits, n)) this.hitHere = true;
-    if (!mustStop(this.limits, this.hitHere, n)) return;
-    this.failFast(L);
+    if (chargeInstructions(this.limits, n)) this.failFast(L);
   }
 
   private failFast(L: L): never {
-    this.hitHere = true;
     lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
     lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
-    return raise(L, limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) as string);
+    return raise(L, limitMessage(this.limits, this.options) as string);
+  }
+
+  private memoryFull(L: L): never {
+    this.limits.memoryExceeded = true;
+    return this.failFast(L);
   }
 
   onBigString(L: L, bytes: number): void {
     if (this.running === 0) return;
     const limits = this.limits;
-    if (limits.memoryExceeded) return; // the hook raises; error handling may still build strings
+    if (spent(limits)) return; // the hook raises; error handling may still build strings
     // the string's bytes are allocated before this hook sees it, so a check against the cap alone lets a doubling
     // loop hold 1.5x the cap (a 512 MiB string beside the 256 MiB one: over 1 GB of RSS, see docs/sandbox.md); refusing a
     // string of half the cap stops it one step earlier
-    if (2 * bytes >= limits.memoryMax) {
-      limits.memoryExceeded = true;
-      this.failFast(L);
-    }
+    if (2 * bytes >= limits.memoryMax) this.memoryFull(L);
     limits.pressure = (limits.pressure ?? 0) + bytes;
     if (limits.pressure >= MEMORY_CHECK_BYTES) this.checkMemory(L);
+    // made in one instruction (`..`, a library call): charged by size. Raised at the next instruction, by the
+    // hook: an error thrown while the VM builds a string (luaV_concat) loses its message.
+    const n = Math.floor(bytes / BYTES_PER_INSTRUCTION);
+    this.used += n;
+    if (chargeInstructions(limits, n)) {
+      lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
+      lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
+    }
   }
 
   private checkMemory(L: L): void {
@@ -169,7 +180,6 @@ class FengariState implements LuaState {
       lauxlib.luaL_argcheck(L, f > 0 || e < MAX_INTEGER + f, 3, str('too many elements to move'));
       const n = e - f + 1;
       lauxlib.luaL_argcheck(L, t <= MAX_INTEGER - n + 1, 4, str('destination wrap around'));
-      this.charge(L, n);
       if (t > e || t <= f || (tt !== 1 && !lua.lua_compare(L, 1, tt, lua.LUA_OPEQ))) {
         for (let i = 0; i < n; i++) {
           lua.lua_geti(L, 1, f + i);
@@ -184,6 +194,76 @@ class FengariState implements LuaState {
     }
     lua.lua_pushvalue(L, tt);
     return 1;
+  };
+
+  /**
+   * table.concat, ported from ltablib.c with one allocation sized first: fengari's doubles a buffer per element,
+   * ~3x the result at its peak, out of the memory guard's sight. A result over half the memory cap is refused
+   * before it is made, as a big string is (onBigString).
+   */
+  private readonly tableConcat = (L: L) => {
+    checkTab(L, 1, '__index');
+    checkTab(L, 1, '__len');
+    const last0: number = lauxlib.luaL_len(L, 1);
+    const sep: Uint8Array = lauxlib.luaL_optlstring(L, 2, str(''));
+    const first: number = lauxlib.luaL_optinteger(L, 3, 1);
+    const last: number = lauxlib.luaL_optinteger(L, 4, last0);
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    // a plain table's strings are read in place (the API path costs ~1 microsecond an element)
+    let raw: LuaTable | undefined;
+    if (lua.lua_type(L, 1) === lua.LUA_TTABLE) {
+      if (lua.lua_getmetatable(L, 1)) lua.lua_pop(L, 1);
+      else raw = valueAt(L, 1).value as LuaTable;
+    }
+    for (let i = first; i <= last; i++) {
+      const slot = raw && getInt(raw, i);
+      if (slot && (slot.type === TAG.LUA_TSHRSTR || slot.type === TAG.LUA_TLNGSTR)) {
+        const part = (slot.value as LuaString).realstring;
+        parts.push(part);
+        total += part.length + (i < last ? sep.length : 0);
+        if (2 * total >= this.limits.memoryMax) this.memoryFull(L);
+        continue;
+      }
+      lua.lua_geti(L, 1, i);
+      if (!lua.lua_isstring(L, -1)) {
+        lauxlib.luaL_error(L, str("invalid value (%s) at index %d in table for 'concat'"), lauxlib.luaL_typename(L, -1), i);
+      }
+      const part = lua.lua_tolstring(L, -1) as Uint8Array;
+      lua.lua_pop(L, 1);
+      parts.push(part);
+      total += part.length + (i < last ? sep.length : 0);
+      if (2 * total >= this.limits.memoryMax) this.memoryFull(L);
+    }
+    const out = new Uint8Array(total);
+    let at = 0;
+    for (let k = 0; k < parts.length; k++) {
+      out.set(parts[k], at);
+      at += parts[k].length;
+      if (k < parts.length - 1 && sep.length > 0) {
+        out.set(sep, at);
+        at += sep.length;
+      }
+    }
+    pushLuaString(L, luaString(L, out));
+    return 1;
+  };
+
+  /**
+   * table.unpack as fengari's (ltablib.js), charged by the number of values first. It replaces the sandbox's Lua
+   * wrapper: passing 10^5 values through Lua vararg functions costs fengari microseconds a value.
+   */
+  private readonly tableUnpack = (L: L) => {
+    let i: number = lauxlib.luaL_optinteger(L, 2, 1);
+    const len: number = lauxlib.luaL_len(L, 1); // evaluated whether or not `e` is given, as fengari's own does
+    const e: number = lua.lua_isnoneornil(L, 3) ? len : lauxlib.luaL_checkinteger(L, 3);
+    if (i > e) return 0;
+    let n = e - i;
+    if (n >= Number.MAX_SAFE_INTEGER || !lua.lua_checkstack(L, ++n)) return lauxlib.luaL_error(L, str('too many results to unpack'));
+    if (n > CHARGE_FROM_BYTES) this.charge(L, n * ELEMENT_COST);
+    for (; i < e; i++) lua.lua_geti(L, 1, i);
+    lua.lua_geti(L, 1, e);
+    return n;
   };
 
   instructionsUsed(): number {
@@ -247,6 +327,8 @@ class FengariState implements LuaState {
     lua.lua_getglobal(L, str('table'));
     lua.lua_pushjsfunction(L, this.tableMove);
     lua.lua_setfield(L, -2, str('move'));
+    lua.lua_pushjsfunction(L, this.tableConcat);
+    lua.lua_setfield(L, -2, str('concat'));
     lua.lua_pop(L, 1);
     lua.lua_pushnil(L);
     lua.lua_setglobal(L, str('collectgarbage')); // fengari throws on every call; absent is clearer
@@ -257,13 +339,13 @@ class FengariState implements LuaState {
     // code here, so the pcall/xpcall wrappers turn them back on.
     lua.lua_createtable(L, 0, 3);
     lua.lua_pushjsfunction(L, (L: L) => {
-      const n: number = lauxlib.luaL_checkinteger(L, 1);
-      if (n > 0) this.charge(L, n);
+      const n = Math.min(Number.MAX_SAFE_INTEGER, lua.lua_tonumber(L, 1) as number);
+      if (n > 0) this.charge(L, Math.ceil(n));
       return 0;
     });
     lua.lua_setfield(L, -2, str('charge'));
     lua.lua_pushjsfunction(L, (L: L) => {
-      const hit = mustStop(this.limits, this.hitHere, 0) ? limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) : undefined;
+      const hit = limitMessage(this.limits, this.options);
       if (hit === undefined) return 0;
       lua.lua_pushstring(L, luaBytes(hit));
       return 1;
@@ -291,6 +373,10 @@ class FengariState implements LuaState {
     this.setPatternHost(L);
     lua.lua_setglobal(L, str('__sandbox'));
     this.execTrusted(SANDBOX_LUA, '=sandbox');
+    lua.lua_getglobal(L, str('table'));
+    lua.lua_pushjsfunction(L, this.tableUnpack);
+    lua.lua_setfield(L, -2, str('unpack'));
+    lua.lua_pop(L, 1);
   }
 
   /** The step-counting pattern matcher's host functions (sandbox.ts routes costly pattern calls to them). */
@@ -307,10 +393,7 @@ class FengariState implements LuaState {
       pushSubject: (L, init, len) => lua.lua_pushlstring(L, (lua.lua_tostring(L, 1) as Uint8Array).subarray(init), len),
       pushBytes: (L, bytes) => lua.lua_pushlstring(L, bytes, bytes.length),
       charge: (L, n) => this.charge(L, n),
-      tooLarge: (L) => {
-        this.limits.memoryExceeded = true;
-        return this.failFast(L);
-      },
+      tooLarge: (L) => this.memoryFull(L),
       memoryMax: () => this.limits.memoryMax,
       raise,
     });
@@ -320,6 +403,8 @@ class FengariState implements LuaState {
     }
     lua.lua_pushstring(L, str('5.3'));
     lua.lua_setfield(L, -2, str('dialect'));
+    lua.lua_pushinteger(L, ELEMENT_COST);
+    lua.lua_setfield(L, -2, str('element_cost'));
     lua.lua_pushnumber(L, this.options.patternRouteSteps ?? PATTERN_ROUTE_STEPS);
     lua.lua_setfield(L, -2, str('route_steps'));
   }

@@ -1,10 +1,11 @@
 /**
  * Limits shared by every Lua state of one run tree: a top-level run and every `aip.agent.run` it makes, however
- * deep. One instruction budget and one memory cap for the whole tree, so an agent cannot multiply its allowance
- * by calling itself (docs/sandbox.md).
+ * deep. One instruction budget, one memory cap and one deadline for the whole tree, so an agent cannot multiply
+ * its allowance by calling itself (docs/sandbox.md). Costs charged outside the Lua states (files a run's saves
+ * hold in memory) count against the same cap.
  */
 export interface RunLimits {
-  /** instructions the tree may execute (hook steps plus the work charged for big library calls) */
+  /** instructions the tree may execute (hook steps plus the work charged for big library calls and strings) */
   readonly budget: number;
   used: number;
   exceeded: boolean;
@@ -12,43 +13,42 @@ export interface RunLimits {
   readonly memoryMax: number;
   memoryUsed: number;
   memoryExceeded: boolean;
-  /**
-   * instructions left, once a limit is hit, to the states that were already running (the callers of the run that
-   * hit it): they may handle the failure, as the coder pipeline reports a failed sub-agent. The state that hit the
-   * limit and every state created after it stop at once.
-   */
-  grace: number;
-  /**
-   * set when a cost charged outside the Lua states (files a run's saves hold in memory) crosses a limit: no state
-   * of the tree gets grace then, every one stops at its next check
-   */
-  stopAll?: boolean;
+  /** wall-clock milliseconds the tree may run (0: no deadline), checked by the instruction hook */
+  readonly timeoutMs: number;
+  /** Date.now() past which the tree is stopped (Infinity: none) */
+  readonly deadline: number;
+  timedOut: boolean;
 }
-
-export const GRACE = 1_000_000;
 
 export const DEFAULT_MEMORY_MAX = 512 * 1024 * 1024;
+/** The deadline of a run tree when the caller gives none: the CLI's own default. */
+export const DEFAULT_RUN_TIMEOUT_MS = 60_000;
 
-export function createLimits(budget: number, memoryMax = DEFAULT_MEMORY_MAX): RunLimits {
-  return { budget, used: 0, exceeded: false, memoryMax, memoryUsed: 0, memoryExceeded: false, grace: GRACE };
-}
-
-/** The message a state raises once a limit of its tree is hit (memory first: it explains a budget hit too). */
-export function limitMessage(limits: RunLimits, budgetMessage: string, memoryMessage: string): string | undefined {
-  if (limits.memoryExceeded) return memoryMessage;
-  if (limits.exceeded) return budgetMessage;
-  return undefined;
+export function createLimits(budget: number, memoryMax = DEFAULT_MEMORY_MAX, timeoutMs = DEFAULT_RUN_TIMEOUT_MS): RunLimits {
+  const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : Infinity;
+  return { budget, used: 0, exceeded: false, memoryMax, memoryUsed: 0, memoryExceeded: false, timeoutMs, deadline, timedOut: false };
 }
 
 /**
- * Whether a state must stop now: its tree is over a limit, and it hit the limit itself (`hitHere`), was created
- * after, or the callers' grace is used up. Charges `n` to the grace otherwise.
+ * Whether the tree is spent: a limit was hit somewhere in it. A spent tree stays spent: every state of it raises
+ * the limit's error at its next instruction and at every pcall that caught it, so no caller can resume the run.
  */
-export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolean {
-  if (!limits.exceeded && !limits.memoryExceeded) return false;
-  if (hitHere || limits.stopAll) return true;
-  limits.grace -= n;
-  return limits.grace < 0;
+export function spent(limits: RunLimits): boolean {
+  return limits.exceeded || limits.memoryExceeded || limits.timedOut;
+}
+
+export interface LimitMessages {
+  budgetMessage: string;
+  memoryMessage?: string;
+  timeoutMessage?: string;
+}
+
+/** The message a state raises once a limit of its tree is hit (memory first: it explains a budget hit too). */
+export function limitMessage(limits: RunLimits, m: LimitMessages): string | undefined {
+  if (limits.memoryExceeded) return m.memoryMessage ?? 'memory limit exceeded';
+  if (limits.timedOut) return m.timeoutMessage ?? `timed out after ${limits.timeoutMs / 1000} s`;
+  if (limits.exceeded) return m.budgetMessage;
+  return undefined;
 }
 
 /**
@@ -58,22 +58,23 @@ export function mustStop(limits: RunLimits, hitHere: boolean, n: number): boolea
  */
 export const STATE_COST = 60_000;
 
-/**
- * Charges `n` instructions to the tree while it is within its limits; true when this charge is the one that
- * crossed the budget (the charging state hit the limit itself).
- */
+/** Charges `n` instructions to the tree; true when the tree is spent (by this charge or before). */
 export function chargeInstructions(limits: RunLimits, n: number): boolean {
-  if (limits.exceeded || limits.memoryExceeded) return false;
+  if (spent(limits)) return true;
   limits.used += n;
-  if (limits.used <= limits.budget) return false;
-  limits.exceeded = true;
-  return true;
+  if (limits.used > limits.budget) limits.exceeded = true;
+  return limits.exceeded;
 }
 
-/** Charges a new state; true when the tree is over a limit already (the state must raise at once). */
+/** Marks the tree timed out when its deadline has passed; true when the tree is spent. */
+export function checkDeadline(limits: RunLimits): boolean {
+  if (limits.deadline !== Infinity && Date.now() > limits.deadline) limits.timedOut = true;
+  return spent(limits);
+}
+
+/** Charges a new state; true when the tree is spent already (the state must raise at once). */
 export function chargeState(limits: RunLimits): boolean {
-  chargeInstructions(limits, STATE_COST);
-  return limits.exceeded || limits.memoryExceeded;
+  return chargeInstructions(limits, STATE_COST);
 }
 
 /** Strings shorter than this are not charged by the library wrappers (their work is in the noise). */
@@ -83,3 +84,8 @@ export const CHARGE_FROM_BYTES = 4096;
  * against ~10-30 ns an instruction, so the default budget ends a loop of 16 MiB copies within seconds.
  */
 export const BYTES_PER_INSTRUCTION = 4;
+/**
+ * New strings (and, on lua54, any allocation) of at least this many bytes are charged by size when they are made,
+ * whatever made them: the `..` operator and C loops building strings run in one instruction the hook counts once.
+ */
+export const CHARGE_ALLOC_FROM = 64 * 1024;

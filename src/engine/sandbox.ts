@@ -91,6 +91,19 @@ local function guard(f, name, direct) return hostguard(f, name or "?", direct) e
 local function cost(s)
   if type(s) == "string" and #s > FROM then charge(#s // PER) end
 end
+local tonumber = tonumber
+-- charges the elements i..j of t (numbers or numeric strings, as the library coerces them) when there are many:
+-- an element a C loop moves costs the engine ELEMENT instructions' time, and METHOD times that when the table
+-- has a metatable (its __index/__newindex may be C functions, called per element with no instruction counted)
+local ELEMENT, METHOD = host.element_cost, 8
+local getmetatable = getmetatable
+local function plain(t) return type(t) == "table" and getmetatable(t) == nil end
+local function span(t, i, j, t2)
+  local a, b = tonumber(i), tonumber(j)
+  if a and b and b - a >= FROM then
+    charge((b - a + 1.0) * ELEMENT * ((plain(t) and (t2 == nil or plain(t2))) and 1 or METHOD))
+  end
+end
 do
   local load = load
   -- the refusal names the mode the caller gave, as Lua's own does ("attempt to load a text chunk (mode is 'b')")
@@ -308,8 +321,11 @@ do
     local s, p, repl, max = ...
     cost(s)
     local r, n
-    if type(s) == "string" and type(p) == "string" and (max == nil or mtype(max) == "integer") and heavy(#s, p, byte(p) ~= 94) then
-      local tr = type(repl)
+    -- a string replacement that could build a huge result (each of #s + 1 matches adding #repl bytes, each
+    -- capture in it at most the subject again) runs on the step-counting matcher too, which caps the result
+    local tr = type(repl)
+    if type(s) == "string" and type(p) == "string" and (max == nil or mtype(max) == "integer")
+      and (heavy(#s, p, byte(p) ~= 94) or tr == "string" and #s + (#s + 1.0) * #repl + #s * select(2, gsub(repl, "%%", "")) > MAX_REP) then
       if tr == "string" then
         r, n = pgsub(s, p, repl, max or #s + 1)
       elseif tr == "function" or tr == "table" then
@@ -348,6 +364,9 @@ do
     return dump(...)
   end, "string.dump")
   table.concat = guard(function(...)
+    -- the loop runs over the range however long it is (a __len/__index pair can make it any length): charged first
+    local list, _, i, j = ...
+    if type(list) == "table" then span(list, i or 1, j or #list) end
     local r = concat(...)
     cost(r)
     return r
@@ -390,6 +409,44 @@ do
     string.packsize = formatted(packsize, "string.packsize")
     string.unpack = formatted(punpack, "string.unpack")
   end
+end
+do
+  -- Table functions whose C loops run over a whole range in one instruction are charged by its size first.
+  local move, insert, remove, unpack = table.move, table.insert, table.remove, table.unpack
+  table.move = guard(function(...)
+    local a1, f, e, _, a2 = ...
+    span(a1, f, e, a2)
+    return move(...)
+  end, "table.move")
+  -- insert and remove at a position shift the elements after it
+  table.insert = guard(function(...)
+    local list, pos = ...
+    if select("#", ...) >= 3 and type(list) == "table" then span(list, pos, #list) end
+    return insert(...)
+  end, "table.insert")
+  table.remove = guard(function(...)
+    local list, pos = ...
+    if select("#", ...) >= 2 and type(list) == "table" then span(list, pos, #list) end
+    return pass(remove(...))
+  end, "table.remove")
+  local function counted(...)
+    local n = select("#", ...)
+    if n > FROM then charge(n * ELEMENT) end
+    return ...
+  end
+  table.unpack = guard(function(...) return counted(unpack(...)) end, "table.unpack")
+end
+do
+  -- Finalizers: Lua 5.4 runs __gc with hooks off, where no budget or deadline can stop a loop (fengari never runs
+  -- them at all). A metatable that would mark its object for finalization is refused, loudly, on both engines.
+  local setmetatable, rawget = setmetatable, rawget
+  _G.setmetatable = guard(function(...)
+    local _, mt = ...
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("__gc metamethods are not supported in the simulator's sandbox (finalizers run beyond its instruction budget)")
+    end
+    return setmetatable(...)
+  end, "setmetatable")
 end
 `;
 

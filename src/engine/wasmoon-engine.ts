@@ -1,5 +1,5 @@
 import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
-import { chargeInstructions, chargeState, createLimits, limitMessage, mustStop, type RunLimits } from './limits.ts';
+import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM, chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, type RunLimits } from './limits.ts';
 import { loadablePath, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 import { patternHost } from './pattern-hosts.ts';
@@ -36,6 +36,8 @@ import {
 } from './wasmoon-bridge.ts';
 
 const HOOK_INTERVAL = 1000;
+/** hooks between two looks at the clock (the run tree's deadline) */
+const DEADLINE_CHECK_HOOKS = 16;
 /** a size_t out-parameter for lua_tolstring (never freed) */
 const LEN = M._malloc(8) as number;
 /** Room above the memory cap for the error handling of a run that hit it (messages, tracebacks). */
@@ -69,14 +71,15 @@ const ALLOCATOR = M.addFunction((ud: number, ptr: number, osize: number, nsize: 
   const delta = ptr ? nsize - osize : nsize;
   if (state && delta > 0 && state.running > 0) {
     const limits = state.limits;
-    const end = limits.memoryUsed + delta;
+    // a big block is made in one instruction (`..`, a C loop building a string or a table): charged by size; the
+    // hook raises the limit within its interval (an allocator must not raise)
+    if (delta >= CHARGE_ALLOC_FROM) state.chargeQuietly(Math.floor(delta / BYTES_PER_INSTRUCTION));
+    // a block that moves holds its old and new copies at once: the cap bounds that peak, not only what stays
+    const end = limits.memoryUsed + (ptr && nsize >= CHARGE_ALLOC_FROM ? nsize : delta);
     if (end > limits.memoryMax + (limits.memoryExceeded ? MEMORY_SLACK : 0)) {
       // Lua collects garbage in an emergency and asks again before it raises: only a second refusal of the same
       // request means the run tree really holds that much.
-      if (state.refused === nsize) {
-        limits.memoryExceeded = true;
-        state.hitHere = true;
-      }
+      if (state.refused === nsize) limits.memoryExceeded = true;
       state.refused = nsize;
       return 0;
     }
@@ -139,11 +142,11 @@ const smallPosition = (L: number, idx: number, max: bigint) =>
  * The sandbox's library guard (see library-guard.ts): upvalue 2 is the Lua wrapper, upvalue 3 the global name.
  * Calls the wrapper; an error the library raised inside it is raised again as if this function had raised it.
  * Upvalue 4, when given, is the C function (string.sub, string.byte) to call directly when argument 1 is a string
- * and the positions after it are in range: it cannot fail then, so no protected call is needed.
+ * and the positions after it are given and in range: it cannot fail then, so no protected call is needed.
  */
 const GUARD = registerCFunction((L: number) => {
   const n = M._lua_gettop(L);
-  if (n >= 1 && n <= 3 && M._lua_type(L, 1) === T_STRING && M._lua_type(L, upvalueIndex(4)) !== T_NIL) {
+  if (n >= 2 && n <= 3 && M._lua_type(L, 1) === T_STRING && M._lua_type(L, upvalueIndex(4)) !== T_NIL) {
     M._lua_tolstring(L, 1, LEN);
     const max = BigInt((M.HEAPU32[LEN >> 2] as number) + 1);
     if (smallPosition(L, 2, max) && smallPosition(L, 3, max)) {
@@ -205,8 +208,6 @@ class WasmoonState implements LuaState {
   private readonly id: number;
   private readonly ids: number[] = [];
   private used = 0;
-  /** this state hit a limit of its tree, or was created after (it stops at once; see limits.ts mustStop) */
-  hitHere = false;
   /** > 0 while Lua code of this state runs: the memory cap applies then (setup is the simulator's own work) */
   running = 0;
   /** size of the last refused allocation (see ALLOCATOR) */
@@ -225,12 +226,20 @@ class WasmoonState implements LuaState {
     if (!this.L) throw new Error('wasmoon: cannot create a Lua state');
     M._lua_atpanic(this.L, PANIC);
     this.protect((L) => this.openSandboxedLibs(L));
-    this.hitHere = chargeState(this.limits);
-    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.hitHere ? 1 : HOOK_INTERVAL);
+    // a state of a spent tree stops at its first instruction
+    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
   }
 
+  private hooks = 0;
   hook(L: number): void {
+    if (++this.hooks % DEADLINE_CHECK_HOOKS === 0 && checkDeadline(this.limits)) this.failFast(L);
     this.charge(L, HOOK_INTERVAL);
+  }
+
+  /** Charges work seen where no error may be raised (the allocator); the next hook raises. */
+  chargeQuietly(n: number): void {
+    this.used += n;
+    chargeInstructions(this.limits, n);
   }
 
   /**
@@ -239,12 +248,17 @@ class WasmoonState implements LuaState {
    */
   private charge(L: number, n: number): void {
     this.used += n;
-    if (chargeInstructions(this.limits, n)) this.hitHere = true;
-    if (!mustStop(this.limits, this.hitHere, n)) return;
-    this.hitHere = true;
+    if (chargeInstructions(this.limits, n)) this.failFast(L);
+  }
+
+  /**
+   * Raises the limit's error in thread `L`. The hook then fires on every instruction of the main thread and of `L`
+   * (hooks are per thread: a coroutine whose hook fires later is re-armed then), so no pcall can run on.
+   */
+  private failFast(L: number): never {
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, 1);
     M._lua_sethook(L, HOOK, LUA_MASKCOUNT, 1);
-    raise(L, limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) as string);
+    return raise(L, limitMessage(this.limits, this.options) as string);
   }
 
   instructionsUsed(): number {
@@ -318,13 +332,13 @@ class WasmoonState implements LuaState {
     // the sandbox's Lua side (sandbox.ts), with its host helpers
     M._lua_createtable(L, 0, 3);
     this.fn(L, (L) => {
-      const n = Number(M._lua_tointegerx(L, 1, 0));
-      if (n > 0) this.charge(L, n);
+      const n = Math.min(Number.MAX_SAFE_INTEGER, M._lua_tonumberx(L, 1, 0) as number);
+      if (n > 0) this.charge(L, Math.ceil(n));
       return 0;
     });
     M._lua_setfield(L, -2, cstr('charge'));
     this.fn(L, (L) => {
-      const hit = mustStop(this.limits, this.hitHere, 0) ? limitMessage(this.limits, this.options.budgetMessage, this.memoryMessage) : undefined;
+      const hit = limitMessage(this.limits, this.options);
       if (hit === undefined) return 0;
       pushString(L, hit);
       return 1;
@@ -381,9 +395,7 @@ class WasmoonState implements LuaState {
       charge: (L, n) => this.charge(L, n),
       tooLarge: (L) => {
         this.limits.memoryExceeded = true;
-        this.hitHere = true;
-        M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, 1);
-        return raise(L, this.memoryMessage);
+        return this.failFast(L);
       },
       memoryMax: () => this.limits.memoryMax,
       // luaL_error's position prefix, as the library's own errors carry
@@ -400,6 +412,9 @@ class WasmoonState implements LuaState {
     }
     pushString(L, '5.4');
     M._lua_setfield(L, -2, cstr('dialect'));
+    // a table element moved by the C library's loops (lua_geti/lua_seti) takes ~8 instructions' time
+    M._lua_pushinteger(L, 8n);
+    M._lua_setfield(L, -2, cstr('element_cost'));
     M._lua_pushnumber(L, this.options.patternRouteSteps ?? PATTERN_ROUTE_STEPS);
     M._lua_setfield(L, -2, cstr('route_steps'));
   }

@@ -56,6 +56,8 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
     ai: spec.ai ? ScriptedAi.fromToml(spec.ai.text, spec.ai.file) : undefined,
     aipackVersion: spec.aipackVersion,
     budget: spec.budget,
+    // the worker's deadline (the CLI's --timeout, or none) governs, not the library's default
+    timeoutMs: 0,
     packs: spec.packs,
     mocks: spec.mocks,
     aipackBase: spec.aipackBase,
@@ -82,6 +84,7 @@ export async function suite(arg: { files: string[]; options: SuiteOptions }, por
   await loadEngine(arg.options.engine ?? defaultEngineName());
   const r = runContractFiles(arg.files, {
     ...arg.options,
+    timeoutMs: 0, // the worker's deadline governs
     onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`),
     // each case as it ends: if a later case passes its deadline, the worker dies, and these are what is left
     onCaseStart: (start) => port.send({ start }),

@@ -4,7 +4,7 @@ import { compareVersions as compareVersion } from '../aip/catalog.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
-import { createLimits, DEFAULT_MEMORY_MAX, type RunLimits } from '../engine/limits.ts';
+import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
@@ -49,6 +49,11 @@ export interface SimulatorOptions {
   budget?: number;
   /** bytes of Lua memory a run tree may hold */
   memoryMax?: number;
+  /**
+   * wall-clock milliseconds a run tree may take, checked as its Lua runs (default 60 s, as the CLI's `--timeout`;
+   * 0: none, e.g. where a worker's own deadline applies)
+   */
+  timeoutMs?: number;
   /**
    * what the trace keeps of `aip.agent.run` inputs and results: 'top' (default) the calls made by the top-level
    * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
@@ -172,7 +177,6 @@ export class Simulator implements StageHost {
     if (delta <= 0 || !limits) return;
     if (limits.memoryExceeded || total + limits.memoryUsed > limits.memoryMax) {
       limits.memoryExceeded = true;
-      limits.stopAll = true;
       const mib = (n: number) => `${Math.ceil(n / 1048576)} MiB`;
       throw new LuaError(`memory limit exceeded: the files saved by this run would hold ${mib(total)} (the run tree may hold ${mib(limits.memoryMax)}, files and Lua memory together)`);
     }
@@ -192,7 +196,7 @@ export class Simulator implements StageHost {
   /** Runs an agent as the top-level `aip run` would. Throws AgentRunError when the run fails. */
   run(request: RunRequest): RunOutcome {
     const outer = this.limits;
-    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX);
+    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
     try {
       return this.runAgent(request, [], undefined);
     } finally {
@@ -354,6 +358,7 @@ export class Simulator implements StageHost {
       limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
       memoryMessage: `memory limit exceeded in ${frame.name} ${stage}`,
+      timeoutMessage: `timed out after ${(this.limits?.timeoutMs ?? 0) / 1000} s in ${frame.name} ${stage} (the run was stopped; raise the timeout if it needs longer)`,
       // <PACK_DIR>/lua is searched since 0.8.18 (docs/aipack.md section 6)
       moduleDirs: [nodePath.join(env.agent.dir, 'lua'), ...(packDir && packDir !== env.agent.dir && this.since('0.8.18') ? [nodePath.join(packDir, 'lua')] : [])],
       // a refused read is a missing file to `require`/`dofile`, whose path checks already name the reason;

@@ -180,10 +180,10 @@ describe('sandbox: budget, library amplifiers, loaders', () => {
     expect(run('local ok, e = pcall(string.rep, "xy", 2^30, ",") return e')).toMatch(/^resulting string too large/);
   });
 
-  it('table.move charges each moved element to the budget (fengari loops over any range in one call)', () => {
+  it('table.move charges each moved element to the budget (the library loops over any range in one call)', () => {
     expect(run('local t = table.move({ 1, 2, 3 }, 1, 3, 2) return { t, table.move({ 1, 2 }, 1, 2, 1, {}), table.move({}, 2, 1, 1) }')).toEqual([[1, 1, 2, 3], [1, 2], {}]);
-    if (!lua54) expect(() => state(100_000).runChunk('return table.move({ 1 }, 1, 2^30, 2)', 't.lua', 1, {}, 'serde')).toThrow(/^t\.lua:1: budget$/);
-    expect(run('local ok, e = pcall(table.move, nil, 1, 2, 1) return e')).toBe("bad argument #1 to 'table.move' (table expected, got nil)");
+    expect(() => state(100_000).runChunk('return table.move({ 1 }, 1, 2^30, 2)', 't.lua', 1, {}, 'serde')).toThrow(/budget$/);
+    expect(run('local ok, e = pcall(function() table.move(nil, 1, 2, 1) end) return e')).toMatch(/:1: bad argument #1 to 'move' \(table expected, got nil\)$/);
   });
 
   it('string.char reports a code out of range with its argument number', () => {

@@ -6,6 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { runLua } from '../helpers/lua.ts';
 import { ENGINE_NAME } from '../helpers/engine.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+import { Simulator, type SimulatorOptions } from '../../src/runtime/simulator.ts';
+
+const WS = '/virtual/limits-ws';
+const afterAll = (code: string) => `# After All\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
+
+/** A simulator over a virtual workspace whose snippet.aip runs `code` as its After All, beside `files`. */
+function snippetSim(code: string, files: Record<string, string> = {}, opts: Partial<SimulatorOptions> = {}) {
+  const vfs = createOverlayVfs(WS, { files: { 'snippet.aip': afterAll(code), ...files } });
+  return new Simulator({ workspaceDir: WS, vfs, ...opts });
+}
 
 const BUDGET = /instruction budget exceeded in snippet\.aip AfterAll/;
 const MEMORY = /memory limit exceeded in snippet\.aip AfterAll/;
@@ -34,7 +45,9 @@ describe(`budget (${ENGINE_NAME})`, () => {
 
   it('is one budget for the run tree: an agent calling itself under pcall does not multiply it', () => {
     const self = '# After All\n\n```lua\nfor i = 1, 3 do pcall(aip.agent.run, "self.aip") end\nreturn 1\n```\n';
-    const { sim } = runLua('for i = 1, 3 do pcall(aip.agent.run, "self.aip") end return 1', { files: { 'self.aip': self }, budget: 1_000_000 });
+    const sim = snippetSim('for i = 1, 3 do pcall(aip.agent.run, "self.aip") end return 1', { 'self.aip': self }, { budget: 1_000_000 });
+    // the tree is spent once the budget is hit: the callers' pcalls re-raise it up to the top
+    expect(() => sim.run({ name: 'snippet.aip', baseDir: WS })).toThrow(BUDGET);
     // without a shared budget this tree makes 9841 runs (3^8 + ... under the depth limit)
     expect(sim.trace.of('agent_start').length).toBeLessThan(100);
     expect(sim.trace.of('agent_end').some((e) => /instruction budget exceeded in self\.aip AfterAll/.test(e.reason ?? ''))).toBe(true);
