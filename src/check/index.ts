@@ -91,7 +91,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   // an agent checked on its own: its sibling contract file says its stages, as when its directory is checked
   for (const f of aipFiles) {
     const sibling = f.replace(/\.aip$/, '.contract.toml');
-    if (!stageMap.has(f) && existsSync(sibling)) stagesFromContract(sibling, stageMap);
+    if (!stageMap.has(f) && exists(sibling)) stagesFromContract(sibling, stageMap);
   }
 
   for (const f of [...luaFiles].sort()) {
@@ -114,7 +114,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
 
 /** A `sub_agents` name of a prompt file whose agent file does not exist: found here, not when its stage runs. */
 function missingAgentFindings(root: string, promptFile: string): Finding[] {
-  const lines = readFileSync(promptFile, 'utf8').split('\n');
+  const lines = readText(promptFile).split('\n');
   return missingAgentsOfPrompt(promptFile).map(({ name, path }) => {
     const line = lines.findIndex((l) => l.includes(`"${name}"`) || l.includes(`'${name}'`));
     return {

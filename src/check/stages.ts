@@ -79,7 +79,7 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
 export function missingAgentsOfPrompt(file: string): { name: string; path: string }[] {
   let meta: unknown;
   try {
-    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+    meta = extractMeta(readText(file)).values[0];
   } catch {
     return [];
   }
