@@ -1,5 +1,6 @@
 -- After All of the coder: final prompt file, then the `post` sub-agents, then a short summary.
 
+local C = require("sub_agent_contract")
 local SA = require("utils_sub_agent")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
@@ -17,19 +18,62 @@ local function find_run(inputs)
 end
 
 -- The task infos returned by Output, in task order. Skipped tasks leave a null (or a hole) and are left out.
+-- Returns the stage-form items, and the event-form ones (the same plus upstream's fields).
 local function task_responses(outputs)
-  local responses = {}
+  local responses, event_responses = {}, {}
   for _, out in ipairs(U.ordered_values(outputs)) do
     if type(out) == "table" and out.task_num ~= nil then
-      responses[#responses + 1] = {
+      local item = {
         task_num = out.task_num,
         content = out.content,
         files_changed = out.files_changed or {},
         files_failed = out.files_failed or {},
       }
+      responses[#responses + 1] = item
+      local full = U.deep_copy(item)
+      full.content_extruded = out.content_extruded
+      full.file_changes_status = out.file_changes_status
+      full.content_raw_path = out.content_raw_path
+      event_responses[#event_responses + 1] = full
     end
   end
-  return responses
+  return responses, event_responses
+end
+
+-- The files of the run as upstream hands them to post sub-agents (working files: every group's, each once).
+local function post_refs(run, inputs)
+  local working, seen = {}, {}
+  for _, input in ipairs(U.ordered_values(inputs)) do
+    if type(input) == "table" and type(input.working_refs) == "table" then
+      for _, ref in ipairs(input.working_refs) do
+        if not seen[ref.path] then
+          seen[ref.path] = true
+          working[#working + 1] = ref
+        end
+      end
+    end
+  end
+  return {
+    coder_context_file_refs = U.nil_if_empty(run.files.context or {}),
+    coder_knowledge_file_refs = U.nil_if_empty(run.files.knowledge or {}),
+    coder_working_file_refs = U.nil_if_empty(working),
+  }
+end
+
+-- A post sub-agent asked for a new run (event form): redo while under the cap, as upstream, with its pins.
+-- Without CTX.RUN_FLOW_REDO_COUNT (AIPack before 0.8.22) the reruns could not be counted, so none is started.
+local function redo_or_nil()
+  local count = tonumber(CTX.RUN_FLOW_REDO_COUNT) -- check:allow aip-too-new
+  if count == nil then
+    aip.run.pin("coder_redo_cap_reached", 10, { label = "WARNING", content = C.msg.redo_uncounted(CTX.AIPACK_VERSION) })
+    return nil
+  end
+  if count < C.MAX_REDOS then
+    aip.run.pin("coder_redo_requested", 9, { label = "Coding Done:", content = C.msg.redo_requested(count) })
+    return aip.flow.redo_run() -- check:allow aip-too-new
+  end
+  aip.run.pin("coder_redo_cap_reached", 10, { label = "WARNING", content = C.msg.redo_cap_reached(count) })
+  return nil
 end
 
 -- What the run returns: a line for people, and the facts for a caller (another agent, or a simulated run report).
@@ -54,7 +98,7 @@ end
 function M.run(inputs, outputs)
   local run = find_run(inputs)
   if not run then return { message = "Coder: nothing was run.", tasks = {} } end
-  local responses = task_responses(outputs)
+  local responses, event_responses = task_responses(outputs)
   PF.sync(run, responses[1] == nil)
   local result, err = SA.run_stage("post", {
     configs = run.configs,
@@ -62,8 +106,14 @@ function M.run(inputs, outputs)
     prompts = run.prompts,
     prompt_dir = run.prompt_dir,
     responses = responses,
+    event_responses = event_responses,
+    post_refs = post_refs(run, inputs),
   })
   if not result then return nil, err .. "\n" .. KEPT_NOTE end
+  if result.redo then
+    local redo = redo_or_nil()
+    if redo ~= nil then return redo end
+  end
   return summary(run, responses)
 end
 

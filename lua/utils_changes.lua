@@ -275,11 +275,17 @@ local function apply_one(change, targets, settings)
   return write_tag_change(targets[1].target, fenced_content(change.body), settings.file_content_mode)
 end
 
+-- The kind names of upstream's file_changes_status items (udiffx's), by directive.
+local STATUS_KINDS = {
+  FILE_NEW = "New", FILE_PATCH = "Patch", FILE_APPEND = "Append", FILE_RENAME = "Rename",
+  FILE_DELETE = "Delete", FILE_COPY = "Copy", AIP_FILE_CHANGE = "Patch",
+}
+
 --- Applies the file changes of an answer when write_mode is on:
 -- { answer = text without the change blocks, files_changed, files_failed, failures = { {path, reason} } }.
 -- Paths are relative to the workspace (base_dir joined). A rename reports its new path as changed.
 function M.apply(content, settings)
-  local applied = { answer = content, files_changed = {}, files_failed = {}, failures = {} }
+  local applied = { answer = content, files_changed = {}, files_failed = {}, failures = {}, status_items = {} }
   if not settings.write_mode then return applied end
   local changes, answer, problem = extract(content, settings.file_content_mode)
   applied.answer = answer
@@ -307,10 +313,21 @@ function M.apply(content, settings)
     end
     udiffx_results = results
   end
+  -- one status item per change, in upstream's file_changes_status shape (paths as the answer wrote them)
+  local function status(change, success, reason)
+    local paths = change.paths or {}
+    applied.status_items[#applied.status_items + 1] = {
+      file_path = paths[#paths] or change.kind,
+      kind = STATUS_KINDS[change.kind] or "Patch",
+      success = success,
+      error_msg = reason,
+    }
+  end
   local n = 0
   for _, item in ipairs(checked) do
     if item.failure then
       fail(item.failure.path, item.failure.reason)
+      status(item.change, false, item.failure.reason)
     else
       n = n + 1
       local path = item.targets[#item.targets].path
@@ -324,6 +341,7 @@ function M.apply(content, settings)
         changed, reason = false, tostring(changed)
       end
       if changed then applied.files_changed[#applied.files_changed + 1] = path end
+      status(item.change, reason == nil, reason)
       if reason then
         if item.change.kind ~= "AIP_FILE_CHANGE" then reason = item.change.kind .. ": " .. reason end
         local hunks_failed = udiffx_results and item.change.kind == "FILE_PATCH" and ok

@@ -1,5 +1,10 @@
 -- The sub_agents pipeline (SUB_AGENTS.md): configuration check, and one run of one stage.
 -- Normalisation, validation and every user-facing message come from the generated contract module.
+--
+-- Two forms of entry share one pipeline, each by its own rules (section 7): a stage-form entry (a name, or a
+-- table without `on`) runs in the stages it lists and its coder_params replace the params; an event-form entry
+-- (`on` given) runs when an event it listens to is dispatched, as upstream pro@coder runs it: merged params,
+-- emitted events queued first in first out, `agent_on`, `coder_redo`.
 
 local C = require("sub_agent_contract")
 local U = require("utils_common")
@@ -16,6 +21,12 @@ for _, stage in ipairs(C.STAGES) do
   set.coder_prompt = set.coder_prompts
   ADOPTS[stage] = set
 end
+
+local WORKBENCH_NAMES = {}
+for _, name in ipairs(C.WORKBENCH_AGENT_NAMES) do WORKBENCH_NAMES[name] = true end
+
+-- The prompt pin upstream shows (and refreshes when a pre sub-agent changes the instruction).
+local PROMPT_PIN_LABEL = "     Prompt:"
 
 local function is_configured(list)
   if U.is_nil(list) then return false end
@@ -37,31 +48,55 @@ local function warn_unknown_keys(list, label)
   end
 end
 
+local function entry_name(entry)
+  if type(entry) == "string" then return entry end
+  if type(entry) == "table" and type(entry.name) == "string" then return entry.name end
+  return nil
+end
+
+-- Upstream's workbench entries are refused before anything runs: message | nil.
+local function workbench_entry_error(list)
+  if type(list) ~= "table" then return nil end
+  for _, entry in ipairs(list) do
+    local name = entry_name(entry)
+    if name and WORKBENCH_NAMES[name] then return C.msg.workbench_entry(name) end
+  end
+  return nil
+end
+
+-- An entry that listens only to an event nothing here sends would silently never run.
+local function warn_unsent_events(configs, label)
+  for i, config in ipairs(configs) do
+    if type(config.on) == "table" and config.on[1] ~= nil then
+      local only_done = true
+      for _, event in ipairs(config.on) do
+        if event ~= C.WORKBENCH_DONE_EVENT then only_done = false end
+      end
+      if only_done then print("WARNING: " .. C.msg.workbench_done_only(label .. "[" .. i .. "]", config.name)) end
+    end
+  end
+end
+
 -- The normalised sub-agent configs of a prompt's params: configs (possibly {}) | nil, message.
 function M.prepare(params)
   local list = params and params.sub_agents
   if not is_configured(list) then return {} end
   if not version_supported() then return nil, C.msg.version(tostring(CTX.AIPACK_VERSION)) end
+  local workbench_err = workbench_entry_error(list)
+  if workbench_err then return nil, workbench_err end
   local configs, err = C.normalize_list(list)
-  if configs and type(list) == "table" then warn_unknown_keys(list, "sub_agents") end
+  if configs and type(list) == "table" then
+    warn_unknown_keys(list, "sub_agents")
+    warn_unsent_events(configs, "sub_agents")
+  end
   return configs, err
 end
 
-local function lists_stage(config, stage)
-  for _, s in ipairs(config.stages or {}) do
-    if s == stage then return true end
+local function contains(list, value)
+  for _, v in ipairs(list or {}) do
+    if v == value then return true end
   end
   return false
-end
-
-local function enabled(configs, stage)
-  local list = {}
-  for _, config in ipairs(configs or {}) do
-    if config.enabled ~= false and (stage == nil or lists_stage(config, stage)) then
-      list[#list + 1] = config
-    end
-  end
-  return list
 end
 
 local function slice(list, from, to)
@@ -70,34 +105,90 @@ local function slice(list, from, to)
   return part
 end
 
-local function with_glob_defaults(params)
+local function shallow_copy(tbl)
   local copy = {}
-  for k, v in pairs(params or {}) do copy[k] = v end
-  for _, key in ipairs(C.GLOB_DEFAULT_KEYS) do
+  for k, v in pairs(tbl or {}) do copy[k] = v end
+  return copy
+end
+
+local function copy_configs(configs)
+  local out = {}
+  for i, config in ipairs(configs or {}) do out[i] = shallow_copy(config) end
+  return out
+end
+
+local function with_defaults(params, keys)
+  local copy = shallow_copy(params)
+  for _, key in ipairs(keys) do
     if U.is_nil(copy[key]) then copy[key] = {} end
   end
   return copy
 end
 
--- The single input a sub-agent receives (SUB_AGENTS.md section 2). It is deep-copied as a whole,
--- so whatever the sub-agent does to it never reaches the pipeline's own tables.
-local function build_input(stage, state, progress, config, pending)
+-- Whether a config runs in a dispatch: event form when it listens to the dispatched event; stage form only in
+-- the stage's own dispatch, when it lists the stage (or a stage-form sub_agents_next put it in the tail).
+local function runs_in(config, dispatch, stage)
+  if config.enabled == false then return false end
+  if C.form_of(config) == "event" then
+    return dispatch.event ~= nil and contains(config.on, dispatch.event)
+  end
+  return dispatch.root and (dispatch.forced[config] or contains(config.stages, stage))
+end
+
+-- The params an event-form sub-agent sees: upstream gives the After All params without the pinned and workbench
+-- keys, and always carries the glob lists (as {} when absent).
+local POST_DROPPED_KEYS = {
+  "context_globs_pre", "context_globs_post", "knowledge_globs_pre", "knowledge_globs_post", "workbench", "dev",
+}
+local function event_params(params, stage)
+  local view = shallow_copy(params)
+  if stage == "post" then
+    for _, key in ipairs(POST_DROPPED_KEYS) do view[key] = nil end
+  end
+  return with_defaults(view, C.EVENT_GLOB_DEFAULT_KEYS)
+end
+
+local function redo_count()
+  return tonumber(CTX.RUN_FLOW_REDO_COUNT) or 0 -- check:allow aip-too-new
+end
+
+-- The single input a sub-agent receives (sections 2 and 7). It is deep-copied as a whole, so whatever the
+-- sub-agent does to it never reaches the pipeline's own tables.
+local function build_input(stage, state, progress, dispatch, index, form, member)
+  -- a member of a parallel group gets the input the group's entry would get, with its own config
+  local config = member or dispatch.configs[index]
   local input = {
     _display = "sub-agent " .. config.name .. " (" .. stage .. ")",
     coder_stage = stage,
     stage = stage,
-    event = C.STAGE_EVENTS[stage],
+    event = dispatch.event,
     coder_prompt_dir = state.prompt_dir,
     coder_params = progress.params,
     coder_prompts = progress.prompts,
     coder_prompt = table.concat(progress.prompts, "\n\n"),
     agent_config = config,
-    sub_agents_prev = progress.history,
-    sub_agents_next = pending,
+    sub_agents_prev = dispatch.history,
   }
-  if stage ~= "pre" and stage ~= "post" then input.coder_task = state.task end
-  if stage == "post_task" then input.coder_response = progress.response end
-  if stage == "post" then input.coder_responses = state.responses end
+  if form == "event" then
+    -- upstream: every entry after this one, whether it will run or not
+    input.coder_params = event_params(progress.params, stage)
+    input.sub_agents_next = slice(dispatch.configs, index + 1)
+    input.coder_redo_count = redo_count()
+    if stage == "post" then
+      input.coder_responses = state.event_responses or state.responses
+      for key, value in pairs(state.post_refs or {}) do input[key] = value end
+    end
+  else
+    -- the stage form: the entries still to run in this stage run
+    local pending = {}
+    for i = index + 1, #dispatch.configs do
+      if runs_in(dispatch.configs[i], dispatch, stage) then pending[#pending + 1] = dispatch.configs[i] end
+    end
+    input.sub_agents_next = pending
+    if stage ~= "pre" and stage ~= "post" then input.coder_task = state.task end
+    if stage == "post_task" then input.coder_response = progress.response end
+    if stage == "post" then input.coder_responses = state.responses end
+  end
   local copy = U.deep_copy(input)
   copy.coder_params.sub_agents = nil
   return copy
@@ -112,19 +203,41 @@ local function pick_response(run_res)
   return nil
 end
 
+-- Upstream runs an event-form sub-agent at pre with the coder's own model settings, under its entry's options.
+local RUN_OPTION_KEYS = { "model", "temperature", "model_aliases", "input_concurrency" }
+local function run_options(config, form, state)
+  local options = U.nil_if_null(config.options)
+  if form ~= "event" or state.base_options == nil then return options end
+  local merged = {}
+  for _, key in ipairs(RUN_OPTION_KEYS) do merged[key] = U.nil_if_null(state.base_options[key]) end
+  for key, value in pairs(options or {}) do merged[key] = value end
+  if next(merged) == nil then return nil end
+  return merged
+end
+
 -- Runs one sub-agent: response (nil when it gave none), or nil plus the failure message.
-local function call_agent(config, input)
+local function call_agent(config, input, options)
   local ok, run_res = pcall(aip.agent.run, config.name, {
     input = input,
     agent_base_dir = CTX.WORKSPACE_DIR,
-    options = U.nil_if_null(config.options),
+    options = options,
   })
   if not ok then return nil, C.msg.raised(config.name, run_res) end
   return pick_response(run_res)
 end
 
--- nil when the response may be used, else the failure message.
-local function check(stage, name, res)
+-- nil when the response may be used, else the failure message. The event form reports a failure before
+-- checking the other fields, with upstream's wording.
+local function check(stage, name, res, form)
+  if form == "event" then
+    if type(res) ~= "table" then return C.msg.not_table_event(name) end
+    if res.success == false or not U.is_nil(res.error_msg) then
+      return C.msg.failed(name, U.nil_if_null(res.error_msg), U.nil_if_null(res.error_details), "event")
+    end
+    local what = C.check_response(stage, res, "event")
+    if what then return C.msg.invalid(name, what) end
+    return nil
+  end
   local what = C.check_response(stage, res)
   if what then return C.msg.invalid(name, what) end
   if res.success == false or not U.is_nil(res.error_msg) then
@@ -147,96 +260,242 @@ local function dropped_keys(before, after)
   return keys
 end
 
-local function adopt(stage, progress, res, name)
+local function adopt_prompts(stage, progress, res)
+  if not U.is_nil(res.coder_prompts) then
+    progress.prompts = U.deep_copy(res.coder_prompts)
+  elseif not U.is_nil(res.coder_prompt) then
+    progress.prompts = { res.coder_prompt }
+  else
+    return
+  end
+  -- upstream shows the instruction in a pin, refreshed when a pre sub-agent changes it
+  if stage == "pre" and progress.pin_prompt and aip.run and aip.run.pin then
+    aip.run.pin("prompt", 2, { label = PROMPT_PIN_LABEL, content = table.concat(progress.prompts, "\n\n") })
+  end
+end
+
+-- The stage form (section 3): coder_params replace the params.
+local function adopt_stage_form(stage, progress, res, name)
   local adopts = ADOPTS[stage]
   if adopts.coder_params and not U.is_nil(res.coder_params) then
     local dropped = dropped_keys(progress.params, res.coder_params)
     if dropped[1] ~= nil then print("WARNING: " .. C.msg.dropped_params(name, dropped)) end
     progress.params = U.copy_without(res.coder_params, "sub_agents")
   end
-  if adopts.coder_prompts then
-    if not U.is_nil(res.coder_prompts) then
-      progress.prompts = U.deep_copy(res.coder_prompts)
-    elseif not U.is_nil(res.coder_prompt) then
-      progress.prompts = { res.coder_prompt }
-    end
-  end
+  if adopts.coder_prompts then adopt_prompts(stage, progress, res) end
   if adopts.coder_response and not U.is_nil(res.coder_response) then
     progress.response.content = res.coder_response.content
     progress.response_replaced = true
   end
 end
 
+-- The event form (section 7): coder_params are merged key by key, after the config-level keys are removed.
+local function adopt_event_form(stage, progress, res, config)
+  if stage ~= "pre" then return end
+  if not U.is_nil(res.coder_params) then
+    local merged = shallow_copy(progress.params)
+    local cleared = {}
+    for _, key in ipairs(C.EVENT_PARAMS_CLEARED) do cleared[key] = true end
+    for key, value in pairs(res.coder_params) do
+      if not cleared[key] then merged[key] = U.deep_copy(U.nil_if_null(value)) end
+    end
+    progress.params = merged
+  end
+  adopt_prompts(stage, progress, res)
+  if not U.is_nil(res.agent_on) then
+    if type(res.agent_on) == "string" then
+      config.on = { res.agent_on }
+    else
+      config.on = slice(res.agent_on, 1)
+    end
+  end
+end
+
 -- Ignoring a field is not an error, but the user should be able to see it happened.
-local function report_ignored(stage, name, res, input)
-  local ignored = C.ignored_fields(stage, res, input)
+local function report_ignored(stage, name, res, input, form)
+  local ignored = C.ignored_fields(stage, res, input, form)
   if ignored and ignored[1] ~= nil then
     print("sub-agent " .. name .. " (" .. stage .. "): ignored " .. table.concat(ignored, ", "))
   end
 end
 
+-- A returned tail, normalised. In an event-form response an entry that names neither `on` nor `stages`
+-- listens to start, as upstream reads it.
+local function normalize_tail(value, form)
+  local tail, what = C.normalize_list(value, "sub_agents_next")
+  if not tail then return nil, what end
+  if form == "event" then
+    for i, config in ipairs(tail) do
+      local raw = value[i]
+      if config.on == nil and not (type(raw) == "table" and raw.stages ~= nil) then
+        config.stages = nil
+        config.on = { "start" }
+      end
+    end
+  end
+  return tail
+end
+
+-- What a stage adopts from an answer, by form (a group's combined answer is in the group's form).
+local function adopts_of(stage, form)
+  if form == "event" then
+    local pre = stage == "pre"
+    return { coder_params = pre, coder_prompts = pre, coder_prompt = pre }
+  end
+  return ADOPTS[stage]
+end
+
+-- A parallel group (section 8) is one step: the members' combined answer, one history entry per member.
+-- Returns nil, or a failure message.
+local function run_group_step(stage, state, progress, dispatch, index, form)
+  local group = dispatch.configs[index]
+  local res, err, entries = P.run_group(stage, group, {
+    index = index,
+    adopts = adopts_of(stage, form),
+    input_of = function(member) return build_input(stage, state, progress, dispatch, index, form, member) end,
+  })
+  if err then return err end
+  if res ~= nil then
+    if form == "event" then
+      adopt_event_form(stage, progress, res, group)
+      if stage == "post" and res.coder_redo == true then progress.redo = true end
+    else
+      adopt_stage_form(stage, progress, res, P.label(index))
+    end
+  end
+  for _, entry in ipairs(entries) do
+    if form == "event" then
+      entry.event = dispatch.event
+      entry.stage = stage
+      entry.sub_agent_result = entry.agent_result
+    end
+    dispatch.history[#dispatch.history + 1] = entry
+  end
+  return nil
+end
+
+local function history_item(form, dispatch, stage, config, agent_result)
+  if form == "event" then
+    return {
+      event = dispatch.event,
+      stage = stage,
+      config = shallow_copy(config),
+      agent_result = agent_result,
+      sub_agent_result = agent_result,
+    }
+  end
+  return { config = config, agent_result = agent_result }
+end
+
+local function has_event_form(configs)
+  for _, config in ipairs(configs or {}) do
+    if C.form_of(config) == "event" then return true end
+  end
+  return false
+end
+
+-- Runs one dispatch: every config of it that listens, in list order. Returns nil, or a failure message.
+local function run_dispatch(stage, state, progress, dispatch, queue)
+  local i, steps = 1, 0
+  while dispatch.configs[i] ~= nil do
+    local config = dispatch.configs[i]
+    if runs_in(config, dispatch, stage) and C.is_group(config) then
+      steps = steps + 1
+      if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
+      local err = run_group_step(stage, state, progress, dispatch, i, C.form_of(config))
+      if err then return err end
+    elseif runs_in(config, dispatch, stage) then
+      steps = steps + 1
+      if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
+      local form = C.form_of(config)
+      local input = build_input(stage, state, progress, dispatch, i, form)
+      local res, err = call_agent(config, input, run_options(config, form, state))
+      if err then return err end
+      if res ~= nil then
+        err = check(stage, config.name, res, form)
+        if err then return err end
+        if form == "event" then
+          adopt_event_form(stage, progress, res, config)
+        else
+          adopt_stage_form(stage, progress, res, config.name)
+        end
+        report_ignored(stage, config.name, res, input, form)
+        if not U.is_nil(res.sub_agents_next) then
+          local workbench_err = workbench_entry_error(res.sub_agents_next)
+          if workbench_err then return workbench_err end
+          local tail, what = normalize_tail(res.sub_agents_next, form)
+          if not tail then return C.msg.invalid(config.name, what) end
+          warn_unknown_keys(res.sub_agents_next, "sub_agents_next")
+          local rebuilt = slice(dispatch.configs, 1, i)
+          for _, next_config in ipairs(tail) do
+            rebuilt[#rebuilt + 1] = next_config
+            -- a stage-form tail runs in this stage run, whatever stages its entries list
+            if form == "stage" then dispatch.forced[next_config] = true end
+          end
+          dispatch.configs = rebuilt
+        end
+      end
+      local agent_result = res and U.nil_if_null(res.agent_result)
+      dispatch.history[#dispatch.history + 1] = history_item(form, dispatch, stage, config, agent_result)
+      if form == "event" and res ~= nil then
+        for _, event in ipairs(U.nil_if_null(res.emit_events) or {}) do
+          -- queued after this dispatch, with the entries and history as they are now
+          queue[#queue + 1] = {
+            event = event,
+            root = false,
+            configs = copy_configs(dispatch.configs),
+            history = U.deep_copy(dispatch.history),
+            forced = {},
+          }
+        end
+        if stage == "post" and res.coder_redo == true then progress.redo = true end
+      end
+    end
+    i = i + 1
+  end
+  return nil
+end
+
 --- Runs the pipeline of one stage.
--- state = { configs, params, prompts, prompt_dir, task (pre_task/post_task),
---           response = {content, model_name, usage} (post_task), responses (post) }
--- Returns { params, prompts, response = {content} | nil } | nil, message.
--- `params` is the very table given in `state` when no sub-agent replaced it.
+-- state = { configs, params, prompts, prompt_dir, task (pre_task/post_task), event (the first event dispatched,
+--           default: the stage's own),
+--           response = {content, model_name, usage} (post_task), responses (post),
+--           event_responses, post_refs (post, event form), base_options (pre, event form) }
+-- Returns { params, prompts, response = {content} | nil, configs, redo } | nil, message.
+-- `params` is the very table given in `state` when no sub-agent replaced it; `configs` are the entries the later
+-- stages run (an event-form `agent_on` or `sub_agents_next` at pre holds for them, as upstream).
 function M.run_stage(stage, state)
   local progress = {
     params = state.params,
     prompts = state.prompts,
     response = U.deep_copy(state.response),
     response_replaced = false,
-    history = {},
+    redo = false,
+    pin_prompt = has_event_form(state.configs),
   }
-  if stage == "pre" then progress.params = with_glob_defaults(state.params) end
+  if stage == "pre" then progress.params = with_defaults(state.params, C.GLOB_DEFAULT_KEYS) end
 
-  local queue = enabled(state.configs, stage)
-  local step = 0
-  while queue[step + 1] ~= nil do
-    step = step + 1
-    if step > C.MAX_STEPS then return nil, C.msg.step_cap(stage) end
-    local config = queue[step]
-    if C.is_group(config) then
-      -- a parallel group is one step: its members' combined answer, one history entry per member
-      local index = P.index_of(state.configs, config, step)
-      local pending = slice(queue, step + 1)
-      local res, err, entries = P.run_group(stage, config, {
-        index = index,
-        adopts = ADOPTS[stage],
-        input_of = function(member) return build_input(stage, state, progress, member, pending) end,
-      })
-      if err then return nil, err end
-      if res ~= nil then adopt(stage, progress, res, P.label(index)) end
-      for _, entry in ipairs(entries) do progress.history[#progress.history + 1] = entry end
-    else
-      local input = build_input(stage, state, progress, config, slice(queue, step + 1))
-      local res, err = call_agent(config, input)
-      if err then return nil, err end
-      if res ~= nil then
-        err = check(stage, config.name, res)
-        if err then return nil, err end
-        adopt(stage, progress, res, config.name)
-        report_ignored(stage, config.name, res, input)
-        if not U.is_nil(res.sub_agents_next) then
-          local tail, what = C.normalize_list(res.sub_agents_next, "sub_agents_next")
-          if not tail then return nil, C.msg.invalid(config.name, what) end
-          warn_unknown_keys(res.sub_agents_next, "sub_agents_next")
-          -- The new tail runs in this stage run, whatever stages its entries list.
-          queue = slice(queue, 1, step)
-          for _, next_config in ipairs(enabled(tail)) do queue[#queue + 1] = next_config end
-        end
-      end
-      progress.history[#progress.history + 1] = {
-        config = config,
-        agent_result = res and U.nil_if_null(res.agent_result),
-      }
-    end
+  local queue = {
+    { event = state.event or C.STAGE_EVENTS[stage], root = true, configs = copy_configs(state.configs), history = {}, forced = {} },
+  }
+  local final_configs = state.configs
+  local dispatches = 0
+  while queue[1] ~= nil do
+    dispatches = dispatches + 1
+    if dispatches > C.MAX_DISPATCHES then return nil, C.msg.dispatch_cap() end
+    local dispatch = table.remove(queue, 1)
+    local err = run_dispatch(stage, state, progress, dispatch, queue)
+    if err then return nil, err end
+    final_configs = dispatch.configs
   end
 
   return {
     params = progress.params,
     prompts = progress.prompts,
     response = progress.response_replaced and { content = progress.response.content } or nil,
+    -- a stage-form tail holds for its stage run only
+    configs = has_event_form(state.configs) and final_configs or state.configs,
+    redo = progress.redo,
   }
 end
 

@@ -14,7 +14,24 @@ C.STAGES = { "pre", "pre_task", "post_task", "post" }
 C.MAX_STEPS = 100
 C.MIN_AIPACK_VERSION = "0.8.15"
 
--- upstream event names (section 7): the stage of each event, and the event of each stage
+-- the event form (section 7): dispatch and redo caps, keys cleared from a returned coder_params, the glob
+-- params an event-form input carries, the workbench entries refused, the event nothing sends here
+C.MAX_DISPATCHES = 100
+C.MAX_REDOS = 20
+C.EVENT_PARAMS_CLEARED = { "auto_context", "chat", "sub_agents" }
+C.EVENT_GLOB_DEFAULT_KEYS = {
+  "context_globs",
+  "structure_globs",
+  "knowledge_globs",
+  "context_globs_pre",
+  "context_globs_post",
+  "knowledge_globs_pre",
+  "knowledge_globs_post",
+}
+C.WORKBENCH_AGENT_NAMES = { "pro@coder/workbench", "pro@coder/dev" }
+C.WORKBENCH_DONE_EVENT = "workbench::done"
+
+-- the events the pack sends (section 7): the stage of each event, and the event of each stage
 C.EVENT_STAGES = { start = "pre", ["end"] = "post" }
 C.STAGE_EVENTS = { pre = "start", post = "end" }
 
@@ -87,8 +104,17 @@ local M = {
   raised = "Sub-agent [{name}] failed: {error}",
   stepCap = "Sub-agent pipeline exceeded {max} steps in stage {stage}",
   version = "Sub-agents require AIPack {min} or above (current: {current})",
+  notFound = "Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)",
   unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
-  droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone",
+  droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = \"start\")",
+  unknownError = "Unknown error",
+  notTableEvent = "Sub-agent [{name}] failed: invalid response type, expected table or nil",
+  dispatchCap = "Sub-agent pipeline exceeded max steps ({max}).",
+  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)",
+  workbenchDoneOnly = "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+  redoRequested = "Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.",
+  redoCapReached = "Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.",
+  redoUncounted = "Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started",
   unknownParam = "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam = "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
 }
@@ -119,14 +145,13 @@ local ENTRY_FIELDS = {
     name = "on",
     kind = {
       kind = "one_or_list",
-      expected = "an event or a list of events",
-      item = { kind = "enum", expected = "one of start, end", values = { "start", "end" } },
+      expected = "a non-empty string or a list of non-empty strings",
+      item = { kind = "string", expected = "a non-empty string", non_empty = true },
       non_empty = true,
       scalar = "string",
     },
     optional = true,
     exclusive_with = "stages",
-    sets = "stages",
   },
 }
 
@@ -194,6 +219,37 @@ local RESPONSE_FIELDS = {
   },
   { name = "agent_result", kind = { kind = "any" }, optional = true },
   { name = "sub_agents_next", kind = { kind = "entries" }, optional = true },
+  {
+    name = "emit_events",
+    kind = {
+      kind = "list",
+      expected = "a list of non-empty strings",
+      item = { kind = "string", expected = "a non-empty string", non_empty = true },
+    },
+    optional = true,
+    stages = { "pre", "post" },
+    form = "event",
+  },
+  {
+    name = "agent_on",
+    kind = {
+      kind = "one_or_list",
+      expected = "a non-empty string or a list of non-empty strings",
+      item = { kind = "string", expected = "a non-empty string", non_empty = true },
+      non_empty = true,
+      scalar = "string",
+    },
+    optional = true,
+    stages = { "pre" },
+    form = "event",
+  },
+  {
+    name = "coder_redo",
+    kind = { kind = "boolean", expected = "a boolean" },
+    optional = true,
+    stages = { "post" },
+    form = "event",
+  },
 }
 
 local function fill(template, vars)
@@ -308,17 +364,12 @@ local function settle(k, v)
   return v
 end
 
--- the stages of a (checked) event list, in the order of first appearance
-local function event_stages(events)
-  local stages, seen = {}, {}
-  for _, e in ipairs(events) do
-    local stage = C.EVENT_STAGES[e]
-    if not seen[stage] then
-      seen[stage] = true
-      stages[#stages + 1] = stage
-    end
+-- whether an entry field's default is held back because a field exclusive with it is given (stages vs on)
+local function default_held(copy, name)
+  for _, o in ipairs(ENTRY_FIELDS) do
+    if o.exclusive_with == name and rawget(copy, o.name) ~= nil then return true end
   end
-  return stages
+  return false
 end
 
 --- Normalises one sub_agents entry. Returns a new config table, or nil and "<label>: <what is wrong>".
@@ -343,7 +394,9 @@ function C.normalize_entry(entry, label)
   for _, f in ipairs(ENTRY_FIELDS) do
     local v = rawget(copy, f.name)
     if v == nil and f.default ~= nil then
-      if type(f.default) == "table" then
+      if default_held(copy, f.name) then
+        -- the default belongs to the other form
+      elseif type(f.default) == "table" then
         copy[f.name] = copy_list(f.default, #f.default)
       else
         copy[f.name] = f.default
@@ -352,10 +405,15 @@ function C.normalize_entry(entry, label)
       local err = check_value(f.kind, v, f.name)
       if err ~= nil then return nil, fill(T.entry, { label = label, what = err }) end
       copy[f.name] = settle(f.kind, v)
-      if f.sets ~= nil then copy[f.sets] = event_stages(copy[f.name]) end
     end
   end
   return copy
+end
+
+--- "event" for an entry that gives on (upstream's rules), else "stage" (section 7).
+function C.form_of(config)
+  if type(config) == "table" and rawget(config, "on") ~= nil then return "event" end
+  return "stage"
 end
 
 local ENTRY_KEY_SET = {}
@@ -420,8 +478,9 @@ function C.normalize_list(value, label)
   return configs
 end
 
-local function used_in(f, stage)
+local function used_in(f, stage, form)
   if f == nil then return false end
+  if f.form ~= nil and f.form ~= (form or "stage") then return false end
   if f.stages == nil then return true end
   for _, s in ipairs(f.stages) do
     if s == stage then return true end
@@ -433,12 +492,12 @@ local RESPONSE_BY_NAME = {}
 for _, f in ipairs(RESPONSE_FIELDS) do RESPONSE_BY_NAME[f.name] = f end
 
 --- What is wrong with a (non-nil) response in stage, or nil when it is valid. Ignored fields are not checked.
-function C.check_response(stage, value)
+function C.check_response(stage, value, form)
   if value == nil then return nil end
   local t = type_of(value)
   if t ~= "table" then return fill(T.notTable, { got = t }) end
   for _, f in ipairs(RESPONSE_FIELDS) do
-    if used_in(f, stage) then
+    if used_in(f, stage, form) then
       local v = rawget(value, f.name)
       if given(v) or not f.optional then
         local err = check_value(f.kind, v, f.name)
@@ -447,7 +506,7 @@ function C.check_response(stage, value)
     end
   end
   for _, f in ipairs(RESPONSE_FIELDS) do
-    if f.exclusive_with ~= nil and used_in(f, stage) and used_in(RESPONSE_BY_NAME[f.exclusive_with], stage) then
+    if f.exclusive_with ~= nil and used_in(f, stage, form) and used_in(RESPONSE_BY_NAME[f.exclusive_with], stage, form) then
       if given(rawget(value, f.name)) and given(rawget(value, f.exclusive_with)) then
         return fill(T.exclusive, { other = f.exclusive_with, path = f.name })
       end
@@ -471,13 +530,13 @@ local function deep_equal(a, b)
 end
 
 -- input: the sub-agent's input table; a key it handed back unchanged is not reported
-function C.ignored_fields(stage, value, input)
+function C.ignored_fields(stage, value, input, form)
   local out = {}
   if type(value) ~= "table" then return out end
   for _, f in ipairs(RESPONSE_FIELDS) do
     local v = rawget(value, f.name)
     if given(v) then
-      if not used_in(f, stage) then
+      if not used_in(f, stage, form) then
         out[#out + 1] = f.name
       elseif type(v) == "table" and f.ignored_keys ~= nil and f.ignored_keys[stage] ~= nil then
         local before = nil
@@ -501,9 +560,10 @@ end
 
 C.msg = {}
 
---- Sub-agent [<name>] failed: <error_msg> (+ "\nDetails: " .. error_details)
-function C.msg.failed(name, error_msg, error_details)
+--- Sub-agent [<name>] failed: <error_msg> (+ "\nDetails: " .. error_details); form "event": upstream's default text
+function C.msg.failed(name, error_msg, error_details, form)
   local err = M.noErrorMsg
+  if form == "event" then err = M.unknownError end
   if given(error_msg) then err = tostring(error_msg) end
   local head = fill(M.failed, { name = tostring(name), error = err })
   if given(error_details) then
@@ -527,6 +587,11 @@ function C.msg.step_cap(stage)
   return fill(M.stepCap, { max = C.MAX_STEPS, stage = tostring(stage) })
 end
 
+--- Sub-agent [<name>] not found: <path> does not exist (...)
+function C.msg.not_found(name, path)
+  return fill(M.notFound, { name = tostring(name), path = tostring(path) })
+end
+
 --- <label>: unknown key '<key>' (kept, ...)
 function C.msg.unknown_entry_key(label, key)
   return fill(M.unknownEntryKey, { label = tostring(label), key = tostring(key) })
@@ -535,6 +600,37 @@ end
 --- Sub-agent [<name>] returned coder_params without <keys>: ...
 function C.msg.dropped_params(name, keys)
   return fill(M.droppedParams, { name = tostring(name), keys = table.concat(keys, ", ") })
+end
+
+--- event form: Sub-agent [<name>] failed: invalid response type, ...
+function C.msg.not_table_event(name)
+  return fill(M.notTableEvent, { name = tostring(name) })
+end
+
+--- event form: Sub-agent pipeline exceeded max steps (<MAX_DISPATCHES>).
+function C.msg.dispatch_cap()
+  return fill(M.dispatchCap, { max = C.MAX_DISPATCHES })
+end
+
+--- Unsupported workbench sub-agent <name> ...
+function C.msg.workbench_entry(name)
+  return fill(M.workbenchEntry, { name = tostring(name) })
+end
+
+--- <label> (<name>) listens only to 'workbench::done' ...
+function C.msg.workbench_done_only(label, name)
+  return fill(M.workbenchDoneOnly, { label = tostring(label), name = tostring(name) })
+end
+
+--- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
+function C.msg.redo_requested(count)
+  return fill(M.redoRequested, { count = tostring(count), max = C.MAX_REDOS })
+end
+function C.msg.redo_cap_reached(count)
+  return fill(M.redoCapReached, { count = tostring(count), max = C.MAX_REDOS })
+end
+function C.msg.redo_uncounted(current)
+  return fill(M.redoUncounted, { current = tostring(current) })
 end
 
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)
@@ -599,8 +695,13 @@ function C.normalize_group(entry, label)
     end
     local member, member_err = C.normalize_entry(item, label .. "." .. path)
     if member == nil then return nil, member_err end
-    member.stages = copy_list(common.stages, #common.stages)
-    if common.on ~= nil then member.on = copy_list(common.on, #common.on) end
+    -- the members take the group's form: its events (event form), else its stages
+    if common.on ~= nil then
+      member.stages = nil
+      member.on = copy_list(common.on, #common.on)
+    else
+      member.stages = copy_list(common.stages, #common.stages)
+    end
     members[i] = member
   end
   common.name = nil

@@ -154,13 +154,33 @@ function M.record_answer(input, data, ai_response, applied, fixes)
   PF.save_answer(input.run, data.task.num, block)
 end
 
---- What After All receives from this task (SUB_AGENTS.md section 2, `coder_responses` items).
-function M.task_info(data, content, applied)
+-- Upstream's apply status of one answer's changes.
+local function file_changes_status(applied)
+  local items = applied.status_items or {}
+  local failed = 0
+  for _, item in ipairs(items) do
+    if not item.success then failed = failed + 1 end
+  end
+  return {
+    success = failed == 0,
+    total_count = #items,
+    success_count = #items - failed,
+    fail_count = failed,
+    items = items,
+  }
+end
+
+--- What After All receives from this task (`coder_responses` items, sections 2 and 7): the stage-form fields, and
+-- upstream's (the answer without its change blocks, the apply status, the raw answer's file).
+function M.task_info(input, data, content, applied)
   return {
     task_num = data.task.num,
     content = content,
     files_changed = applied.files_changed,
     files_failed = applied.files_failed,
+    content_extruded = (tostring(applied.answer or ""):gsub("^%s+", "")),
+    file_changes_status = file_changes_status(applied),
+    content_raw_path = aip.path.diff(input.run.reports.raw, CTX.WORKSPACE_DIR) or input.run.reports.raw,
   }
 end
 

@@ -5,7 +5,7 @@
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { nextFence, type Fence } from '../support/lines.ts';
 import { AgentLoadError, mapScriptLine, parseAgentDoc, type AgentDoc, type LuaScript } from '../runtime/agent-doc.ts';
-import type { Stage } from '../contract/index.ts';
+import type { InputKind } from './contract-types.ts';
 import { annotatedStagesOf } from './annotations.ts';
 import { lintLua, type Finding, type LintOptions } from './lint.ts';
 
@@ -17,7 +17,7 @@ const STAGES: [keyof AgentDoc & ('beforeAll' | 'data' | 'output' | 'afterAll'), 
 ];
 
 /** `subAgentStages`: the stages the agent runs in as a sub-agent, when known (annotations in any block add to them). */
-export function lintAipFile(file: string, content: string, opts: LintOptions, subAgentStages: Stage[] = []): Finding[] {
+export function lintAipFile(file: string, content: string, opts: LintOptions, subAgentStages: InputKind[] = []): Finding[] {
   const findings: Finding[] = [];
   let doc: AgentDoc;
   try {
@@ -29,7 +29,7 @@ export function lintAipFile(file: string, content: string, opts: LintOptions, su
     doc = parseAgentDoc(disableOptions(content), file);
   }
   // an annotation in one block types `input` in every block of the agent
-  const stages = new Set<Stage>(subAgentStages);
+  const stages = new Set<InputKind>(subAgentStages);
   for (const [key] of STAGES) {
     const script = doc[key] as LuaScript | undefined;
     if (script) for (const s of annotatedStagesOf(script.code)) stages.add(s);

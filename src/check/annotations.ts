@@ -1,12 +1,13 @@
 // Stage annotations in a sub-agent's Lua: `---@param input CoderPostTaskInput` (or `---@type CoderPreInput`) says
 // which stage's input the script receives, for the checker and for the Lua language server.
 
-import { STAGES, type Stage } from '../contract/index.ts';
+import { STAGES } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
-import { ANY_INPUT_CLASS, STAGE_INPUT_CLASS } from './contract-types.ts';
+import { ANY_INPUT_CLASS, EVENT_INPUT_CLASS, EVENT_KINDS, STAGE_INPUT_CLASS, type InputKind } from './contract-types.ts';
 
-const CLASS_STAGES = new Map<string, Stage[]>([
-  ...STAGES.map((s): [string, Stage[]] => [STAGE_INPUT_CLASS[s], [s]]),
+const CLASS_STAGES = new Map<string, InputKind[]>([
+  ...STAGES.map((s): [string, InputKind[]] => [STAGE_INPUT_CLASS[s], [s]]),
+  ...EVENT_KINDS.map((k): [string, InputKind[]] => [EVENT_INPUT_CLASS[k], [k]]),
   [ANY_INPUT_CLASS, [...STAGES]],
 ]);
 
@@ -24,8 +25,8 @@ export interface AnnotationComment {
 export function annotatedStages(
   comments: AnnotationComment[],
   report?: (line: number, column: number, rule: 'annotation', message: string) => void,
-): Stage[] {
-  const out = new Set<Stage>();
+): InputKind[] {
+  const out = new Set<InputKind>();
   for (const c of comments) {
     const m = PARAM_RE.exec(c.text) ?? TYPE_RE.exec(c.text);
     if (!m) continue;
@@ -46,7 +47,7 @@ export function annotatedStages(
 }
 
 /** Annotated stages of Lua code, without reports (comments found by a plain line scan). */
-export function annotatedStagesOf(code: string): Stage[] {
+export function annotatedStagesOf(code: string): InputKind[] {
   const comments: AnnotationComment[] = [];
   code.split('\n').forEach((l, i) => {
     const k = l.indexOf('--');

@@ -8,14 +8,37 @@ import {
   CoderResponseInputSchema,
   CoderResponsesItemSchema,
   CoderTaskSchema,
+  EVENT_FORM_STAGES,
+  EventHistoryItemSchema,
+  EventInputSchemas,
+  EventResponsesItemSchema,
+  FileChangesStatusSchema,
   ResponseSchema,
   STAGES,
   StageInputSchemas,
+  usedIn,
+  type EntryForm,
   type Stage,
 } from '../contract/index.ts';
 import { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
 
 export { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS };
+
+/**
+ * What a sub-agent's input is, for the checker: a stage (the stage form's input), or `on:<stage>` (the event form's
+ * input, as upstream pro@coder gives it, in the stage that dispatches the event).
+ */
+export type EventKind = `on:${(typeof EVENT_FORM_STAGES)[number]}`;
+export type InputKind = Stage | EventKind;
+export const EVENT_KINDS: EventKind[] = EVENT_FORM_STAGES.map((s) => `on:${s}` as EventKind);
+export const INPUT_KINDS: InputKind[] = [...STAGES, ...EVENT_KINDS];
+export const isEventKind = (k: InputKind): k is EventKind => k.startsWith('on:');
+export const stageOfKind = (k: InputKind): Stage => (isEventKind(k) ? (k.slice(3) as Stage) : k);
+export const formOfKind = (k: InputKind): EntryForm => (isEventKind(k) ? 'event' : 'stage');
+/** How messages name a kind: `pre`, or `pre (event form)`. */
+export const kindLabel = (k: InputKind): string => (isEventKind(k) ? `${stageOfKind(k)} (event form)` : k);
+/** The input kind of an entry's form in a stage. */
+export const kindOf = (stage: Stage, form: EntryForm): InputKind => (form === 'event' ? (`on:${stage}` as EventKind) : stage);
 
 export type Shape =
   | { t: 'any' }
@@ -35,9 +58,18 @@ export interface ShapeField {
   doc?: string;
   /** response fields: the stages that use it (undefined: all) */
   stages?: Stage[];
+  /** response fields used by one form only */
+  form?: EntryForm;
   exclusiveWith?: string;
 }
 
+
+/** Lua class name of the event form's input tables (upstream pro@coder's fields) */
+export const EVENT_INPUT_CLASS: Record<EventKind, string> = {
+  'on:pre': 'CoderEventPreInput',
+  'on:post': 'CoderEventPostInput',
+};
+export const inputClassOf = (k: InputKind): string => (isEventKind(k) ? EVENT_INPUT_CLASS[k] : STAGE_INPUT_CLASS[k]);
 
 const prevItem = defOf(defOf(StageInputSchemas.pre).shape!.sub_agents_prev).element!;
 
@@ -49,7 +81,11 @@ const CLASS_NAMES = new Map<AnySchema, string>([
   [CoderResponsesItemSchema, 'CoderResponsesItem'],
   [prevItem, 'CoderSubAgentPrev'],
   [ResponseSchema, RESPONSE_CLASS],
+  [EventHistoryItemSchema, 'CoderEventPrev'],
+  [EventResponsesItemSchema, 'CoderEventResponsesItem'],
+  [FileChangesStatusSchema, 'CoderFileChangesStatus'],
   ...STAGES.map((s): [AnySchema, string] => [StageInputSchemas[s], STAGE_INPUT_CLASS[s]]),
+  ...EVENT_KINDS.map((k): [AnySchema, string] => [EventInputSchemas[stageOfKind(k) as 'pre' | 'post'], EVENT_INPUT_CLASS[k]]),
 ]);
 
 const isInteger = (d: ZodDef) => d.format === 'safeint' || d.format === 'int32' || (d.checks ?? []).some((c) => c._zod.def.format === 'safeint');
@@ -101,24 +137,26 @@ function fieldsOfSchema(schema: AnySchema): ShapeField[] {
     const field: ShapeField = { name, shape: shapeOf(s), optional: isOptional(s) };
     if (typeof meta.description === 'string') field.doc = meta.description;
     if (Array.isArray(meta['x-stages'])) field.stages = [...(meta['x-stages'] as Stage[])];
+    if (meta['x-form'] === 'event' || meta['x-form'] === 'stage') field.form = meta['x-form'];
     if (typeof meta['x-exclusive-with'] === 'string') field.exclusiveWith = meta['x-exclusive-with'];
     return field;
   });
 }
 
-/** The input table of one stage. */
-export function stageInputShape(stage: Stage): Extract<Shape, { t: 'object' }> {
-  return shapeOf(StageInputSchemas[stage]) as Extract<Shape, { t: 'object' }>;
+/** The input table of one stage (a stage-form input), or of an event-form input. */
+export function stageInputShape(kind: InputKind): Extract<Shape, { t: 'object' }> {
+  if (isEventKind(kind)) return shapeOf(EventInputSchemas[stageOfKind(kind) as 'pre' | 'post']) as Extract<Shape, { t: 'object' }>;
+  return shapeOf(StageInputSchemas[kind]) as Extract<Shape, { t: 'object' }>;
 }
 
 /**
- * The input table of a sub-agent that runs in any of `stages`: the fields of every one of them (a field that some
+ * The input table of a sub-agent that runs as any of `kinds`: the fields of every one of them (a field that some
  * lack is optional), with `coder_stage` one of those stages.
  */
-export function inputShapeFor(stages: readonly Stage[], name?: string): Extract<Shape, { t: 'object' }> {
+export function inputShapeFor(kinds: readonly InputKind[], name?: string): Extract<Shape, { t: 'object' }> {
   const byName = new Map<string, ShapeField>();
   const count = new Map<string, number>();
-  for (const s of stages) {
+  for (const s of kinds) {
     for (const f of stageInputShape(s).fields) {
       count.set(f.name, (count.get(f.name) ?? 0) + 1);
       const seen = byName.get(f.name);
@@ -126,18 +164,25 @@ export function inputShapeFor(stages: readonly Stage[], name?: string): Extract<
       // a literal per stage (coder_stage, event): the field takes any of them
       else if (seen.shape.t === 'string' && f.shape.t === 'string' && seen.shape.values && f.shape.values) {
         seen.shape = { t: 'string', values: [...new Set([...seen.shape.values, ...f.shape.values])] };
+      } else if (seen.shape.t === 'string' && f.shape.t === 'string') {
+        seen.shape = { t: 'string' };
       }
     }
   }
-  const fields = [...byName.values()].map((f) => (count.get(f.name) === stages.length ? f : { ...f, optional: true }));
+  const fields = [...byName.values()].map((f) => (count.get(f.name) === kinds.length ? f : { ...f, optional: true }));
   const shape: Extract<Shape, { t: 'object' }> = { t: 'object', fields, open: false };
   if (name) shape.name = name;
   return shape;
 }
 
-/** The stages whose input has the field. */
-export function stagesWithInputField(field: string): Stage[] {
-  return STAGES.filter((s) => stageInputShape(s).fields.some((f) => f.name === field));
+/** The input kinds whose input has the field. */
+export function stagesWithInputField(field: string): InputKind[] {
+  return INPUT_KINDS.filter((s) => stageInputShape(s).fields.some((f) => f.name === field));
+}
+
+/** Whether a response field counts for a sub-agent of this input kind (else the pipeline ignores it). */
+export function responseFieldUsed(f: ShapeField, kind: InputKind): boolean {
+  return usedIn({ name: f.name, kind: { kind: 'any' }, optional: true, stages: f.stages, form: f.form }, stageOfKind(kind), formOfKind(kind));
 }
 
 /** The response table's fields, with the stages that use them. */
@@ -181,7 +226,7 @@ export function contractClasses(): Extract<Shape, { t: 'object' }>[] {
     else if (s.t === 'union') s.of.forEach(visit);
   };
   visit(inputShapeFor(STAGES, ANY_INPUT_CLASS));
-  for (const stage of STAGES) visit(stageInputShape(stage));
+  for (const kind of INPUT_KINDS) visit(stageInputShape(kind));
   visit(shapeOf(ResponseSchema));
   visit(shapeOf(AgentEntryTableSchema));
   return [...out.values()];

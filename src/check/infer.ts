@@ -9,9 +9,20 @@
 import { CTX_KEYS, LUA_CLASSES, signatureOf, splitTop, type LuaClass, type Param } from '../aip/signatures.ts';
 import { isAvailableAt } from '../aip/catalog.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
-import { CHECK_TEMPLATES, fill, type Stage } from '../contract/index.ts';
+import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
-import { luaTypeOf, responseFields, stagesWithInputField, inputShapeFor, type Shape, type ShapeField } from './contract-types.ts';
+import {
+  inputShapeFor,
+  isEventKind,
+  kindLabel,
+  luaTypeOf,
+  responseFieldUsed,
+  responseFields,
+  stagesWithInputField,
+  type InputKind,
+  type Shape,
+  type ShapeField,
+} from './contract-types.ts';
 
 interface LNode {
   type: string;
@@ -34,7 +45,7 @@ export type TypeReport = (line: number, column: number, rule: TypeRule, message:
 export interface TypeCheckOptions {
   scope: LifecycleStage | 'module';
   /** the stages this script's agent runs in as a sub-agent (undefined: not known to be a sub-agent) */
-  subAgentStages?: Stage[];
+  subAgentStages?: InputKind[];
   minAipackVersion: string;
 }
 
@@ -257,7 +268,7 @@ class Checker {
   /** tables filled inside `for k, v in pairs(<params>)` loops */
   private paramsLoops = 0;
   private readonly input?: Obj;
-  private readonly stages?: Stage[];
+  private readonly stages?: InputKind[];
 
   constructor(
     private readonly opts: TypeCheckOptions,
@@ -308,8 +319,9 @@ class Checker {
       case 'ReturnStatement': {
         const types = (s.arguments as LNode[]).map((a) => this.expr(a));
         const first = (s.arguments as LNode[])[0];
-        if (this.depth === 0 && first && this.stages && (this.opts.scope === 'Output' || this.opts.scope === 'AfterAll')) {
-          this.checkResponse(types[0], first);
+        if (this.depth === 0 && first && (this.opts.scope === 'Output' || this.opts.scope === 'AfterAll')) {
+          if (this.stages) this.checkResponse(types[0], first);
+          else this.checkResponseTypos(types[0]);
         }
         break;
       }
@@ -553,8 +565,12 @@ class Checker {
     const hint = suggest(name, obj.fields.map((f) => f.name));
     const mean = hint ? `; did you mean ${hint}?` : '';
     if (what === 'input' && this.stages) {
-      const stages = this.stages.join(', ');
-      const elsewhere = stagesWithInputField(name);
+      const stages = this.stages.map(kindLabel).join(', ');
+      // a stage-form field this pack also passes to event-form agents, which upstream's pack does not give
+      if (this.stages.every(isEventKind) && (EVENT_INPUT_EXTRA_FIELDS as readonly string[]).includes(name)) {
+        return `input.${name}: upstream pro@coder's event-form input has no field '${name}' (this pack passes it too, but the agent would not run unchanged under upstream's pack)${mean}`;
+      }
+      const elsewhere = stagesWithInputField(name).map(kindLabel);
       const where = `the input of ${this.stages.length === 1 ? 'stage' : 'stages'} ${stages} has no field '${name}'`;
       if (elsewhere.length > 0) return `input.${name}: ${where} (only ${elsewhere.join(', ')} ${elsewhere.length === 1 ? 'gives' : 'give'} it)`;
       return `input.${name}: ${where}${mean}`;
@@ -615,13 +631,30 @@ class Checker {
     });
   }
 
+  /**
+   * The stages unknown (no contract file, prompt file or annotation), the returned table may be anything; but a
+   * `coder_` key that no stage accepts and that is one typo away from a response field is a response key gone wrong.
+   */
+  private checkResponseTypos(t: T): void {
+    if (t.k !== 'table') return;
+    const names = responseFields().map((f) => f.name);
+    for (const [key, { node: at }] of t.keys) {
+      if (names.includes(key) || !key.startsWith('coder_')) continue;
+      const hint = suggest(key, names);
+      if (!hint) continue;
+      const [line, column] = this.at(at);
+      this.report(line, column, 'response-key', `response key '${key}' is not a sub-agent response field (no stage accepts it); did you mean ${hint}?`);
+    }
+  }
+
   private checkResponse(t: T, node: LNode): void {
     if (t.k !== 'table' || !this.stages) return;
     const stages = this.stages;
     const fields = responseFields();
     const byName = new Map(fields.map((f) => [f.name, f]));
-    const used = (f: ShapeField) => !f.stages || f.stages.some((s) => stages.includes(s));
-    const stageWord = `${stages.length === 1 ? 'stage' : 'stages'} ${stages.join(', ')}`;
+    const used = (f: ShapeField) => stages.some((k) => responseFieldUsed(f, k));
+    const stageWord = `${stages.length === 1 ? 'stage' : 'stages'} ${stages.map(kindLabel).join(', ')}`;
+    const only = (f: ShapeField) => `${f.form === 'event' ? 'event-form entries in ' : ''}${(f.stages ?? []).join(', ')}`;
     for (const [key, { node: at, value }] of t.keys) {
       const [line, column] = this.at(at);
       const f = byName.get(key);
@@ -631,7 +664,7 @@ class Checker {
         continue;
       }
       if (!used(f)) {
-        this.report(line, column, 'response-key', `response key '${key}' is ignored in ${stageWord} (only ${f.stages!.join(', ')} ${f.stages!.length === 1 ? 'uses' : 'use'} it)`);
+        this.report(line, column, 'response-key', `response key '${key}' is ignored in ${stageWord} (only ${only(f)} ${f.stages!.length === 1 && !f.form ? 'uses' : 'use'} it)`);
         continue;
       }
       const kind = kindOf(value);
@@ -640,7 +673,8 @@ class Checker {
         this.report(line, column, 'response-type', `response key '${key}' must be ${luaTypeOf(f.shape)}, got ${describe(value)}`);
         continue;
       }
-      if (key === 'coder_params' && value.k === 'table' && !value.spread) {
+      // the event form merges coder_params: a partial table is what upstream's agents return
+      if (key === 'coder_params' && value.k === 'table' && !value.spread && !stages.every(isEventKind)) {
         this.report(
           line,
           column,

@@ -17,7 +17,7 @@ import {
   isAvailableAt,
 } from '../aip/catalog.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
-import type { Stage } from '../contract/index.ts';
+import type { InputKind } from './contract-types.ts';
 import { typeCheck, type TypeRule } from './infer.ts';
 import { annotatedStages } from './annotations.ts';
 
@@ -31,6 +31,7 @@ export type Rule =
   | 'options-toml'
   | 'stale-pack'
   | 'stale-types'
+  | 'agent-not-found'
   | 'annotation'
   | TypeRule;
 
@@ -52,7 +53,7 @@ export interface LintSource {
   /** stage variables visible: a stage name, or 'module' for required modules (globals only) */
   scope: LifecycleStage | 'module';
   /** the stages this code runs in as a sub-agent (from its contract file or a prompt file); annotations add to them */
-  subAgentStages?: Stage[];
+  subAgentStages?: InputKind[];
 }
 
 export interface LintOptions {

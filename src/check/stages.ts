@@ -7,14 +7,15 @@ import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { md } from '../aip/md.ts';
 import type { StageEnv } from '../aip/types.ts';
-import { STAGES, normalizeList, type Stage } from '../contract/index.ts';
+import { STAGES, configStages, entryForm, normalizeList, type Stage } from '../contract/index.ts';
+import { kindOf, type InputKind } from './contract-types.ts';
 import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 
-export type StageMap = Map<string, Set<Stage>>;
+export type StageMap = Map<string, Set<InputKind>>;
 
-const add = (map: StageMap, file: string, stages: Iterable<Stage>) => {
-  const set = map.get(file) ?? new Set<Stage>();
+const add = (map: StageMap, file: string, stages: Iterable<InputKind>) => {
+  const set = map.get(file) ?? new Set<InputKind>();
   for (const s of stages) set.add(s);
   map.set(file, set);
 };
@@ -31,10 +32,22 @@ export function stagesFromContract(file: string, map: StageMap): void {
   }
   if (typeof doc.agent !== 'string' || doc.agent.includes('@')) return;
   const cases = Array.isArray(doc.case) ? (doc.case as Record<string, unknown>[]) : [];
-  const stages = cases.map((c) => c?.stage).filter(isStage);
+  // an event-form case (its config or the case gives `on`) gets upstream's input
+  const stages = cases.flatMap((c): InputKind[] => caseKinds(c));
   if (stages.length === 0) return;
   const agent = resolveAgentFile(nodePath.resolve(nodePath.dirname(file), doc.agent));
   if (agent) add(map, agent, stages);
+}
+
+/** The input kinds of one case of a contract file: its stage, in the event form when it gives `on`. */
+function caseKinds(c: Record<string, unknown> | undefined): InputKind[] {
+  if (typeof c !== 'object' || c === null) return [];
+  const config = c.config as Record<string, unknown> | undefined;
+  const on = c.on ?? config?.on;
+  if (on === undefined) return isStage(c.stage) ? [c.stage] : [];
+  if (isStage(c.stage)) return [kindOf(c.stage, 'event')];
+  const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string');
+  return events.map((e) => kindOf(e === 'end' ? 'post' : 'pre', 'event'));
 }
 
 // aip.md.extract_meta needs no stage environment
@@ -58,8 +71,30 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
   for (const c of named) {
     if (c.name.includes('@')) continue;
     const agent = resolveAgentFile(nodePath.resolve(ws, c.name));
-    if (agent) add(map, agent, c.stages);
+    if (agent) add(map, agent, configStages(c).map((s) => kindOf(s, entryForm(c))));
   }
+}
+
+/** The local `sub_agents` names of a prompt file whose agent file does not exist: the name and the path looked at. */
+export function missingAgentsOfPrompt(file: string): { name: string; path: string }[] {
+  let meta: unknown;
+  try {
+    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+  } catch {
+    return [];
+  }
+  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
+  if (entries === undefined) return [];
+  const r = normalizeList(entries);
+  if (!r.ok) return [];
+  const ws = findWorkspace(nodePath.dirname(file));
+  const named = r.configs.filter((c) => c.enabled !== false).flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
+  return named
+    .filter((c) => !c.name.includes('@') && resolveAgentFile(nodePath.resolve(ws, c.name)) === undefined)
+    .map((c) => {
+      const p = nodePath.resolve(ws, c.name);
+      return { name: c.name, path: p.endsWith('.aip') ? p : p.endsWith('/') ? nodePath.join(p, 'main.aip') : `${p}.aip` };
+    });
 }
 
 /** AIPack's candidates for a local agent name: the file, `<name>.aip`, `<name>/main.aip`. */

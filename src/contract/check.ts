@@ -3,8 +3,8 @@
  * These functions interpret the kinds derived from the zod schemas (spec.ts); the generated Lua module
  * interprets the same kinds and must give byte-identical messages (test/contract/lua-parity.test.ts).
  */
-import { CHECK_TEMPLATES as T, EVENT_STAGES, type AgentConfig, type Stage } from './schemas.ts';
-import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Kind } from './spec.ts';
+import { CHECK_TEMPLATES as T, EVENT_FORM_STAGES, EVENT_STAGES, type AgentConfig, type EntryForm, type Stage } from './schemas.ts';
+import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, usedIn, type Kind } from './spec.ts';
 import { field, isEmptyTable, isGiven, luaEqual, luaList, luaType } from './lua-values.ts';
 import { GROUP_KEYS, isGroupEntry, normalizeGroup } from './parallel.ts';
 
@@ -112,26 +112,45 @@ export function normalizeEntry(entry: unknown, label: string): NormalizeEntryRes
   for (const f of ENTRY_FIELDS) {
     const v = field(copy, f.name);
     if (v === undefined && f.default !== undefined) {
-      copy[f.name] = structuredClone(f.default);
+      // a default belongs to its form: `stages` is not filled in for an entry that gives `on`
+      if (!ENTRY_FIELDS.some((o) => o.exclusiveWith === f.name && field(copy, o.name) !== undefined)) {
+        copy[f.name] = structuredClone(f.default);
+      }
       continue;
     }
     if (v === undefined && f.optional) continue;
     const err = checkValue(f.kind, v, f.name);
     if (err !== undefined) return { ok: false, message: fill(T.entry, { label, what: err }) };
     copy[f.name] = settle(f.kind, v);
-    if (f.sets !== undefined) copy[f.sets] = eventStages(copy[f.name] as string[]);
   }
   return { ok: true, config: copy as AgentConfig };
 }
 
-/** The stages of a (checked) event list, in the order of first appearance. */
-function eventStages(events: string[]): Stage[] {
-  const stages: Stage[] = [];
-  for (const e of events) {
-    const stage = EVENT_STAGES[e as keyof typeof EVENT_STAGES];
-    if (!stages.includes(stage)) stages.push(stage);
+/**
+ * The stage an event is dispatched in: start at pre, end at post; any other event is one a sub-agent emitted,
+ * dispatched in the stage of the dispatch that emitted it (taken as pre when nothing says otherwise).
+ */
+export function eventStage(event: string, emittedIn: Stage = 'pre'): Stage {
+  return (EVENT_STAGES as Record<string, Stage>)[event] ?? emittedIn;
+}
+
+/**
+ * The stages a normalised entry can run in: its `stages`, or the stages of the events it listens to (an emitted
+ * event can be dispatched in pre and in post).
+ */
+export function configStages(config: AgentConfig): Stage[] {
+  if (config.on === undefined) return [...(config.stages ?? [])];
+  const out: Stage[] = [];
+  for (const e of config.on) {
+    const stages: Stage[] = e in EVENT_STAGES ? [eventStage(e)] : [...EVENT_FORM_STAGES];
+    for (const st of stages) if (!out.includes(st)) out.push(st);
   }
-  return stages;
+  return out;
+}
+
+/** The form of a normalised entry (section 7): `on` given = event form. */
+export function entryForm(config: unknown): EntryForm {
+  return luaType(config) === 'table' && field(config, 'on') !== undefined ? 'event' : 'stage';
 }
 
 /** Keys of a table entry that the contract does not define (sorted); they are kept for the agent. */
@@ -163,17 +182,15 @@ export function normalizeList(value: unknown, label = 'sub_agents'): NormalizeLi
 // ---------------------------------------------------------------------------------------------------------------
 // Section 3: responses
 
-const usedIn = (stage: Stage) => RESPONSE_FIELDS.filter((f) => !f.stages || f.stages.includes(stage));
-
 /**
  * What is wrong with a sub-agent's response in `stage`, or undefined when it is valid. A nil response is
- * valid. Fields the stage ignores are not checked (an ignored field is not an error).
+ * valid. Fields the stage ignores (for the entry's form) are not checked (an ignored field is not an error).
  */
-export function checkResponse(stage: Stage, value: unknown): string | undefined {
+export function checkResponse(stage: Stage, value: unknown, form: EntryForm = 'stage'): string | undefined {
   if (value === undefined) return undefined;
   const t = luaType(value);
   if (t !== 'table') return fill(T.notTable, { got: t });
-  const fields = usedIn(stage);
+  const fields = RESPONSE_FIELDS.filter((f) => usedIn(f, stage, form));
   for (const f of fields) {
     const v = field(value, f.name);
     if (!isGiven(v) && f.optional) continue;
@@ -195,13 +212,13 @@ export function checkResponse(stage: Stage, value: unknown): string | undefined 
  * With `input` (the sub-agent's input table), such a key counts only when its value differs from the one the
  * sub-agent received: handing back the params it was given, unchanged, ignores nothing.
  */
-export function ignoredFields(stage: Stage, response: unknown, input?: unknown): string[] {
+export function ignoredFields(stage: Stage, response: unknown, input?: unknown, form: EntryForm = 'stage'): string[] {
   if (luaType(response) !== 'table') return [];
   const out: string[] = [];
   for (const f of RESPONSE_FIELDS) {
     const v = field(response, f.name);
     if (!isGiven(v)) continue;
-    if (f.stages && !f.stages.includes(stage)) {
+    if (!usedIn(f, stage, form)) {
       out.push(f.name);
     } else if (luaType(v) === 'table') {
       const before = input === undefined ? undefined : field(input, f.name);

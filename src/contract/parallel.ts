@@ -40,7 +40,9 @@ export const ParallelGroupSchema = z
 export interface GroupConfig {
   parallel: Record<string, unknown>[];
   enabled: boolean;
-  stages: string[];
+  /** stage form */
+  stages?: string[];
+  /** event form */
   on?: string[];
   concurrency: number;
   on_error: OnError;
@@ -113,7 +115,8 @@ export function normalizeGroup(
   if (onError !== undefined && !(ON_ERROR as readonly unknown[]).includes(onError)) {
     return bad(fillT(GROUP_TEMPLATES.onError, { path: 'on_error', got: gotOf(onError) }));
   }
-  const stages = common.config.stages as string[];
+  // the members take the group's form: its events (event form), else its stages
+  const stages = common.config.stages as string[] | undefined;
   const on = common.config.on as string[] | undefined;
   const members: Record<string, unknown>[] = [];
   for (let i = 0; i < items.length; i++) {
@@ -125,15 +128,20 @@ export function normalizeGroup(
     }
     const r = normalizeEntry(item, `${label}.${path}`);
     if (!r.ok) return r;
-    const member: Record<string, unknown> = { ...r.config, stages: [...stages] };
-    if (on !== undefined) member.on = [...on];
+    const member: Record<string, unknown> = { ...r.config };
+    if (on !== undefined) {
+      delete member.stages;
+      member.on = [...on];
+    } else {
+      member.stages = [...(stages ?? [])];
+    }
     members.push(member);
   }
   const config: GroupConfig = {
     ...common.config,
     parallel: members,
     enabled: common.config.enabled as boolean,
-    stages,
+    ...(stages !== undefined ? { stages } : {}),
     concurrency: concurrency === undefined ? DEFAULT_GROUP_CONCURRENCY : Number(concurrency),
     on_error: (onError as OnError | undefined) ?? DEFAULT_ON_ERROR,
   };

@@ -28,12 +28,36 @@ export const DEFAULT_ENABLED = true;
 export const DEFAULT_STAGES: readonly Stage[] = ['pre'];
 
 /**
- * Upstream pro@coder's event names (section 7) and the stage each one means here. An entry giving `on` runs in
- * those stages; every input carries `event` where a stage has one.
+ * The events the pack sends (section 7) and the stage that sends each. An entry giving `on` is in the event form:
+ * it runs when an event it listens to is dispatched, by upstream pro@coder's rules. Other events are the ones
+ * sub-agents emit (`emit_events`).
  */
 export const EVENT_STAGES = { start: 'pre', end: 'post' } as const satisfies Record<string, Stage>;
 export type CoderEvent = keyof typeof EVENT_STAGES;
 export const EVENTS = Object.keys(EVENT_STAGES) as CoderEvent[];
+/** Stages in which event-form entries run (those that send an event). */
+export const EVENT_FORM_STAGES = ['pre', 'post'] as const satisfies readonly Stage[];
+
+/** At most this many dispatches (the sent event, then each emitted one) per stage run, as upstream (section 7). */
+export const MAX_DISPATCHES = 100;
+/** A post sub-agent may ask for at most this many new runs of the coder (`coder_redo`), as upstream. */
+export const MAX_REDOS = 20;
+/** Keys removed from an event-form response's coder_params before the merge, as upstream. */
+export const EVENT_PARAMS_CLEARED = ['auto_context', 'chat', 'sub_agents'] as const;
+/** Glob params an event-form input always carries ({} when absent), as upstream's pipeline sets them. */
+export const EVENT_GLOB_DEFAULT_KEYS = [
+  'context_globs',
+  'structure_globs',
+  'knowledge_globs',
+  'context_globs_pre',
+  'context_globs_post',
+  'knowledge_globs_pre',
+  'knowledge_globs_post',
+] as const;
+/** Upstream's workbench entries: a root key there, not a sub-agent, so never accepted in `sub_agents`. */
+export const WORKBENCH_AGENT_NAMES = ['pro@coder/workbench', 'pro@coder/dev'] as const;
+/** An upstream event nothing sends here (this pack has no workbench). */
+export const WORKBENCH_DONE_EVENT = 'workbench::done';
 
 /** Glob params set to {} before `pre` when absent, so a sub-agent can append without nil checks (section 2). */
 export const GLOB_DEFAULT_KEYS = ['context_globs', 'structure_globs', 'knowledge_globs'] as const;
@@ -96,9 +120,9 @@ export const StageSchema = z.enum(STAGES).meta({
   description: 'A pipeline stage: pre (Before All), pre_task (Data), post_task (Output), post (After All)',
 });
 
-export const EventSchema = z.enum(EVENTS as [CoderEvent, ...CoderEvent[]]).meta({
+export const EventSchema = z.string().min(1).meta({
   title: 'event',
-  description: 'An upstream pro@coder event: start (= stage pre), end (= stage post)',
+  description: 'an event name: start (sent at pre), end (sent at post), or one a sub-agent emits ("ns::name")',
 });
 
 /** A Lua table with string keys. On the JS side an empty Lua table may arrive as [] (see lua-values.ts). */
@@ -117,7 +141,7 @@ export const AgentEntryTableSchema = z
     stages: z
       .union([StageSchema, z.array(StageSchema).min(1)])
       .default([...DEFAULT_STAGES])
-      .meta({ description: 'the stages the sub-agent runs in; one stage name is a one-item list' }),
+      .meta({ description: 'stage form: the stages the sub-agent runs in; one stage name is a one-item list (not filled in when on is given)' }),
     options: LuaTableSchema.optional().meta({
       description: 'agent options for aip.agent.run (model, temperature, top_p, input_concurrency, model_aliases)',
     }),
@@ -128,9 +152,8 @@ export const AgentEntryTableSchema = z
       .union([EventSchema, z.array(EventSchema).min(1)])
       .optional()
       .meta({
-        description: 'upstream pro@coder form of stages (section 7): start = pre, end = post',
+        description: 'event form (upstream pro@coder rules): the events the sub-agent listens to; one name is a one-item list',
         'x-exclusive-with': 'stages',
-        'x-sets': 'stages',
       }),
   })
   .meta({ title: 'sub-agent entry (table form)' });
@@ -148,10 +171,10 @@ export const AgentConfigSchema = z
   .looseObject({
     name: AgentNameSchema,
     enabled: z.boolean(),
-    stages: z.array(StageSchema).min(1),
+    stages: z.array(StageSchema).min(1).optional().meta({ description: 'stage form only' }),
     options: LuaTableSchema.optional(),
     config: LuaTableSchema.optional(),
-    on: z.union([EventSchema, z.array(EventSchema)]).optional(),
+    on: z.array(EventSchema).optional().meta({ description: 'event form only' }),
   })
   .meta({ title: 'AgentConfig' });
 
@@ -236,6 +259,79 @@ export const StageInputSchemas = {
 } as const satisfies Record<Stage, z.ZodType>;
 
 // ---------------------------------------------------------------------------------------------------------------
+// Section 7: the input of an event-form entry (upstream's fields, plus the stage-form ones)
+
+const FileRefSchema = z.looseObject({ path: z.string() }).meta({ description: 'a file as aip.file.list gives it' });
+
+/** One item of `sub_agents_prev` in the event form: upstream's history shape. */
+export const EventHistoryItemSchema = z.looseObject({
+  event: z.string(),
+  stage: StageSchema,
+  config: AgentConfigSchema,
+  agent_result: z.unknown(),
+  sub_agent_result: z.unknown().meta({ description: 'same as agent_result (upstream alias)' }),
+});
+
+/** The apply status of one task's file changes (upstream's shape). */
+export const FileChangesStatusSchema = z.looseObject({
+  success: z.boolean(),
+  total_count: z.number(),
+  success_count: z.number(),
+  fail_count: z.number(),
+  items: z.array(
+    z.looseObject({ file_path: z.string(), kind: z.string(), success: z.boolean(), error_msg: z.string().optional() }),
+  ),
+});
+
+/**
+ * One `coder_responses` item as upstream gives it to an event-form post sub-agent. This pack's items also carry the
+ * stage-form fields (task_num, content, files_changed, files_failed), which upstream's do not.
+ */
+export const EventResponsesItemSchema = z.looseObject({
+  content_extruded: z.string().meta({ description: 'the answer without its file-change blocks' }),
+  file_changes_status: FileChangesStatusSchema,
+  content_raw_path: z.string().meta({ description: 'the file the raw answer was saved to (workspace-relative)' }),
+});
+
+/**
+ * The input of an event-form entry: upstream pro@coder's fields. This pack passes the stage-form fields too
+ * (coder_stage, coder_prompts; in post the stage-form coder_responses fields), so that agents written against
+ * either keep working, but an agent reading them would not run unchanged under upstream's pack: the checker names
+ * them.
+ */
+const eventInputShape = {
+  event: EventSchema.meta({ description: 'the event being dispatched: start, end, or an emitted one' }),
+  coder_prompt_dir: baseInputShape.coder_prompt_dir,
+  coder_params: LuaTableSchema.meta({
+    description: 'the current params without sub_agents, with the glob lists ({} when absent)',
+  }),
+  coder_prompt: z.string().meta({ description: 'the current instruction' }),
+  agent_config: AgentConfigSchema,
+  sub_agents_prev: z
+    .array(EventHistoryItemSchema)
+    .meta({ description: 'sub-agents already run in this dispatch chain, in order' }),
+  sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'the entries after this one in the dispatch' }),
+  coder_redo_count: z.number().int().min(0).meta({ description: 'CTX.RUN_FLOW_REDO_COUNT (0 on a first run)' }),
+};
+
+export const EventInputSchemas = {
+  pre: z.object({ stage: z.literal('pre'), ...eventInputShape }).meta({ title: 'event-form input (pre)' }),
+  post: z
+    .object({
+      stage: z.literal('post'),
+      ...eventInputShape,
+      coder_responses: z.array(EventResponsesItemSchema),
+      coder_context_file_refs: z.array(FileRefSchema).optional(),
+      coder_knowledge_file_refs: z.array(FileRefSchema).optional(),
+      coder_working_file_refs: z.array(FileRefSchema).optional(),
+    })
+    .meta({ title: 'event-form input (post)' }),
+} as const;
+
+/** Stage-form input fields an event-form input carries as well (not upstream's). */
+export const EVENT_INPUT_EXTRA_FIELDS = ['coder_stage', 'coder_prompts'] as const;
+
+// ---------------------------------------------------------------------------------------------------------------
 // Section 3: the response table
 
 const PARAMS_STAGES: Stage[] = ['pre', 'pre_task'];
@@ -267,6 +363,21 @@ export const ResponseSchema = z
     sub_agents_next: AgentEntriesSchema.optional().meta({
       description: 'normalised, then replaces the not-yet-run tail of this stage run',
     }),
+    emit_events: z.array(EventSchema).optional().meta({
+      description: 'event form: events queued and dispatched after the current dispatch, in order',
+      'x-stages': [...EVENT_FORM_STAGES],
+      'x-form': 'event',
+    }),
+    agent_on: z.union([EventSchema, z.array(EventSchema).min(1)]).optional().meta({
+      description: 'event form: the events this entry listens to from now on',
+      'x-stages': ['pre'],
+      'x-form': 'event',
+    }),
+    coder_redo: z.boolean().optional().meta({
+      description: 'event form: true asks for a new run of the coder (aip.flow.redo_run), capped',
+      'x-stages': ['post'],
+      'x-form': 'event',
+    }),
   })
   .meta({ title: 'sub-agent response' });
 
@@ -282,10 +393,25 @@ export const MESSAGE_TEMPLATES = {
   raised: 'Sub-agent [{name}] failed: {error}',
   stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
   version: 'Sub-agents require AIPack {min} or above (current: {current})',
+  notFound: 'Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)',
   /** pack and harness warnings (run time; --strict fails them in contract tests) */
   unknownEntryKey:
     "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
-  droppedParams: 'Sub-agent [{name}] returned coder_params without {keys}: the returned table replaces the params, so they are gone',
+  droppedParams:
+    'Sub-agent [{name}] returned coder_params without {keys}: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = "start")',
+  /** event form (upstream's wording where upstream has one) */
+  unknownError: 'Unknown error',
+  notTableEvent: 'Sub-agent [{name}] failed: invalid response type, expected table or nil',
+  dispatchCap: 'Sub-agent pipeline exceeded max steps ({max}).',
+  workbenchEntry:
+    'Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)',
+  workbenchDoneOnly:
+    "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+  redoRequested: 'Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.',
+  redoCapReached:
+    'Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.',
+  redoUncounted:
+    'Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started',
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
 } as const;
@@ -322,4 +448,7 @@ export type AgentEntryTable = z.input<typeof AgentEntryTableSchema>;
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 export type SubAgentResponse = z.infer<typeof ResponseSchema>;
 export type StageInput<S extends Stage = Stage> = z.infer<(typeof StageInputSchemas)[S]>;
+export type EventInput<S extends keyof typeof EventInputSchemas = keyof typeof EventInputSchemas> = z.infer<(typeof EventInputSchemas)[S]>;
+/** The two forms of an entry (section 7): `on` given = event form. */
+export type EntryForm = 'stage' | 'event';
 export type CoderTask = z.infer<typeof CoderTaskSchema>;

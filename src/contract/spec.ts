@@ -12,6 +12,7 @@ import {
   AgentEntryTableSchema,
   ResponseSchema,
   STAGES,
+  type EntryForm,
   type Stage,
 } from './schemas.ts';
 
@@ -41,8 +42,8 @@ export interface Field {
   ignoredKeys?: Partial<Record<Stage, string[]>>;
   /** another field that cannot be given together with this one */
   exclusiveWith?: string;
-  /** entry fields: the field this one sets (an `on` event list becomes `stages`, through EVENT_STAGES) */
-  sets?: string;
+  /** response fields used only by entries of this form (section 7); undefined: both forms */
+  form?: EntryForm;
 }
 
 const minLength = (s: AnySchema): number =>
@@ -116,7 +117,7 @@ export function fieldsOf(schema: AnySchema): Field[] {
     if (Array.isArray(meta['x-stages'])) f.stages = [...(meta['x-stages'] as Stage[])];
     if (meta['x-ignored-keys']) f.ignoredKeys = meta['x-ignored-keys'] as Partial<Record<Stage, string[]>>;
     if (typeof meta['x-exclusive-with'] === 'string') f.exclusiveWith = meta['x-exclusive-with'];
-    if (typeof meta['x-sets'] === 'string') f.sets = meta['x-sets'];
+    if (meta['x-form'] === 'event' || meta['x-form'] === 'stage') f.form = meta['x-form'];
     return f;
   });
 }
@@ -188,9 +189,15 @@ export const ENTRY_KEYS: string[] = ENTRY_FIELDS.map((f) => f.name);
 /** Fields of a response table, in check order, with the stages that use them. */
 export const RESPONSE_FIELDS: Field[] = fieldsOf(ResponseSchema);
 
+/** Whether a response field counts in `stage` for an entry of `form` (else it is ignored there). */
+export function usedIn(f: Field, stage: Stage, form: EntryForm = 'stage'): boolean {
+  if (f.form !== undefined && f.form !== form) return false;
+  return !f.stages || f.stages.includes(stage);
+}
+
 /** Response fields that a stage ignores (present in a response, they change nothing). */
-export function stageIgnores(stage: Stage): string[] {
-  return RESPONSE_FIELDS.filter((f) => f.stages && !f.stages.includes(stage)).map((f) => f.name);
+export function stageIgnores(stage: Stage, form: EntryForm = 'stage'): string[] {
+  return RESPONSE_FIELDS.filter((f) => !usedIn(f, stage, form)).map((f) => f.name);
 }
 
 export const ALL_STAGES: readonly Stage[] = STAGES;

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
+import { configStages, normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
@@ -334,7 +334,7 @@ export function caseStage(stage: Stage | undefined, config: Record<string, unkno
   if (stage !== undefined) return stage;
   if (config?.on === undefined) return 'pre';
   const r = normalizeEntry({ ...config, name: 'x' }, 'config');
-  return r.ok ? r.config.stages[0]! : 'pre';
+  return r.ok ? (configStages(r.config)[0] ?? 'pre') : 'pre';
 }
 
 /** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */

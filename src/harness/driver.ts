@@ -8,10 +8,11 @@
  * with no sub-agent (which fills in the glob defaults as the coder would), then the stage under test.
  *
  * Its single input:
- *   { stage, params, prompts, prompt_dir, entries, task?, response?, responses? }
- * (`entries`: the `prev` stand-ins of the case, then the agent under test's entry)
+ *   { stage, params, prompts, prompt_dir, entries, task?, response?, responses?, event?, event_responses?, post_refs? }
+ * (`entries`: the `prev` stand-ins of the case, then the agent under test's entry; `event`: the event dispatched
+ * first, for event-form cases)
  * Its output:
- *   { ok = true, params, prompts, response = <post_task: the text the coder applies> | nil }
+ *   { ok = true, params, prompts, response = <post_task: the text the coder applies> | nil, configs, redo }
  *   | { ok = false, error = message, raised = bool }
  */
 
@@ -38,7 +39,7 @@ if not configs then return { ok = false, error = err } end
 local state
 if case.stage == "pre" then
   -- utils_before_all.lua: the meta block (with sub_agents) and { inst }
-  state = { configs = configs, params = meta, prompts = case.prompts, prompt_dir = case.prompt_dir }
+  state = { configs = configs, params = meta, prompts = case.prompts, prompt_dir = case.prompt_dir, event = case.event, base_options = meta }
 else
   -- what Before All leaves for the later stages: the params after a pre stage, without sub_agents
   local pre, pre_err = SA.run_stage("pre", { configs = {}, params = meta, prompts = case.prompts, prompt_dir = case.prompt_dir })
@@ -51,6 +52,9 @@ else
     task = case.task,
     response = case.response,
     responses = case.responses,
+    event = case.event,
+    event_responses = case.event_responses,
+    post_refs = case.post_refs,
   }
 end
 
@@ -67,6 +71,8 @@ return {
   params = U.copy_without(result.params, "sub_agents"),
   prompts = result.prompts,
   response = text,
+  configs = result.configs,
+  redo = result.redo,
 }
 \`\`\`
 `;

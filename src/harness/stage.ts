@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, GROUP_KEYS, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type Stage } from '../contract/index.ts';
+import { ENTRY_KEYS, GROUP_KEYS, configStages, eventStage, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type Stage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -360,15 +360,27 @@ function stageOf(agent: AgentUnderTest, input: StageInput): Stage {
   if (on === undefined) return stage;
   const r = normalizeEntry({ ...input.config, name: agent.name }, 'config');
   if (!r.ok) return stage;
-  if (!r.config.stages.includes(stage)) {
+  const stages = configStages(r.config);
+  if (!stages.includes(stage)) {
     throw new CaseFileError(
-      `config.on ${JSON.stringify(on)} runs the agent in ${r.config.stages.join(', ')}, not in the case's stage ${stage}`,
+      `config.on ${JSON.stringify(on)} runs the agent in ${stages.join(', ')}, not in the case's stage ${stage}`,
       agent.name,
       undefined,
       'stage',
     );
   }
   return stage;
+}
+
+/**
+ * The event an event-form case dispatches: the first of its config's `on` events sent in the case's stage (start at
+ * pre, end at post), else its first event another sub-agent emits; undefined for a stage-form case.
+ */
+export function caseEvent(config: Record<string, unknown> | undefined, stage: Stage): string | undefined {
+  const on = config?.on;
+  if (on === undefined) return undefined;
+  const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string' && e !== '');
+  return events.find((e) => eventStage(e, stage) === stage && (e === 'start' || e === 'end')) ?? events.find((e) => e !== 'start' && e !== 'end');
 }
 
 /**
@@ -453,6 +465,8 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
       files_failed: r.files_failed ?? [],
     }));
   }
+  const event = caseEvent(input.config, stage);
+  if (event !== undefined) driverInput.event = event;
 
   const t0 = performance.now();
   let out: unknown;

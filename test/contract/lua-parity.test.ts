@@ -402,20 +402,45 @@ describe('upstream event form (pack/SUB_AGENTS.md section 7), in Lua as in TS', 
     else expect(lua.err).toBe(ts.message);
   });
 
-  it('maps start to pre and end to post, keeps on, and names a bad event and the supported ones', () => {
-    expect(normalizeEntry({ name: 'a.aip', on: 'end' }, 'x')).toEqual({
+  it('an entry giving on is in the event form: on made a list, no stages filled in, any event name accepted', () => {
+    expect(normalizeEntry({ name: 'a.aip', on: 'end' }, 'x')).toEqual({ ok: true, config: { name: 'a.aip', on: ['end'], enabled: true } });
+    expect(normalizeEntry({ name: 'a.aip', on: ['end', 'my::done'] }, 'x')).toEqual({
       ok: true,
-      config: { name: 'a.aip', on: ['end'], enabled: true, stages: ['post'] },
+      config: { name: 'a.aip', on: ['end', 'my::done'], enabled: true },
     });
-    expect(normalizeEntry({ name: 'a.aip', on: ['end', 'start', 'end'] }, 'x')).toMatchObject({ config: { stages: ['post', 'pre'] } });
-    expect(normalizeEntry({ name: 'a.aip', on: 'workbench::done' }, 'sub_agents[2]')).toEqual({
+    expect(normalizeEntry({ name: 'a.aip' }, 'x')).toEqual({ ok: true, config: { name: 'a.aip', enabled: true, stages: ['pre'] } });
+    expect(normalizeEntry({ name: 'a.aip', on: '' }, 'sub_agents[2]')).toEqual({
       ok: false,
-      message: 'sub_agents[2]: on must be one of start, end, got "workbench::done"',
+      message: 'sub_agents[2]: on must be a non-empty string, got empty string',
     });
     expect(normalizeEntry({ name: 'a.aip', on: 'end', stages: 'post' }, 'sub_agents[1]')).toEqual({
       ok: false,
       message: 'sub_agents[1]: stages and on cannot both be given',
     });
+    for (const entry of [{ name: 'a.aip', on: 'end' }, { name: 'a.aip', on: ['x::y'] }, { name: 'a.aip', on: [] }, { name: 'a.aip', on: 3 }]) {
+      const ts = normalizeEntry(entry, 'sub_agents[1]');
+      const lua = runLua('local cfg, err = C.normalize_entry(case.entry, "sub_agents[1]")\nreturn { ok = cfg ~= nil, config = cfg, err = err }', {
+        entry,
+      }) as { ok: boolean; config?: unknown; err?: string };
+      expect(lua.ok).toBe(ts.ok);
+      if (ts.ok) expect(lua.config).toEqual(ts.config);
+      else expect(lua.err).toBe(ts.message);
+    }
+  });
+
+  it('event-form response fields count only for event-form entries, in their stages', () => {
+    const res = { emit_events: ['a::b'], agent_on: ['start', 'end'], coder_redo: true };
+    for (const [stage, form] of [['pre', 'event'], ['post', 'event'], ['pre', 'stage'], ['post', 'stage']] as const) {
+      const ts = ignoredFields(stage, res, undefined, form);
+      expect(runLua('return C.ignored_fields(case.stage, case.res, nil, case.form)', { stage, res, form })).toEqual(ts);
+    }
+    expect(ignoredFields('pre', res, undefined, 'event')).toEqual(['coder_redo']);
+    expect(ignoredFields('post', res, undefined, 'event')).toEqual(['agent_on']);
+    expect(ignoredFields('pre', res, undefined, 'stage')).toEqual(['agent_on', 'coder_redo', 'emit_events']);
+    const bad = { emit_events: 'a::b' };
+    expect(checkResponse('pre', bad, 'event')).toBe('emit_events must be a list of non-empty strings, got string');
+    expect(runLua('return C.check_response("pre", case.bad, "event")', { bad })).toBe(checkResponse('pre', bad, 'event'));
+    expect(checkResponse('pre', bad, 'stage')).toBeUndefined();
   });
 
   it('unknown entry keys and unknown params are named the same on both sides', () => {

@@ -58,7 +58,11 @@ describe('group entries', () => {
       },
     });
     const event = normalizeEntry({ parallel: ['a.aip'], on: 'end', concurrency: 2, on_error: 'continue' }, 'x');
-    expect(event).toMatchObject({ ok: true, config: { stages: ['post'], on: ['end'], concurrency: 2, on_error: 'continue', parallel: [{ on: ['end'], stages: ['post'] }] } });
+    // an event-form group: its members take its events, and no stages are filled in
+    expect(event).toEqual({
+      ok: true,
+      config: { enabled: true, on: ['end'], concurrency: 2, on_error: 'continue', parallel: [{ name: 'a.aip', enabled: true, on: ['end'] }] },
+    });
   });
 
   it('reject nested groups, members with their own stages or on, empty or oversized groups, naming the entry', () => {

@@ -334,15 +334,25 @@ files = { "seen.txt" = "pre start" }
     expect(c.status).toBe('passed');
   });
 
-  it('another event fails the stage naming the entry, the event and the supported ones', () => {
-    const c = only(`agent = "upstream-event.aip"
+  it('another event (one a sub-agent emits) is dispatched to the agent: stage pre unless the case says post', () => {
+    const pre = only(`agent = "upstream-event.aip"
 [[case]]
-name = "workbench"
-config = { on = "workbench::done" }
+name = "emitted"
+config = { on = "ctx::ready" }
 [case.expect]
-error = 'sub_agents\\[1\\]: on must be one of start, end, got "workbench::done"'
+files = { "seen.txt" = "pre ctx::ready" }
 `);
-    expect(c.status).toBe('passed');
+    expect(pre.stage).toBe('pre');
+    expect(pre.status).toBe('passed');
+    const post = only(`agent = "upstream-event.aip"
+[[case]]
+name = "emitted at post"
+stage = "post"
+config = { on = ["start", "review::done"] }
+[case.expect]
+files = { "seen.txt" = "post review::done" }
+`);
+    expect(post.status).toBe('passed');
   });
 
   it('a case stage that on does not map to is a case-file error', () => {

@@ -162,8 +162,10 @@ describe('pre stage effects (pack/SUB_AGENTS.md sections 3 and 5)', () => {
     completed(run);
     expect(run.calls[0]!.response).toEqual({ coder_params: { base_dir: '', knowledge_globs: [], structure_globs: [] } });
     expect(run.prints).toContain(
-      'WARNING: Sub-agent [my-agents/set-params.aip] returned coder_params without context_globs: the returned table replaces the params, so they are gone',
+      'WARNING: Sub-agent [my-agents/set-params.aip] returned coder_params without context_globs: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = "start")',
     );
+    // one line for the one sub-agent
+    expect(run.prints.filter((p) => p.includes('returned coder_params without'))).toHaveLength(1);
     expect(run.ai).toHaveLength(1);
     expect(run.ai[0]!.prompt).not.toContain('CONTEXT_FILE');
     expect(run.ai[0]!.prompt).not.toContain(run.original('src/greet.ts').trim());

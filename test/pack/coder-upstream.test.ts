@@ -182,11 +182,13 @@ describe('seed-time template with file_content_mode whole, default_language, sug
 });
 
 describe("a sub-agent on an event this pack does not have", () => {
-  it('on: workbench::done skips the run with a message naming the entry, the event and the supported ones', () => {
+  it('on: workbench::done is accepted as upstream accepts it, never runs (nothing sends it here), and the pack says so', () => {
     const r = run('prompts/on-workbench');
-    expect(r.outcome?.skipped).toBe('sub_agents[2]: on must be one of start, end, got "workbench::done"');
-    expect(r.calls).toEqual([]);
-    expect(r.ai).toEqual([]);
-    expect(r.touched()).toEqual([]);
+    expect(r.outcome?.skipped).toBeUndefined();
+    expect(r.prints).toContain(
+      "WARNING: sub_agents[2] (my-agents/after-run.aip) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+    );
+    // the plain-string entry is stage form: it runs at pre only
+    expect(r.calls.map((c) => [c.agent, c.stage])).toEqual([['my-agents/after-run.aip', 'pre']]);
   });
 });
