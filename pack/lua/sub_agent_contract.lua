@@ -104,6 +104,7 @@ local M = {
   raised = "Sub-agent [{name}] failed: {error}",
   stepCap = "Sub-agent pipeline exceeded {max} steps in stage {stage}",
   version = "Sub-agents require AIPack {min} or above (current: {current})",
+  notFound = "Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)",
   unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
   droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = \"start\")",
   unknownError = "Unknown error",
@@ -584,6 +585,11 @@ end
 --- Sub-agent pipeline exceeded <MAX_STEPS> steps in stage <stage>
 function C.msg.step_cap(stage)
   return fill(M.stepCap, { max = C.MAX_STEPS, stage = tostring(stage) })
+end
+
+--- Sub-agent [<name>] not found: <path> does not exist (...)
+function C.msg.not_found(name, path)
+  return fill(M.notFound, { name = tostring(name), path = tostring(path) })
 end
 
 --- <label>: unknown key '<key>' (kept, ...)

@@ -36,10 +36,49 @@ local function read_prompt(first_input)
   }
 end
 
+-- The agent file a local sub_agents name points at, as aip.agent.run finds it from the workspace root: `.aip`
+-- optional, `dir/` (or a name without `.aip`) may be `dir/main.aip`. nil for a pack ref (ns@pack/name).
+local function agent_candidates(name)
+  if type(name) ~= "string" or name:find("@", 1, true) then return nil end
+  local path = name
+  if path:sub(1, 1) ~= "/" then path = CTX.WORKSPACE_DIR .. "/" .. path end
+  if path:sub(-4) == ".aip" then return { path } end
+  if path:sub(-1) == "/" then return { path .. "main.aip" } end
+  return { path .. ".aip", path .. "/main.aip" }
+end
+
+-- Every enabled sub-agent's file exists: a missing one fails Before All, before any model call (a post_task
+-- agent would otherwise be found missing only after the coder's model answered). nil, or the message.
+local function missing_agent(configs)
+  local list = {}
+  for _, config in ipairs(configs or {}) do
+    if config.enabled ~= false then
+      if type(config.parallel) == "table" then
+        for _, member in ipairs(config.parallel) do list[#list + 1] = member end
+      else
+        list[#list + 1] = config
+      end
+    end
+  end
+  for _, config in ipairs(list) do
+    local files = agent_candidates(config.name)
+    if files then
+      local found = false
+      for _, f in ipairs(files) do
+        if aip.path.exists(f) then found = true end
+      end
+      if not found then return C.msg.not_found(config.name, files[1]) end
+    end
+  end
+  return nil
+end
+
 -- The `pre` stage: { configs, params (without sub_agents), prompts } | nil, message.
 local function run_pre(prompt)
   local configs, err = SA.prepare(prompt.meta)
   if not configs then return nil, err end
+  err = missing_agent(configs)
+  if err then return nil, err end
   -- the built-in auto-context runs after the user's own `pre` sub-agents, as upstream orders it
   local auto_context
   auto_context, err = AC.sub_agent_entry(prompt.meta)

@@ -65,11 +65,12 @@ local function runner_name()
 end
 
 -- Runs the members: a list of { ok = true, response } | { ok = false, error } in member order, or nil, message.
-local function run_members(members, inputs, concurrency)
+local function run_members(index, members, inputs, concurrency)
   local runner_inputs = {}
   for i, member in ipairs(members) do
     runner_inputs[i] = {
       _display = "member " .. i .. " " .. member.name,
+      group = index,
       name = member.name,
       options = U.nil_if_null(member.options),
       base_dir = CTX.WORKSPACE_DIR,
@@ -174,7 +175,7 @@ function M.run_group(stage, group, opts)
     print(C.msg.group.old_aipack(opts.index, CTX.AIPACK_VERSION, size))
     concurrency = 1
   end
-  local outcomes, run_err = run_members(members, inputs, concurrency)
+  local outcomes, run_err = run_members(opts.index, members, inputs, concurrency)
   if not outcomes then return nil, C.msg.raised(M.label(opts.index), run_err) end
 
   -- every member is accounted for once: a failure or a usable answer

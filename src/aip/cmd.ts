@@ -9,12 +9,19 @@ import { resolvePath } from './support/paths.ts';
 
 const FN = 'aip.cmd.exec';
 
-/** AIPack's `into_vec_of_strings`: a string or a list of strings. */
+/**
+ * AIPack's `into_vec_of_strings` (aipack src/script/support/common.rs): a string or a table whose sequence holds
+ * strings (numbers read as strings, as mlua converts them); its errors are mlua conversion errors.
+ */
 function argsOf(v: unknown): string[] {
   if (v === undefined || v === null) return [];
   if (typeof v === 'string') return [v];
-  if (Array.isArray(v) && v.every((a) => typeof a === 'string')) return v as string[];
-  throw new LuaError(`${FN} - command args must be a string or a list of strings, got ${luaTypeName(v)}`);
+  if (typeof v === 'object') {
+    const list = Array.isArray(v) ? v : [];
+    if (list.every((a) => typeof a === 'string' || typeof a === 'number')) return list.map((a) => String(a));
+    throw new LuaError('error converting Lua table to Vec<String> (command args - Table contains non-string values)');
+  }
+  throw new LuaError('error converting Lua unknown to Vec<String> (command args - Expected a string or a list of strings)');
 }
 
 export const cmd: AipNamespaceFactory = (env) => ({

@@ -551,20 +551,24 @@ export const file: AipNamespaceFactory = (env) => {
 
     load_ndjson(path: unknown): unknown[] | undefined {
       if (path === undefined || path === null) return undefined;
-      return loadParsed(
-        N('load_ndjson'),
-        path,
-        (text) =>
-          text.split('\n').flatMap((line, i) => {
-            if (line.trim() === '') return [];
-            try {
-              return [JSON.parse(line) as unknown];
-            } catch (e) {
-              throw new Error(`Failed to parse JSON on line ${i + 1}: ${(e as Error).message}`);
-            }
-          }),
-        { read: 'Failed to load newline json file', parse: 'Failed to load newline json file' },
-      );
+      // AIPack's texts (aipack src/script/aip_modules/aip_file/file_json.rs over simple-fs's NDJSON reader):
+      // "<fn> - Failed to load newline json file '<p>'.\nCause: Cannot open file '<abs>'\nCause: <os error>" and
+      // "...Cause: Error processing NDJSON: <fn> - Failed to parse JSON on line <n>. Cause: <parser message>"
+      const fn = N('load_ndjson');
+      const p = pathArg(path, fn);
+      const abs = resolvePath(env, p);
+      const failed = (cause: string) => new LuaError(`${fn} - Failed to load newline json file '${p}'.\nCause: ${cause}`);
+      const text = vfs.readFile(abs);
+      if (text === undefined && vfs.isDir(abs)) throw failed(`Error processing NDJSON: ${fn} - Failed to read line 1. Cause: Is a directory (os error 21)`);
+      if (text === undefined) throw failed(`Cannot open file '${abs}'\nCause: No such file or directory (os error 2)`);
+      return text.split('\n').flatMap((line, i) => {
+        if (line.trim() === '') return [];
+        try {
+          return [JSON.parse(line) as unknown];
+        } catch (e) {
+          throw failed(`Error processing NDJSON: ${fn} - Failed to parse JSON on line ${i + 1}. Cause: ${(e as Error).message}`);
+        }
+      });
     },
 
     load_toml(path: unknown): unknown {
@@ -586,9 +590,17 @@ export const file: AipNamespaceFactory = (env) => {
     append_json_lines(path: unknown, data: unknown): Record<string, unknown> {
       const fn = N('append_json_lines');
       const p = pathArg(path, fn);
-      if (!Array.isArray(data)) throw new LuaError(`${fn}: expected 'data' to be a list, got ${luaTypeName(data)}`);
+      // AIPack (aipack src/script/lua_helpers/lua_json.rs lua_value_list_to_serde_values) reads a table's sequence
+      // part: a table without one appends nothing
+      if (typeof data !== 'object' || data === null) {
+        const type = typeof data === 'number' ? (Number.isInteger(data) ? 'integer' : 'number') : luaTypeName(data);
+        throw new LuaError(
+          `${fn} - Failed to append json lines to '${p}'.\nCause: Lua Value is not a List. Expected a Lua table (list) as the second argument, but got ${type}`,
+        );
+      }
+      const list: unknown[] = Array.isArray(data) ? data : [];
       const abs = resolvePath(env, p);
-      appendText(fn, p, abs, data.map((v) => jsonLine(v, fn)).join(''));
+      appendText(fn, p, abs, list.map((v) => jsonLine(v, fn)).join(''));
       return infoOf(writtenPath(p, abs), abs);
     },
 

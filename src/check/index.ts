@@ -9,7 +9,8 @@ import { walkFiles } from '../support/walk.ts';
 import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 import { luarcLibraries, SHIPPED_TYPES_DIR, staleLuaDefinitions } from './luals.ts';
-import { isPromptFile, stagesFromContract, stagesFromPrompt, type StageMap } from './stages.ts';
+import { messages } from '../contract/index.ts';
+import { isPromptFile, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './stages.ts';
 
 /** A path given to check does not exist (the CLI reports it as bad usage). */
 export class CheckPathError extends Error {}
@@ -53,6 +54,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   await checkPackFresh(root, findings, notes, opts.renderPack);
   checkTypesFresh(root, findings);
 
+  const ignored = readIgnore(root);
   const explicit = opts.paths.length > 0;
   const luaFiles = new Set<string>();
   const aipFiles = new Set<string>();
@@ -69,7 +71,10 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     }
     for (const f of walk(abs)) {
       if (f.endsWith('.contract.toml')) stagesFromContract(f, stageMap);
-      else if (isPromptFile(f, f === abs)) stagesFromPrompt(f, stageMap);
+      else if (isPromptFile(f, f === abs)) {
+        stagesFromPrompt(f, stageMap);
+        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f));
+      }
       if (f.endsWith('.aip')) aipFiles.add(f);
       // modules an agent can `require` (`<dir>/lua/...`), or a .lua file named explicitly
       else if (f.endsWith('.lua') && (f === abs || rel(root, f).split('/').includes('lua'))) luaFiles.add(f);
@@ -83,7 +88,12 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     for (const f of walkFiles(join(d, '.aipack', '.prompt'))) if (isPromptFile(f, false)) stagesFromPrompt(f, stageMap);
   }
 
-  const ignored = readIgnore(root);
+  // an agent checked on its own: its sibling contract file says its stages, as when its directory is checked
+  for (const f of aipFiles) {
+    const sibling = f.replace(/\.aip$/, '.contract.toml');
+    if (!stageMap.has(f) && existsSync(sibling)) stagesFromContract(sibling, stageMap);
+  }
+
   for (const f of [...luaFiles].sort()) {
     const file = rel(root, f);
     if (ignored(file)) continue;
@@ -100,6 +110,21 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts(file), [...(stageMap.get(f) ?? [])]));
   }
   return { findings, files: [...files], notes };
+}
+
+/** A `sub_agents` name of a prompt file whose agent file does not exist: found here, not when its stage runs. */
+function missingAgentFindings(root: string, promptFile: string): Finding[] {
+  const lines = readFileSync(promptFile, 'utf8').split('\n');
+  return missingAgentsOfPrompt(promptFile).map(({ name, path }) => {
+    const line = lines.findIndex((l) => l.includes(`"${name}"`) || l.includes(`'${name}'`));
+    return {
+      file: rel(root, promptFile),
+      line: line + 1 || 1,
+      column: line === -1 ? 1 : lines[line]!.indexOf(name) + 1,
+      rule: 'agent-not-found' as const,
+      message: messages.notFound(name, path).replace(/; checked before the run, before any model call\)$/, ')'),
+    };
+  });
 }
 
 /**

@@ -319,8 +319,9 @@ class Checker {
       case 'ReturnStatement': {
         const types = (s.arguments as LNode[]).map((a) => this.expr(a));
         const first = (s.arguments as LNode[])[0];
-        if (this.depth === 0 && first && this.stages && (this.opts.scope === 'Output' || this.opts.scope === 'AfterAll')) {
-          this.checkResponse(types[0], first);
+        if (this.depth === 0 && first && (this.opts.scope === 'Output' || this.opts.scope === 'AfterAll')) {
+          if (this.stages) this.checkResponse(types[0], first);
+          else this.checkResponseTypos(types[0]);
         }
         break;
       }
@@ -628,6 +629,22 @@ class Checker {
       const [al, ac] = this.at(args[i]);
       this.report(al, ac, 'aip-arg-type', `${path}: argument ${i + 1} (${p.name}) must be ${p.type}${p.optional ? ' or nil' : ''}, got ${describe(t)}`);
     });
+  }
+
+  /**
+   * The stages unknown (no contract file, prompt file or annotation), the returned table may be anything; but a
+   * `coder_` key that no stage accepts and that is one typo away from a response field is a response key gone wrong.
+   */
+  private checkResponseTypos(t: T): void {
+    if (t.k !== 'table') return;
+    const names = responseFields().map((f) => f.name);
+    for (const [key, { node: at }] of t.keys) {
+      if (names.includes(key) || !key.startsWith('coder_')) continue;
+      const hint = suggest(key, names);
+      if (!hint) continue;
+      const [line, column] = this.at(at);
+      this.report(line, column, 'response-key', `response key '${key}' is not a sub-agent response field (no stage accepts it); did you mean ${hint}?`);
+    }
   }
 
   private checkResponse(t: T, node: LNode): void {

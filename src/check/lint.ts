@@ -31,6 +31,7 @@ export type Rule =
   | 'options-toml'
   | 'stale-pack'
   | 'stale-types'
+  | 'agent-not-found'
   | 'annotation'
   | TypeRule;
 

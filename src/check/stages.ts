@@ -75,6 +75,28 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
   }
 }
 
+/** The local `sub_agents` names of a prompt file whose agent file does not exist: the name and the path looked at. */
+export function missingAgentsOfPrompt(file: string): { name: string; path: string }[] {
+  let meta: unknown;
+  try {
+    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+  } catch {
+    return [];
+  }
+  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
+  if (entries === undefined) return [];
+  const r = normalizeList(entries);
+  if (!r.ok) return [];
+  const ws = findWorkspace(nodePath.dirname(file));
+  const named = r.configs.filter((c) => c.enabled !== false).flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
+  return named
+    .filter((c) => !c.name.includes('@') && resolveAgentFile(nodePath.resolve(ws, c.name)) === undefined)
+    .map((c) => {
+      const p = nodePath.resolve(ws, c.name);
+      return { name: c.name, path: p.endsWith('.aip') ? p : p.endsWith('/') ? nodePath.join(p, 'main.aip') : `${p}.aip` };
+    });
+}
+
 /** AIPack's candidates for a local agent name: the file, `<name>.aip`, `<name>/main.aip`. */
 function resolveAgentFile(p: string): string | undefined {
   const candidates = p.endsWith('.aip') ? [p] : p.endsWith('/') ? [nodePath.join(p, 'main.aip')] : [`${p}.aip`, nodePath.join(p, 'main.aip')];

@@ -469,6 +469,11 @@ function C.msg.step_cap(stage)
   return fill(M.stepCap, { max = C.MAX_STEPS, stage = tostring(stage) })
 end
 
+--- Sub-agent [<name>] not found: <path> does not exist (...)
+function C.msg.not_found(name, path)
+  return fill(M.notFound, { name = tostring(name), path = tostring(path) })
+end
+
 --- <label>: unknown key '<key>' (kept, ...)
 function C.msg.unknown_entry_key(label, key)
   return fill(M.unknownEntryKey, { label = tostring(label), key = tostring(key) })

@@ -31,6 +31,10 @@ export const messages = {
   stepCap(stage: Stage | string): string {
     return fill(M.stepCap, { max: MAX_STEPS, stage });
   },
+  /** `Sub-agent [<name>] not found: <path> does not exist (...)`: the agent file a `sub_agents` name points at */
+  notFound(name: string, path: string): string {
+    return fill(M.notFound, { name, path });
+  },
   /** `<label>: unknown key '<key>' (kept, ...)` */
   unknownEntryKey(label: string, key: string): string {
     return fill(M.unknownEntryKey, { label, key });

@@ -393,6 +393,7 @@ export const MESSAGE_TEMPLATES = {
   raised: 'Sub-agent [{name}] failed: {error}',
   stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
   version: 'Sub-agents require AIPack {min} or above (current: {current})',
+  notFound: 'Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)',
   /** pack and harness warnings (run time; --strict fails them in contract tests) */
   unknownEntryKey:
     "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",

@@ -1,6 +1,6 @@
 import { CoderSummarySchema, listsFromLua, STAGES, type Stage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
-import type { PromptPartSent, Trace } from '../aip/support/trace.ts';
+import type { PromptPartSent, Trace, TraceEvent } from '../aip/support/trace.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { analyzeEffect, pickResponse, type StageEffect } from './effects.ts';
 
@@ -14,6 +14,62 @@ export interface SubAgentCall {
   effect: StageEffect;
   /** the redo run it belongs to (aip.flow.redo_run), undefined in the first run */
   redo?: number;
+  /** a parallel group (one step of the pipeline): its members side by side */
+  group?: GroupStep;
+}
+
+/** A parallel group's run: its place in `sub_agents`, its concurrency, and each member. */
+export interface GroupStep {
+  index: number;
+  concurrency: number;
+  members: GroupMember[];
+}
+
+export interface GroupMember {
+  index: number;
+  agent: string;
+  /** wall time of the member's run */
+  ms: number;
+  /** the models of its (and its agents') model calls, in order */
+  models: string[];
+  /** why it failed (raised, success = false, error_msg) */
+  error?: string;
+}
+
+const RUNNER = /\/parallel$/;
+
+/** The members of the group run whose `agent_call` is at `at` in the trace events: the events of that run. */
+function groupStep(trace: Trace, at: number, runner: string): GroupStep {
+  const events = trace.events;
+  let start = at;
+  while (start > 0 && !(events[start]!.kind === 'agent_start' && events[start]!.depth === 1 && (events[start] as { agent: string }).agent === runner)) start--;
+  const members: GroupMember[] = [];
+  let models: string[] = [];
+  let call: Extract<TraceEvent, { kind: 'agent_call' }> | undefined;
+  let concurrency = 1;
+  for (let i = start; i < at; i++) {
+    const e = events[i]!;
+    if (e.kind === 'ai' && e.depth >= 2) models.push(e.model);
+    else if (e.kind === 'agent_call' && e.depth === 1 && e.caller === runner) call = e;
+    else if (e.kind === 'tasks' && e.depth === 1 && e.agent === runner) concurrency = e.concurrency;
+    else if (e.kind === 'stage' && e.depth === 1 && e.agent === runner && e.stage === 'Output' && e.task !== undefined) {
+      members.push({ index: e.task, agent: call?.agent ?? '?', ms: call?.ms ?? 0, models, ...(call?.error !== undefined ? { error: call.error } : {}) });
+      models = [];
+      call = undefined;
+    }
+  }
+  members.sort((a, b) => a.index - b.index);
+  const outer = events[at] as Extract<TraceEvent, { kind: 'agent_call' }>;
+  for (const m of members) {
+    // a member that answered success = false or error_msg failed too
+    const out = outer.outputs?.[m.index - 1] as { response?: { success?: unknown; error_msg?: unknown } } | undefined;
+    const res = out?.response;
+    if (m.error === undefined && res && (res.success === false || typeof res.error_msg === 'string')) {
+      m.error = typeof res.error_msg === 'string' ? res.error_msg : 'success = false';
+    }
+  }
+  const index = Number((outer.inputs[0] as { group?: unknown } | undefined)?.group ?? 0);
+  return { index, concurrency, members };
 }
 
 export interface AiCall {
@@ -84,11 +140,28 @@ export function coderRunReport(args: {
     if (e.kind === 'redo' && e.depth === 0) redo = e.num;
     else if (e.kind === 'agent_call') redoOf.set(e, redo);
   }
-  for (const call of trace.of('agent_call')) {
-    if (call.caller !== coderName || call.depth !== 0) continue;
+  trace.events.forEach((call, at) => {
+    if (call.kind !== 'agent_call' || call.caller !== coderName || call.depth !== 0) return;
+    if (RUNNER.test(call.agent)) {
+      const input = (call.inputs[0] as { input?: Record<string, unknown> } | undefined)?.input;
+      const stage = input?.coder_stage;
+      if (!isStage(stage)) return;
+      const group = groupStep(trace, at, call.agent);
+      const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
+      subAgents.push({
+        stage,
+        task: typeof task === 'number' ? task : undefined,
+        agent: `parallel group [${group.index}]`,
+        ms: call.ms,
+        effect: analyzeEffect(stage, input, undefined, call.error !== undefined ? { raised: call.error } : {}),
+        group,
+        ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
+      });
+      return;
+    }
     const input = call.inputs[0] as Record<string, unknown> | undefined;
     const stage = input?.coder_stage;
-    if (!isStage(stage)) continue;
+    if (!isStage(stage)) return;
     const response = pickResponse(call);
     const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
     subAgents.push({
@@ -99,7 +172,7 @@ export function coderRunReport(args: {
       effect: analyzeEffect(stage, input, response, call.error !== undefined ? { raised: call.error } : {}),
       ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
     });
-  }
+  });
   const aiCalls = trace
     .of('ai')
     .filter((e) => e.agent === coderName && e.depth === 0)

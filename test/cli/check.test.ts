@@ -34,3 +34,38 @@ describe('coder-subagents check, outside this repository', () => {
     expect(r.code).toBe(0);
   });
 });
+
+describe('check on one agent, and on a prompt file', () => {
+  const typo = '# Output\n\n```lua\nlocal prompts = input.coder_prompts\nreturn { coder_promts = prompts }\n```\n';
+
+  it('a single .aip reads its sibling contract file, as checking its directory does', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/refiner.aip', typo.replace('coder_promts', 'coder_params = input.coder_params, coder_promts'));
+    write(dir, 'agents/refiner.contract.toml', 'agent = "refiner.aip"\n\n[[case]]\nname = "x"\nstage = "post"\n');
+    const whole = await runCli(['check', 'agents'], dir);
+    const single = await runCli(['check', 'agents/refiner.aip'], dir);
+    expect(whole.stdout).toMatch(/agents\/refiner\.aip:\d+:\d+: response-key: response key 'coder_params' is ignored in stage post/);
+    expect(single.stdout).toBe(whole.stdout);
+    expect(single.code).toBe(1);
+  });
+
+  it('a response key no stage accepts is flagged without knowing the stage', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/refiner.aip', typo);
+    const r = await runCli(['check', 'agents/refiner.aip'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^agents\/refiner\.aip:5:10: response-key: response key 'coder_promts' is not a sub-agent response field \(no stage accepts it\); did you mean '?coder_prompts'?\?$/m);
+  });
+
+  it('check agents <prompt-file> names a sub_agents entry whose file does not exist', async () => {
+    const dir = tmpDir();
+    write(dir, '.aipack/.keep', '');
+    write(dir, 'agents/ok.aip', '# Output\n\n```lua\nreturn nil\n```\n');
+    const prompt = write(dir, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nsub_agents = [\n  "agents/ok.aip",\n  { name = "agents/todo-gaurd.aip", stages = ["post_task"] },\n]\n```\n\nFix it.\n');
+    const r = await runCli(['check', 'agents', prompt], dir);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `.aipack/.prompt/pro@coder/coder-prompt.md:5:13: agent-not-found: Sub-agent [agents/todo-gaurd.aip] not found: ${dir}/agents/todo-gaurd.aip does not exist (a name is a path from the workspace root)\n`,
+    );
+  });
+});

@@ -130,6 +130,22 @@ describe('coder-subagents run', () => {
     expect(json.after_all.tasks).toEqual([expect.objectContaining({ task_num: 1, files_changed: [], files_failed: ['src/a.ts'] })]);
   });
 
+  it('a sub-agent file that does not exist fails Before All, before any model call', async () => {
+    const ws = tmpDir();
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nworking_globs = ["src/*.ts"]\nsub_agents = ["my/ok.aip", { name = "my/todo-gaurd.aip", stages = ["post_task"] }]\n```\n\nFix it.\n\n====\n');
+    write(ws, 'my/ok.aip', '# Output\n\n```lua\nreturn nil\n```\n');
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "Nothing."\n');
+    const r = await runCli(['run', '--ai', 'ai.toml', '--json'], ws);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.ai_calls).toEqual([]);
+    expect(report.sub_agents).toEqual([]);
+    const path = `${ws}/my/todo-gaurd.aip`;
+    expect(report.message).toBe(`Sub-agent [my/todo-gaurd.aip] not found: ${path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)`);
+    expect(r.stderr).toContain(`error: the run was skipped (exit 1; AIPack would only skip, but nothing the prompt file asks was done): Sub-agent [my/todo-gaurd.aip] not found: ${path}`);
+  });
+
   it('notes when there is no .aipack/ directory, and runs there', async () => {
     const dir = tmpDir();
     const r = await runCli(['run'], dir);

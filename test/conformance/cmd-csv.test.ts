@@ -54,6 +54,25 @@ const cmd: Case[] = [
     error: ['Fail to execute:', 'Working directory:', 'Cause:'],
   },
 ];
+// Not upstream tests: the texts of AIPack's argument conversion (into_vec_of_strings, mlua conversion errors).
+cmd.push(
+  {
+    up: `${M}::cmd_exec (args neither a string nor a table)`,
+    lua: 'local ok, e = pcall(aip.cmd.exec, "echo", 123)\nreturn tostring(e)',
+    expect: 'error converting Lua unknown to Vec<String> (command args - Expected a string or a list of strings)',
+  },
+  {
+    up: `${M}::cmd_exec (a table holding a non-string)`,
+    lua: 'local ok, e = pcall(aip.cmd.exec, "echo", { "a", {} })\nreturn tostring(e)',
+    expect: 'error converting Lua table to Vec<String> (command args - Table contains non-string values)',
+  },
+  {
+    up: `${M}::cmd_exec (numbers in the args table are strings)`,
+    lua: 'return aip.cmd.exec("echo", { "n", 7 })',
+    commands: [echo('^echo n 7$', 'n 7\n')],
+    expect: { stdout: 'n 7\n', stderr: '', exit: 0 },
+  },
+);
 const cmdSkipped: Skipped[] = [
   { up: `${M}::test_lua_cmd_exec_with_relative_cwd`, why: 'runs pwd on the host to observe the real working directory; the simulator never runs commands' },
   { up: `${M}::test_lua_cmd_exec_with_absolute_cwd`, why: 'same: observes the host process working directory' },

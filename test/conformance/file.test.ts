@@ -226,11 +226,23 @@ cases.push(
     },
   },
   { up: `${J}::test_lua_file_load_jsonnd_file_not_found`, lua: 'return aip.file.load_ndjson("other/non_existent_file.ndjson")', error: ['aip.file.load_ndjson - Failed to load newline json file', 'non_existent_file.ndjson'] },
+  // the full text AIPack gives (its message over simple-fs's open error), beyond the upstream assertion
+  {
+    up: `${J}::test_lua_file_load_jsonnd_file_not_found (whole message)`,
+    lua: 'local ok, e = pcall(aip.file.load_ndjson, "other/non_existent_file.ndjson")\nreturn (tostring(e):gsub("\'/[^\']*/other/", "\'<wks>/other/"))',
+    expect: "aip.file.load_ndjson - Failed to load newline json file 'other/non_existent_file.ndjson'.\nCause: Cannot open file '<wks>/other/non_existent_file.ndjson'\nCause: No such file or directory (os error 2)",
+  },
   {
     up: `${J}::test_lua_file_load_jsonnd_invalid_json_line`,
     lua: 'return aip.file.load_ndjson(".tmp/bad.ndjson")',
     files: { '.tmp/bad.ndjson': '{"a": 1}\n{not json}\n' },
     error: ['aip.file.load_ndjson - Failed to load newline json file', 'Failed to parse JSON on line 2', '.tmp/bad.ndjson'],
+  },
+  {
+    up: `${J}::test_lua_file_load_jsonnd_invalid_json_line (whole message up to the JSON parser's own)`,
+    lua: 'local ok, e = pcall(aip.file.load_ndjson, ".tmp/bad.ndjson")\nreturn (tostring(e):gsub(" Cause: [^\\n]*$", " Cause: <parser>"))',
+    files: { '.tmp/bad.ndjson': '{"a": 1}\n{not json}\n' },
+    expect: "aip.file.load_ndjson - Failed to load newline json file '.tmp/bad.ndjson'.\nCause: Error processing NDJSON: aip.file.load_ndjson - Failed to parse JSON on line 2. Cause: <parser>",
   },
   { up: `${J}::test_lua_file_load_jsonnd_empty_file`, lua: 'return #aip.file.load_ndjson(".tmp/empty.ndjson")', files: { '.tmp/empty.ndjson': '' }, expect: 0 },
   {
@@ -254,6 +266,11 @@ cases.push(
     up: `${J}::test_lua_file_append_json_lines_new_file_ok`,
     lua: 'aip.file.append_json_lines(".tmp/lines3.ndjson", { {name = "line1", value = 1}, {name = "line2", active = true}, {name = "line3", tags = {"c", "d"}, data = nil} })\nreturn aip.file.load(".tmp/lines3.ndjson").content',
     expect: '{"name":"line1","value":1}\n{"active":true,"name":"line2"}\n{"name":"line3","tags":["c","d"]}\n',
+  },
+  {
+    up: `${J}::test_lua_file_append_json_lines_err_not_a_table`,
+    lua: 'local ok, e = pcall(aip.file.append_json_lines, ".tmp/not-table.ndjson", "just a string")\nreturn tostring(e)',
+    expect: "aip.file.append_json_lines - Failed to append json lines to '.tmp/not-table.ndjson'.\nCause: Lua Value is not a List. Expected a Lua table (list) as the second argument, but got string",
   },
 
   // -- file_csv.rs

@@ -35,12 +35,6 @@ describe('response failures in pre skip the run with the contract message (secti
         "Sub-agent [my-agents/raise] failed: Failed to run agent 'my-agents/raise': Lua error:\n" +
         `${nodePath.relative(process.cwd(), WS)}/my-agents/raise.aip:7: attempt to index a nil value (local 'settings')`,
     },
-    {
-      dir: 'missing',
-      message:
-        "Sub-agent [my-agents/not-there.aip] failed: Failed to find agent 'my-agents/not-there.aip': " +
-        `No agent found for local path: 'my-agents/not-there.aip'\n   (full path: ${WS}/my-agents/not-there.aip)`,
-    },
   ];
   it.each(cases)('prompts/fail/$dir', ({ dir, message }) => {
     const run = runCoder(`prompts/fail/${dir}`);
@@ -56,12 +50,13 @@ describe('response failures in pre skip the run with the contract message (secti
     expect(run.calls.map((c) => c.agent)).toEqual(['my-agents/raise']);
   });
 
-  it('a missing sub-agent is reported by its configured name, after the sub-agents before it ran', () => {
+  it('a missing sub-agent is reported by its configured name at Before All, before any sub-agent or model call', () => {
     const run = runCoder('prompts/fail/missing');
     const skipped = expectSkippedUntouched(run);
-    expect(skipped.startsWith('Sub-agent [my-agents/not-there.aip] failed: ')).toBe(true);
-    expect(skipped).toContain('not-there.aip');
-    expect(run.calls.map((c) => c.agent)).toEqual(['my-agents/record.aip', 'my-agents/not-there.aip']);
+    expect(skipped).toBe(
+      `Sub-agent [my-agents/not-there.aip] not found: ${WS}/my-agents/not-there.aip does not exist (a name is a path from the workspace root; checked before the run, before any model call)`,
+    );
+    expect(run.calls).toEqual([]);
   });
 
   const invalid = `Sub-agent [${REPLY}] returned an invalid response: `;

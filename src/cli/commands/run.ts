@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import pc from 'picocolors';
-import { coderRunReport, describeEffect, headline, type CoderRunReport } from '../../effects/run-report.ts';
+import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep } from '../../effects/run-report.ts';
 import { AgentRunError } from '../../runtime/simulator.ts';
 import type { SetExit } from '../errors.ts';
 import { errorLine, formatFiles, formatStatus, formatTrace, hintOf, noAiHint, toJsonValue, truncate, type FilesState } from '../format.ts';
@@ -57,6 +57,20 @@ export function register(program: Command, setExit: SetExit): void {
   });
 }
 
+/** A parallel group as one step, its members side by side: outcome, model calls and time of each. */
+function formatGroup(g: GroupStep, mark: string): string[] {
+  const failed = g.members.filter((m) => m.error !== undefined).length;
+  const counts = `${g.members.length - failed} succeeded${failed ? `, ${failed} failed` : ''}`;
+  const out = [`  ${failed === g.members.length ? pc.red('✗') : mark} parallel group [${g.index}]: ${g.members.length} members, concurrency ${g.concurrency}: ${counts}`];
+  const width = Math.max(...g.members.map((m) => m.agent.length));
+  for (const m of g.members) {
+    const calls = m.models.length ? `model calls: ${m.models.length} (${[...new Set(m.models)].join(', ')})` : 'no model call';
+    const status = m.error !== undefined ? pc.red(`failed: ${headline(m.error)}`) : pc.green('ok');
+    out.push(`    [${m.index}] ${m.agent.padEnd(width)}  ${calls}  ${pc.dim(`${m.ms.toFixed(1)} ms`)}  ${status}`);
+  }
+  return out;
+}
+
 /** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
 function formatReport(r: CoderRunReport, files: FilesState): string {
   const lines: string[] = [];
@@ -69,6 +83,10 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
       lastHeading = heading;
     }
     const mark = call.effect.error ? pc.red('✗') : pc.green('✓');
+    if (call.group) {
+      lines.push(...formatGroup(call.group, mark));
+      continue;
+    }
     lines.push(`  ${mark} ${call.agent}: ${describeEffect(call.effect)}`);
   }
   if (r.sub_agents.length === 0) lines.push(pc.dim('no sub-agent ran'));

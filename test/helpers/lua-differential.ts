@@ -1,0 +1,225 @@
+/**
+ * A seeded generator of Lua expressions over the string library, string.format, number edge cases,
+ * table.concat/sort and utf8, and a runner that evaluates them on a sandbox engine and on native `lua5.4`, then
+ * sorts the differences: a value difference (results differ, or one side failed) or a wording difference (both
+ * failed, with other messages). Used by test/engine/differential.test.ts (a few hundred expressions) and
+ * bench/differential.bench.ts (10,000, for the figures).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import type { LuaEngine } from '../../src/engine/index.ts';
+
+/** native Lua 5.4 (LUA54_NATIVE: another build, e.g. one from the commit the WebAssembly engine ships) */
+export const NATIVE_LUA = process.env.LUA54_NATIVE ?? '/usr/bin/lua5.4';
+export const nativeLuaAvailable = (): boolean => existsSync(NATIVE_LUA);
+
+/** mulberry32: a small seeded PRNG, so a seed replays the same expressions */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A Lua string literal of any bytes (latin1 code units), decimal escapes for the rest. */
+export function luaQuote(s: string): string {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out += c >= 32 && c < 127 && c !== 34 && c !== 92 ? s[i] : `\\${String(c).padStart(3, "0")}`;
+  }
+  return out + '"';
+}
+
+const SUBJECTS = ['', 'a', 'hello', 'hello world', 'aaa', '---', ' x y ', 'a,b,,c', 'key = value', '(a(b)c)', '%d+', 'caf\xc3\xa9', '\xe1\xff\x00z', 'ABCabc123', '\n\t', 'x'.repeat(40)];
+const PATTERNS = ['a', '.', '%a+', '%d*', '(%w+)', '^h', 'o$', '%s', '[aeiou]', '[^%s]+', '(a)(b)?', '%S*x?', '.-', 'l+', '%b()', '%f[%w]%w+', '(%d)%1', '[%a-]', '%', '[a', '(()', '%g', 'a*b*c*', '()', '[]]', '%z', '.?.?', '(.)%1'];
+const INTS = ['0', '1', '-1', '2', '3', '5', '-3', '100', '2^31', '2^32+1', '2^32+2', '2^53', 'math.maxinteger', 'math.mininteger', '-2^40', '4294967296', '7', '-100'];
+const FLOATS = ['0.5', '-0.0', '1e308', '1/0', '-1/0', '0/0', '3.0', '2.5', '1e15', '-7.25', '2^63', '1e-310'];
+const OTHERS = ['nil', '{}', 'true', '"3"', '"x"', '" 0x10 "', 'print'];
+const FORMATS = ['%d', '%5d', '%-5d|', '%05d', '%x', '%X', '%o', '%c', '%i', '%u', '%s', '%10s', '%-10s|', '%.3s', '%q', '%g', '%.3g', '%10.4g', '%e', '%.2e', '%f', '%.2f', '%a', '%%', '%y', '%', '%5', '%#x', '%+d', '% d', '%.0f', '%5.1s', '%099d', '%.99f', '%100d', '%lld'];
+const PACK_FORMATS = ['i', 'I2', '<i4', '>I8', 'b', 'B', 'h', 'H', 'l', 'L', 'j', 'J', 'T', 'f', 'd', 'n', 's', 's1', 'z', 'c3', '<!4 i3 j', 'xb', 'i17', 'X', 'Xi4b', '=!8 b Xd d', 'i0', 'c'];
+
+/** One generated expression per call. */
+export function expressionGenerator(seed: number): () => string {
+  const rnd = prng(seed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
+  const chance = (p: number) => rnd() < p;
+  const str = () => (chance(0.85) ? luaQuote(pick(SUBJECTS)) : luaQuote(String.fromCharCode(...Array.from({ length: Math.floor(rnd() * 6) }, () => Math.floor(rnd() * 256)))));
+  const pat = () => (chance(0.9) ? luaQuote(pick(PATTERNS)) : luaQuote(pick(PATTERNS) + pick(PATTERNS)));
+  const int = () => (chance(0.7) ? String(Math.floor(rnd() * 13) - 6) : pick(INTS));
+  const num = () => (chance(0.6) ? int() : pick(FLOATS));
+  const any = () => pick([str, int, num, () => pick(OTHERS)])();
+  // arguments: usually sensible, sometimes of any type, sometimes missing
+  const arg = (good: () => string) => (chance(0.85) ? good() : any());
+  const args = (...gens: (() => string)[]) => {
+    let n = gens.length;
+    while (n > 0 && chance(0.25)) n--;
+    return gens.slice(0, n).map((g) => arg(g)).join(', ');
+  };
+  // a call as a function or, on a string, as a method (s:fn(...))
+  const call = (fn: string, subject: () => string, ...rest: (() => string)[]) => {
+    if (chance(0.25)) {
+      const r = args(...rest);
+      return `(${arg(subject)}):${fn}(${r})`;
+    }
+    return `string.${fn}(${args(subject, ...rest)})`;
+  };
+  const list = () => `{${Array.from({ length: Math.floor(rnd() * 6) }, () => (chance(0.8) ? pick([int, str])() : any())).join(', ')}}`;
+  const collect = (iter: string) => `(function() local t = {} for a, b in ${iter} do t[#t + 1] = tostring(a) .. "/" .. tostring(b) end return table.concat(t, ";") end)()`;
+  const kinds: (() => string)[] = [
+    () => call('sub', str, int, int),
+    () => call('byte', str, int, int),
+    () => call('find', str, pat, int, () => pick(['true', 'false', 'nil'])),
+    () => call('match', str, pat, int),
+    () => collect(`string.gmatch(${arg(str)}, ${arg(pat)}${chance(0.3) ? ', ' + arg(int) : ''})`),
+    () => call('gsub', str, pat, () => pick([luaQuote('<%0>'), luaQuote('%1'), luaQuote('%2'), luaQuote('%%'), '{a = "A"}', 'function(c) return c:upper() end', 'function() return {} end', 'string.upper', '"x"']), int),
+    () => call('rep', str, () => pick(['0', '1', '2', '3', '-1', '10', '2.0', '"2"', '1.5', '2^31']), str),
+    () => call('upper', str),
+    () => call('lower', str),
+    () => call('reverse', str),
+    () => call('len', str),
+    () => `string.char(${Array.from({ length: Math.floor(rnd() * 4) }, () => pick(['65', '0', '255', '256', '-1', '97.0', '"66"', '{}'])).join(', ')})`,
+    () => `string.format(${luaQuote(Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => pick(FORMATS)).join(' '))}${Array.from({ length: Math.floor(rnd() * 3) }, () => ', ' + any()).join('')})`,
+    () => `string.format(${luaQuote(pick(FORMATS))}, ${num()})`,
+    () => `string.packsize(${luaQuote(pick(PACK_FORMATS))})`,
+    () => `#string.pack(${luaQuote(pick(PACK_FORMATS))}, ${arg(int)}, ${arg(str)})`,
+    () => `string.unpack(${luaQuote(pick(PACK_FORMATS))}, ${str()}${chance(0.5) ? ', ' + arg(int) : ''})`,
+    () => `string.unpack(${luaQuote(pick(['<i4', '<s', 'z', '<j', '>I2', 'b', 'L', 'T']))}, string.pack(${luaQuote(pick(['<i4', '<s', 'z', '<j', '>I2', 'b', 'L', 'T']))}, ${arg(int)}))`,
+    () => `${num()} ${pick(['+', '-', '*', '/', '//', '%', '^', '&', '|', '~', '<<', '>>', '..', '==', '<', '<='])} ${num()}`,
+    () => `${pick(['math.tointeger', 'math.floor', 'math.ceil', 'math.abs', 'math.type', 'tostring', 'tonumber', 'math.fmod', 'math.ult', 'math.max', 'math.min', 'math.sqrt', '-'])}(${args(num, num)})`.replace(/^-\(/, '-('),
+    () => `tonumber(${arg(() => pick(['"10"', '"0x1p4"', '" 12 "', '"1e2"', '"z"', '"7fffffffffffffff"', '"ff"', '"-0x10"', '"1e"']))}, ${pick(['nil', '16', '2', '36', '10', '1', '37'])})`,
+    () => `table.concat(${list()}${chance(0.6) ? ', ' + arg(str) : ''}${chance(0.4) ? ', ' + arg(int) + ', ' + arg(int) : ''})`,
+    () => `(function() local t = ${list()} table.sort(t${chance(0.3) ? ', function(a, b) return a > b end' : ''}) return table.concat(t, ",") end)()`,
+    () => `utf8.char(${Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => pick(['65', '233', '0x10FFFF', '0x7FFFFFFF', '-1', '0x80000000', '"66"'])).join(', ')})`,
+    () => `utf8.len(${args(str, int, int, () => pick(['true', 'false']))})`,
+    () => `utf8.codepoint(${args(str, int, int, () => pick(['true', 'false']))})`,
+    () => `utf8.offset(${args(str, int, int)})`,
+    () => collect(`utf8.codes(${arg(str)})`),
+    () => `#utf8.charpattern`,
+  ];
+  return () => pick(kinds)();
+}
+
+/** The Lua run on both sides: each expression loaded as `return <expr>` (a tail call), its outcome as one line. */
+const HARNESS = `
+local exprs = ...
+local function esc(s)
+  return (s:gsub("[%c\\"\\\\\\128-\\255]", function(c) return "\\\\" .. c:byte() end))
+end
+local function ser(v)
+  local t = type(v)
+  if t == "string" then return '"' .. esc(v) .. '"' end
+  if t == "number" then
+    if math.type(v) == "integer" then return "i" .. string.format("%d", v) end
+    if v ~= v then return "nan" end
+    if v == 1/0 then return "inf" end
+    if v == -1/0 then return "-inf" end
+    return "f" .. string.format("%.17g", v)
+  end
+  if t == "table" then
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = ser(k) end
+    table.sort(keys)
+    return "{" .. table.concat(keys, ",") .. "}"
+  end
+  if t == "boolean" or t == "nil" then return tostring(v) end
+  return t
+end
+local out = {}
+for i = 1, #exprs do
+  local f, err = load("return " .. exprs[i], "=expr")
+  local line
+  if not f then
+    line = "C " .. esc(err)
+  else
+    local r = table.pack(pcall(f))
+    if r[1] then
+      local parts = {}
+      for k = 2, r.n do parts[#parts + 1] = ser(r[k]) end
+      line = "V " .. table.concat(parts, ",")
+    elseif type(r[2]) == "string" then
+      line = "E " .. esc(r[2])
+    else
+      line = "E <" .. type(r[2]) .. ">"
+    end
+  end
+  out[i] = line
+end
+return table.concat(out, "\\n")
+`;
+
+const exprTable = (exprs: string[]) => `{\n${exprs.map((e) => luaQuote(e)).join(',\n')}\n}`;
+
+/** Outcomes on a sandbox engine ("V values" / "E message" / "C compile error"), in batches of fresh states. */
+export function runOnEngine(engine: LuaEngine, exprs: string[], patternRouteSteps?: number): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < exprs.length; at += 500) {
+    const batch = exprs.slice(at, at + 500);
+    const state = engine.createState({
+      budget: 2e9,
+      budgetMessage: 'budget exhausted',
+      moduleDirs: [],
+      readFile: () => undefined,
+      loadRoots: [],
+      baseDir: '/',
+      print: () => {},
+      displayPath: (p) => p,
+      ...(patternRouteSteps !== undefined ? { patternRouteSteps } : {}),
+    });
+    try {
+      const text = state.runChunk(`return (function(...)\n${HARNESS}\nend)(${exprTable(batch)})`, 'fuzz.lua', 1, {}, 'serde') as string;
+      out.push(...text.split('\n'));
+    } finally {
+      state.close();
+    }
+  }
+  return out;
+}
+
+/** Outcomes on native lua5.4 (same harness). */
+export function runNative(exprs: string[]): string[] {
+  const dir = mkdtempSync(nodePath.join(os.tmpdir(), 'lua-differential-'));
+  try {
+    const file = nodePath.join(dir, 'fuzz.lua');
+    writeFileSync(file, `io.write((function(...)\n${HARNESS}\nend)(${exprTable(exprs)}))\n`, 'latin1');
+    return execFileSync(NATIVE_LUA, [file], { maxBuffer: 256 * 1024 * 1024 }).toString('latin1').split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface Difference {
+  expr: string;
+  ours: string;
+  native: string;
+}
+
+export interface Comparison {
+  total: number;
+  values: Difference[];
+  wording: Difference[];
+  /** string.rep results past the simulator's cap (a documented sandbox rule) */
+  repCap: Difference[];
+}
+
+const REP_CAP = 'string.rep is limited to';
+
+export function compare(exprs: string[], ours: string[], native: string[]): Comparison {
+  const result: Comparison = { total: exprs.length, values: [], wording: [], repCap: [] };
+  exprs.forEach((expr, i) => {
+    const a = ours[i] ?? '<missing>';
+    const b = native[i] ?? '<missing>';
+    if (a === b) return;
+    const d = { expr, ours: a, native: b };
+    if (a.includes(REP_CAP)) result.repCap.push(d);
+    else if (a.startsWith('E ') && b.startsWith('E ')) result.wording.push(d);
+    else result.values.push(d);
+  });
+  return result;
+}
