@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { exists } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep } from '../../effects/run-report.ts';
@@ -16,7 +16,7 @@ export function register(program: Command, setExit: SetExit): void {
     .description('run pro@coder as `aip run pro@coder [-i PROMPT_DIR]` would, on the simulated runtime, and show what each sub-agent did');
   addSimOptions(cmd).action(async (promptDir: string | undefined, o: SimCliOptions) => {
     const workspaceDir = workspaceOf(o);
-    if (!o.workspace && !existsSync(nodePath.join(workspaceDir, '.aipack'))) {
+    if (!o.workspace && !exists(nodePath.join(workspaceDir, '.aipack'))) {
       // the run goes on (it creates the prompt file), but the user is probably in the wrong directory
       process.stderr.write(
         `note: no .aipack/ directory in ${workspaceDir} or above: it is used as the workspace (cd into your project, or pass --workspace DIR)\n`,
