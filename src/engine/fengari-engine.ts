@@ -391,7 +391,7 @@ class FengariState implements LuaState {
     lua.lua_setfield(L, -2, str('hosted'));
     this.setPatternHost(L);
     lua.lua_setglobal(L, str('__sandbox'));
-    this.execTrusted(SANDBOX_LUA, '=sandbox');
+    this.exec(SANDBOX_LUA, '=sandbox');
     lua.lua_getglobal(L, str('table'));
     lua.lua_pushjsfunction(L, this.tableUnpack);
     lua.lua_setfield(L, -2, str('unpack'));
@@ -513,11 +513,6 @@ class FengariState implements LuaState {
   }
 
   exec(code: string, chunkName: string): void {
-    this.hostChunks.add(chunkName);
-    this.protectedRun(code, chunkName, 1, () => 0);
-  }
-
-  execTrusted(code: string, chunkName: string): void {
     this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, () => 0);
   }

@@ -79,7 +79,7 @@ const TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', '
 export const typeName = (t: number) => (t === T_NONE ? 'no value' : (TYPE_NAMES[t] ?? 'value'));
 
 /** A size_t out-parameter and the `ud` out-parameter of lua_getallocf: fixed cells, never freed. */
-const LEN_CELL = M._malloc(8) as number;
+export const LEN_CELL = M._malloc(8) as number;
 export const UD_CELL = M._malloc(8) as number;
 
 /** The identity behind AIPack's `null` global: one light userdata pointer shared by every state. */
