@@ -76,7 +76,8 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
   const lines: string[] = [];
   let lastHeading = '';
   for (const call of r.sub_agents) {
-    const heading = call.task !== undefined ? `${call.stage} (task ${call.task})` : call.stage;
+    const stage = call.task !== undefined ? `${call.stage} (task ${call.task})` : call.stage;
+    const heading = call.redo !== undefined ? `${stage} [redo ${call.redo}]` : stage;
     if (heading !== lastHeading) {
       lines.push(pc.bold(`stage ${heading}`));
       lastHeading = heading;
@@ -107,6 +108,7 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
     for (const f of r.failed_changes) lines.push(`  ${f.file}: ${f.cause}`);
   }
   for (const w of r.warnings) lines.push(`${pc.yellow('warning')}: ${w}`);
+  if (r.redos > 0) lines.push(`${pc.bold(`redo ${r.redos}`)}: the coder ran ${r.redos + 1} times (aip.flow.redo_run); the files and prompt file are the last run's`);
   // the coder's own message usually names the prompt file already
   if (r.prompt_file && !r.message?.includes(r.prompt_file)) lines.push(`prompt file: ${r.prompt_file}`);
   lines.push(formatStatus(r));
