@@ -351,8 +351,43 @@ do
     end
     return pass(rep(...))
   end, "string.rep")
+  -- "%a" and "%q" of a subnormal float: glibc (AIPack on Linux) writes 0x0.<hex>p-1022, this build's libc
+  -- normalizes it (0x1.<hex>p-10xx). Only a result holding such an exponent is formatted again, item by item.
+  local SUBNORMAL = 2.2250738585072014e-308
+  local function subnormal(x, upper)
+    local digits = gsub(format("%013x", tointeger((x < 0 and -x or x) * 2^1022 * 2^52)), "0+$", "")
+    local s = (x < 0 and "-" or "") .. "0x0." .. digits .. "p-1022"
+    return upper and upper(s) or s
+  end
+  local function reformat(fmt, ...)
+    local out, argi, i = {}, 1, 1
+    while true do
+      local p = find(fmt, "%", i, true)
+      if not p then
+        out[#out + 1] = sub(fmt, i)
+        return concat(out)
+      end
+      out[#out + 1] = sub(fmt, i, p - 1)
+      if sub(fmt, p + 1, p + 1) == "%" then
+        out[#out + 1] = "%"
+        i = p + 2
+      else
+        local spec = match(fmt, "^%%[-+ #0]*%d*%.?%d*%a", p)
+        if not spec then return nil end
+        local v = select(argi, ...)
+        argi = argi + 1
+        if (spec == "%a" or spec == "%A" or spec == "%q") and mtype(v) == "float" and v ~= 0 and v > -SUBNORMAL and v < SUBNORMAL then
+          out[#out + 1] = subnormal(v, spec == "%A" and upper)
+        else
+          out[#out + 1] = format(spec, v)
+        end
+        i = p + #spec
+      end
+    end
+  end
   string.format = guard(function(...)
     local r = format(...)
+    if not V53 and find(r, "p%-10[2-7]%d") then r = reformat(...) or r end
     cost(r)
     return r
   end, "string.format")
@@ -407,7 +442,32 @@ do
     end
     string.pack = formatted(pack, "string.pack")
     string.packsize = formatted(packsize, "string.packsize")
-    string.unpack = formatted(punpack, "string.unpack")
+    -- An "s" length takes 8 bytes here as in AIPack's Lua, but this build keeps only its low 32 bits: a length
+    -- past 2^32 (more than any data string holds) is refused as Lua refuses it. Each one is read first, as the
+    -- integer ("j") the format up to it would unpack next.
+    local tpack, probe = table.pack, pcall
+    local function lengths(fmt, ...)
+      local at = 1
+      while true do
+        local i = find(fmt, "s8", at, true)
+        if not i then return end
+        local after = byte(fmt, i + 2)
+        if byte(fmt, i - 1) ~= 88 and not (after and after >= 48 and after <= 57) then
+          local r = tpack(probe(punpack, sub(fmt, 1, i - 1) .. "j", ...))
+          local len = r[1] and r[r.n - 1]
+          if mtype(len) == "integer" and (len < 0 or len >= 4294967296) then
+            error("bad argument #2 to 'unpack' (data string too short)")
+          end
+        end
+        at = i + 2
+      end
+    end
+    string.unpack = guard(function(...)
+      if select("#", ...) == 0 then return unpack() end
+      local fmt = wide((...))
+      if not V53 and type(fmt) == "string" and find(fmt, "s8", 1, true) then lengths(fmt, select(2, ...)) end
+      return punpack(fmt, select(2, ...))
+    end, "string.unpack")
   end
 end
 do

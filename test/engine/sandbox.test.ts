@@ -52,6 +52,18 @@ describe(`sandbox string wrappers (${ENGINE_NAME})`, () => {
     expect(call('string.sub("hello", -3, -2) .. string.byte("hello", -1)')).toBe('true|ll111');
   });
 
+  it.runIf(onLua54)('an "s" length past 2^32 in the data is refused (8-byte lengths, all 64 bits read)', () => {
+    expect(call('string.unpack("<s", string.pack("<j", 2^33))')).toBe("false|t.lua:1: bad argument #2 to 'unpack' (data string too short)");
+    expect(call('string.unpack("<s", string.pack("L", math.mininteger))')).toBe("false|t.lua:1: bad argument #2 to 'unpack' (data string too short)");
+    expect(call('string.unpack("!8 b s", string.pack("!8 b s", 1, "hey"))')).toBe('true|1|hey|20');
+  });
+
+  it.runIf(onLua54)('"%a" and "%q" write a subnormal float as glibc does (0x0.<hex>p-1022)', () => {
+    expect(call('string.format("%q|%a|%A|%a|%5.1f|%%|%s", 1e-310, -4.9e-324, 1e-310, 2^-1022, 1.25, "x")')).toBe(
+      'true|0x0.012688b70e62bp-1022|-0x0.0000000000001p-1022|0X0.012688B70E62BP-1022|0x1p-1022|  1.2|%|x',
+    );
+  });
+
   it('string.pack sizes are those of 64-bit Lua: l, L, T and the length of s take 8 bytes', () => {
     expect(call('string.packsize("l"), string.packsize("L"), string.packsize("T")')).toBe('true|8|8|8');
     expect(call('#string.pack("s", "abc"), #string.pack("!l", 1), string.packsize("i4l"), string.packsize("!i4l")')).toBe('true|11|8|12|16');
