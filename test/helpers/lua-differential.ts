@@ -161,6 +161,25 @@ export function runOnEngine(engine: LuaEngine, exprs: string[], patternRouteStep
   const out: string[] = [];
   for (let at = 0; at < exprs.length; at += 500) {
     const batch = exprs.slice(at, at + 500);
+    try {
+      out.push(...runBatch(engine, batch, patternRouteSteps));
+    } catch {
+      // a limit hit by one expression ends its state: run the batch one by one to find it (it fails alone)
+      for (const e of batch) {
+        try {
+          out.push(...runBatch(engine, [e], patternRouteSteps));
+        } catch (err) {
+          out.push(`X ${(err as Error).message.split('\n')[0]}`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function runBatch(engine: LuaEngine, batch: string[], patternRouteSteps: number | undefined): string[] {
+  const out: string[] = [];
+  {
     const state = engine.createState({
       budget: 2e9,
       budgetMessage: 'budget exhausted',
