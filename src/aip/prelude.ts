@@ -1,9 +1,9 @@
 /** The Lua prelude every stage runs first (prelude.lua): `aip.lua.*` and the version's globals. */
-import { readFileSync } from 'node:fs';
+import { readText } from '../support/host-fs.ts';
 import { aipackGlobalsAt, aipFunctionsAt } from './catalog.ts';
 import { formatRustFloat } from './support/rust-float.ts';
 
-export const PRELUDE = readFileSync(new URL('./prelude.lua', import.meta.url), 'utf8');
+export const PRELUDE = readText(new URL('./prelude.lua', import.meta.url));
 
 /** Which prelude parts exist at a version (see prelude.lua). */
 export function preludeFeatures(version: string): Record<string, boolean> {

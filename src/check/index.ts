@@ -2,7 +2,7 @@
 
 import type { EngineName } from '../engine/engine.ts';
 import picomatch from 'picomatch';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { exists, readText, statPath } from '../support/host-fs.ts';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { renderPack as renderPackFromSources } from '../pack/build.ts';
 import { walkFiles } from '../support/walk.ts';
@@ -64,7 +64,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   }
   for (const p of explicit ? opts.paths : DEFAULT_PATHS) {
     const abs = isAbsolute(p) ? p : join(root, p);
-    if (!existsSync(abs)) {
+    if (!exists(abs)) {
       // defaults are optional, an explicit path must exist
       if (explicit) throw new CheckPathError(`no such file or directory: ${p}`);
       continue;
@@ -91,13 +91,13 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   // an agent checked on its own: its sibling contract file says its stages, as when its directory is checked
   for (const f of aipFiles) {
     const sibling = f.replace(/\.aip$/, '.contract.toml');
-    if (!stageMap.has(f) && existsSync(sibling)) stagesFromContract(sibling, stageMap);
+    if (!stageMap.has(f) && exists(sibling)) stagesFromContract(sibling, stageMap);
   }
 
   for (const f of [...luaFiles].sort()) {
     const file = rel(root, f);
     if (ignored(file)) continue;
-    const code = readFileSync(f, 'utf8');
+    const code = readText(f);
     // LuaLS definition files (`---@meta`) only declare; they never run
     if (code.startsWith('---@meta')) continue;
     files.add(file);
@@ -107,14 +107,14 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
     const file = rel(root, f);
     if (ignored(file)) continue;
     files.add(file);
-    findings.push(...lintAipFile(file, readFileSync(f, 'utf8'), lintOpts(file), [...(stageMap.get(f) ?? [])]));
+    findings.push(...lintAipFile(file, readText(f), lintOpts(file), [...(stageMap.get(f) ?? [])]));
   }
   return { findings, files: [...files], notes };
 }
 
 /** A `sub_agents` name of a prompt file whose agent file does not exist: found here, not when its stage runs. */
 function missingAgentFindings(root: string, promptFile: string): Finding[] {
-  const lines = readFileSync(promptFile, 'utf8').split('\n');
+  const lines = readText(promptFile).split('\n');
   return missingAgentsOfPrompt(promptFile).map(({ name, path }) => {
     const line = lines.findIndex((l) => l.includes(`"${name}"`) || l.includes(`'${name}'`));
     return {
@@ -135,8 +135,8 @@ export const IGNORE_FILE = '.checkignore';
 
 function readIgnore(root: string): (file: string) => boolean {
   const path = join(root, IGNORE_FILE);
-  if (!existsSync(path)) return () => false;
-  const globs = readFileSync(path, 'utf8')
+  if (!exists(path)) return () => false;
+  const globs = readText(path)
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
@@ -152,9 +152,9 @@ async function checkPackFresh(
 ): Promise<void> {
   if (injected === null) return;
   // An unpacked or installed pack has no sources to compare with: only its Lua is checked.
-  if (injected === undefined && !existsSync(join(root, 'lua', 'main.aip'))) {
+  if (injected === undefined && !exists(join(root, 'lua', 'main.aip'))) {
     // worth a word only where a pack/ sits without its sources; a user's project simply has no pack
-    if (existsSync(join(root, 'pack'))) notes.push(`pack freshness not checked: ${root} holds no pack sources (lua/main.aip)`);
+    if (exists(join(root, 'pack'))) notes.push(`pack freshness not checked: ${root} holds no pack sources (lua/main.aip)`);
     return;
   }
   const renderPack = injected ?? renderPackFromSources;
@@ -183,7 +183,7 @@ async function checkPackFresh(
     });
   for (const [path, content] of [...expected].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!onDisk.has(path)) stale(path, 'missing');
-    else if (readFileSync(join(packDir, path), 'utf8') !== content) stale(path, 'stale');
+    else if (readText(join(packDir, path)) !== content) stale(path, 'stale');
   }
   for (const path of [...onDisk].sort()) if (!expected.has(path)) stale(path, 'unexpected');
 }
@@ -193,7 +193,7 @@ async function checkPackFresh(
  * `coder-subagents types` writes now.
  */
 function checkTypesFresh(root: string, findings: Finding[]): void {
-  const dirs = [...luarcLibraries(root), ...(existsSync(join(root, SHIPPED_TYPES_DIR)) ? [SHIPPED_TYPES_DIR] : [])];
+  const dirs = [...luarcLibraries(root), ...(exists(join(root, SHIPPED_TYPES_DIR)) ? [SHIPPED_TYPES_DIR] : [])];
   for (const s of staleLuaDefinitions(root, dirs)) {
     const path = isAbsolute(s.dir) ? s.dir : s.dir.split(sep).join('/').replace(/\/$/, '');
     findings.push({
@@ -208,8 +208,8 @@ function checkTypesFresh(root: string, findings: Finding[]): void {
 
 /** A file, or the files below a directory (skipping node_modules and dot-dirs). */
 function walk(path: string): string[] {
-  if (!existsSync(path)) return [];
-  return statSync(path).isDirectory() ? walkFiles(path) : [path];
+  if (!exists(path)) return [];
+  return statPath(path).isDirectory() ? walkFiles(path) : [path];
 }
 
 /** `f` relative to `root`, `/`-separated. */

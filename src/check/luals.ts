@@ -2,7 +2,7 @@
 // `---@meta` files for aip.*, CTX, the AIPack globals and the sub-agent contract, and a `.luarc.json` pointing
 // the language server at them. Written by `coder-subagents types` (and `init`); `check` fails when they are stale.
 
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { exists, makeUserDir, readDirNames, readText, writeUserFile } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { AIPACK_GLOBALS, AIP_FUNCTIONS, AIP_NAMESPACES, STAGE_VARIABLES } from '../aip/catalog.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
@@ -27,7 +27,7 @@ export const PACKAGE_TYPES_DIR = nodePath.join(REPO_ROOT, ...SHIPPED_TYPES_DIR.s
  */
 export function setUpLuaTypes(root: string): { library: string; luarc: LuarcResult; copied: boolean } {
   const rel = nodePath.relative(root, PACKAGE_TYPES_DIR);
-  const inside = !rel.startsWith('..') && !nodePath.isAbsolute(rel) && existsSync(nodePath.join(PACKAGE_TYPES_DIR, 'aip.lua'));
+  const inside = !rel.startsWith('..') && !nodePath.isAbsolute(rel) && exists(nodePath.join(PACKAGE_TYPES_DIR, 'aip.lua'));
   if (inside) {
     const library = rel.split(nodePath.sep).join('/');
     return { library, luarc: writeLuarc(root, library), copied: false };
@@ -212,11 +212,11 @@ function renderLuarc(libraryDir: string): string {
 
 /** Writes the definitions into `dir` (created); returns the files written (absolute). */
 export function writeLuaDefinitions(dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
+  makeUserDir(dir);
   const written: string[] = [];
   for (const [name, content] of renderLuaDefinitions()) {
     const file = nodePath.join(dir, name);
-    writeFileSync(file, content);
+    writeUserFile(file, content);
     written.push(file);
   }
   return written;
@@ -230,13 +230,13 @@ export type LuarcResult = 'created' | 'updated' | 'unchanged';
  */
 export function writeLuarc(root: string, libraryDir: string): LuarcResult {
   const file = nodePath.join(root, LUARC_FILE);
-  if (!existsSync(file)) {
-    writeFileSync(file, renderLuarc(libraryDir));
+  if (!exists(file)) {
+    writeUserFile(file, renderLuarc(libraryDir));
     return 'created';
   }
   let config: Record<string, unknown>;
   try {
-    config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    config = JSON.parse(readText(file)) as Record<string, unknown>;
   } catch (err) {
     throw new Error(`${file}: not valid JSON (${(err as Error).message}); add "${libraryDir}" to its "workspace.library" yourself`);
   }
@@ -251,22 +251,22 @@ export function writeLuarc(root: string, libraryDir: string): LuarcResult {
   if (next.length === list.length && next.every((e, i) => e === list[i])) return 'unchanged';
   if (key === 'nested') nested!.library = next;
   else config['workspace.library'] = next;
-  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  writeUserFile(file, `${JSON.stringify(config, null, 2)}\n`);
   return 'updated';
 }
 
 /** A directory holding a definition file `types` wrote (its header line). */
 function holdsOurDefinitions(abs: string): boolean {
   const file = nodePath.join(abs, 'aip.lua');
-  return existsSync(file) && readFileSync(file, 'utf8').split('\n', 2).includes(TYPES_HEADER);
+  return exists(file) && readText(file).split('\n', 2).includes(TYPES_HEADER);
 }
 
 /** The library directories a `.luarc.json` under root names (root-relative or absolute as written). */
 export function luarcLibraries(root: string): string[] {
   const file = nodePath.join(root, LUARC_FILE);
-  if (!existsSync(file)) return [];
+  if (!exists(file)) return [];
   try {
-    const config = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const config = JSON.parse(readText(file)) as Record<string, unknown>;
     const nested = (config.workspace as Record<string, unknown> | undefined)?.library;
     const flat = config['workspace.library'];
     return [...(Array.isArray(nested) ? nested : []), ...(Array.isArray(flat) ? flat : [])].filter((x): x is string => typeof x === 'string');
@@ -284,13 +284,13 @@ export function staleLuaDefinitions(root: string, dirs: string[]): { dir: string
   const out: { dir: string; file: string; what: 'stale' | 'missing' | 'unexpected' }[] = [];
   for (const dir of [...new Set(dirs)]) {
     const abs = nodePath.resolve(root, dir);
-    if (!existsSync(abs)) continue;
-    const onDisk = readdirSync(abs).filter((n) => n.endsWith('.lua'));
-    const ours = onDisk.filter((n) => readFileSync(nodePath.join(abs, n), 'utf8').split('\n', 2).includes(TYPES_HEADER));
+    if (!exists(abs)) continue;
+    const onDisk = readDirNames(abs).filter((n) => n.endsWith('.lua'));
+    const ours = onDisk.filter((n) => readText(nodePath.join(abs, n)).split('\n', 2).includes(TYPES_HEADER));
     if (ours.length === 0) continue;
     for (const [name, content] of expected) {
       if (!onDisk.includes(name)) out.push({ dir, file: name, what: 'missing' });
-      else if (readFileSync(nodePath.join(abs, name), 'utf8') !== content) out.push({ dir, file: name, what: 'stale' });
+      else if (readText(nodePath.join(abs, name)) !== content) out.push({ dir, file: name, what: 'stale' });
     }
     for (const name of ours) if (!expected.has(name)) out.push({ dir, file: name, what: 'unexpected' });
   }

@@ -2,7 +2,7 @@
 // cases' `stage`) and from the `sub_agents` entries of prompt files. Broken files are skipped here: the `test`
 // command and the pack report them; the checker only loses type information.
 
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { exists, readText, statPath } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { md } from '../aip/md.ts';
@@ -26,7 +26,7 @@ const isStage = (s: unknown): s is Stage => typeof s === 'string' && (STAGES as 
 export function stagesFromContract(file: string, map: StageMap): void {
   let doc: Record<string, unknown>;
   try {
-    doc = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    doc = parseToml(readText(file)) as Record<string, unknown>;
   } catch {
     return;
   }
@@ -57,7 +57,7 @@ const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: str
 export function stagesFromPrompt(file: string, map: StageMap): void {
   let meta: unknown;
   try {
-    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+    meta = extractMeta(readText(file)).values[0];
   } catch {
     return;
   }
@@ -79,7 +79,7 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
 export function missingAgentsOfPrompt(file: string): { name: string; path: string }[] {
   let meta: unknown;
   try {
-    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+    meta = extractMeta(readText(file)).values[0];
   } catch {
     return [];
   }
@@ -100,7 +100,7 @@ export function missingAgentsOfPrompt(file: string): { name: string; path: strin
 /** AIPack's candidates for a local agent name: the file, `<name>.aip`, `<name>/main.aip`. */
 function resolveAgentFile(p: string): string | undefined {
   const candidates = p.endsWith('.aip') ? [p] : p.endsWith('/') ? [nodePath.join(p, 'main.aip')] : [`${p}.aip`, nodePath.join(p, 'main.aip')];
-  return candidates.find((c) => existsSync(c) && statSync(c).isFile());
+  return candidates.find((c) => exists(c) && statPath(c).isFile());
 }
 
 /** A prompt file: a Markdown file whose meta may list sub_agents. */

@@ -4,7 +4,7 @@
  * to dist/) it runs the TypeScript sources through tsx instead, so that a CLI run never uses a stale build;
  * CODER_SUBAGENTS_DIST=1 forces dist/ there (the start-up benchmark).
  */
-import { existsSync } from 'node:fs';
+import { exists } from '../support/host-fs.ts';
 import { fileURLToPath } from 'node:url';
 
 // A reader that stops early (`| head`) closes the pipe: the rest of the output is not wanted, so end quietly as Unix
@@ -19,7 +19,7 @@ for (const stream of [process.stdout, process.stderr]) {
 const sources = new URL('../../src/cli/main.ts', import.meta.url);
 const compiled = import.meta.url.endsWith('.js');
 let main: (argv: string[]) => Promise<number>;
-if (compiled && process.env.CODER_SUBAGENTS_DIST !== '1' && existsSync(fileURLToPath(sources))) {
+if (compiled && process.env.CODER_SUBAGENTS_DIST !== '1' && exists(fileURLToPath(sources))) {
   const tsx = 'tsx/esm/api';
   const { register } = (await import(tsx)) as { register: () => void };
   register();

@@ -44,6 +44,8 @@ function describe(e: TraceEvent): string | undefined {
       return `  ${pc.yellow(e.op)} ${e.path}`;
     case 'print':
       return `  ${pc.dim('print')} ${truncate(e.text, 100)}`;
+    case 'redo':
+      return pc.bold(`redo ${e.num}`) + pc.dim(` ${e.agent} asked for a new run (aip.flow.redo_run): CTX.RUN_FLOW_REDO_COUNT = ${e.num}`);
     case 'tasks':
       // a schedule is worth a line only when tasks ran beside each other
       return e.concurrency > 1 ? `  ${pc.dim(`tasks ${e.slots.length} at input_concurrency ${e.concurrency}`)}` : undefined;

@@ -1,11 +1,11 @@
 import { Command, CommanderError } from 'commander';
-import { readFileSync } from 'node:fs';
+import { readText } from '../support/host-fs.ts';
 import pc from 'picocolors';
 import { terminalSafe } from '../support/terminal-text.ts';
 import { UsageError } from './errors.ts';
 import { COMMANDS, loadCommands } from './commands/index.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const pkg = JSON.parse(readText(new URL('../../package.json', import.meta.url))) as { version: string };
 
 /** The command a run names (the first argument that is not an option), when it is a known one. */
 function commandOf(argv: string[]): string | undefined {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { exists, readText } from '../support/host-fs.ts';
 import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
@@ -79,8 +79,8 @@ function makeSimSpec(o: SimCliOptions): SimSpec {
   if (!isValidVersion(o.aipackVersion)) throw new UsageError(`--aipack-version ${o.aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
   let ai: SimSpec['ai'];
   if (o.ai) {
-    if (!existsSync(o.ai)) throw new UsageError(`--ai ${o.ai}: file not found`);
-    ai = { text: readFileSync(o.ai, 'utf8'), file: o.ai };
+    if (!exists(o.ai)) throw new UsageError(`--ai ${o.ai}: file not found`);
+    ai = { text: readText(o.ai), file: o.ai };
     try {
       ScriptedAi.fromToml(ai.text, ai.file); // checked here, so a bad file is a usage error before any run
     } catch (err) {
@@ -94,9 +94,9 @@ function makeSimSpec(o: SimCliOptions): SimSpec {
   }
   let mocks: Mocks | undefined;
   if (o.mocks !== undefined) {
-    if (!existsSync(o.mocks)) throw new UsageError(`--mocks ${o.mocks}: file not found`);
+    if (!exists(o.mocks)) throw new UsageError(`--mocks ${o.mocks}: file not found`);
     try {
-      mocks = parseMocksToml(readFileSync(o.mocks, 'utf8'), o.mocks);
+      mocks = parseMocksToml(readText(o.mocks), o.mocks);
       checkMocksAt(mocks, o.aipackVersion);
     } catch (err) {
       if (err instanceof MockError) throw new UsageError(`--mocks ${err.message}`);

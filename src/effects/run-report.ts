@@ -12,6 +12,8 @@ export interface SubAgentCall {
   agent: string;
   ms: number;
   effect: StageEffect;
+  /** the redo run it belongs to (aip.flow.redo_run), undefined in the first run */
+  redo?: number;
   /** a parallel group (one step of the pipeline): its members side by side */
   group?: GroupStep;
 }
@@ -95,6 +97,8 @@ export interface CoderRunReport {
   failed_changes: FailedChange[];
   /** the warnings the pack printed (an upstream key it does not act on, an unknown entry key, ...) */
   warnings: string[];
+  /** how many times the coder was run again after the first run (aip.flow.redo_run) */
+  redos: number;
   after_all?: unknown;
 }
 
@@ -129,6 +133,13 @@ export function coderRunReport(args: {
 }): CoderRunReport {
   const { coderName, trace, files, outcome, error } = args;
   const subAgents: SubAgentCall[] = [];
+  // which redo run each call belongs to
+  const redoOf = new Map<unknown, number>();
+  let redo = 0;
+  for (const e of trace.events) {
+    if (e.kind === 'redo' && e.depth === 0) redo = e.num;
+    else if (e.kind === 'agent_call') redoOf.set(e, redo);
+  }
   trace.events.forEach((call, at) => {
     if (call.kind !== 'agent_call' || call.caller !== coderName || call.depth !== 0) return;
     if (RUNNER.test(call.agent)) {
@@ -144,6 +155,7 @@ export function coderRunReport(args: {
         ms: call.ms,
         effect: analyzeEffect(stage, input, undefined, call.error !== undefined ? { raised: call.error } : {}),
         group,
+        ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
       });
       return;
     }
@@ -158,6 +170,7 @@ export function coderRunReport(args: {
       agent: call.agent,
       ms: call.ms,
       effect: analyzeEffect(stage, input, response, call.error !== undefined ? { raised: call.error } : {}),
+      ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
     });
   });
   const aiCalls = trace
@@ -175,6 +188,7 @@ export function coderRunReport(args: {
     prompt_file: promptFile,
     sub_agents: subAgents,
     ai_calls: aiCalls,
+    redos: outcome?.redos ?? 0,
     sub_agent_ai_calls: trace
       .of('ai')
       .filter((e) => e.depth > 0)

@@ -53,10 +53,11 @@ export interface StateOptions {
 export interface LuaState {
   /** sets a global; JS functions become Lua functions (see values.ts) */
   setGlobal(name: string, value: unknown): void;
-  /** runs code in the global environment (preludes) */
+  /**
+   * runs the simulator's own code (preludes, mocks) in the global environment; its functions count as host
+   * functions. Every chunk, this and `runChunk`'s, is compiled once per process by name and source.
+   */
   exec(code: string, chunkName: string): void;
-  /** like exec, for the simulator's own code: may be cached in compiled form across states */
-  execTrusted(code: string, chunkName: string): void;
   /**
    * Runs a stage chunk the way AIPack does: in a fresh environment holding the scope variables plus a shallow
    * copy of the globals. `firstLine` is the line of the code in its file, so messages carry the file's lines.

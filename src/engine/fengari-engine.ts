@@ -64,8 +64,27 @@ const MEMORY_CHECK_HOOKS = 64;
 /** hooks between two looks at the clock (the run tree's deadline) */
 const DEADLINE_CHECK_HOOKS = 16;
 const MEMORY_CHECK_BYTES = 32 * 1024 * 1024;
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as (() => void) | undefined;
+/**
+ * A full GC, for the verdict over the cap only. The process's own `gc` when it has one; else one is taken from a
+ * fresh context made while V8's expose-gc flag is on for a synchronous moment, then turned off again, so the
+ * caller's process (its flags, its global `gc`) is left as it was. Made at the first need, never on import.
+ */
+let fullGc: (() => void) | undefined;
+function collectGarbage(): void {
+  if (!fullGc) {
+    const own = (globalThis as { gc?: () => void }).gc;
+    if (typeof own === 'function') fullGc = own;
+    else {
+      v8.setFlagsFromString('--expose-gc');
+      try {
+        fullGc = vm.runInNewContext('gc') as () => void;
+      } finally {
+        v8.setFlagsFromString('--no-expose-gc');
+      }
+    }
+  }
+  fullGc();
+}
 const heapNow = () => {
   const h = v8.getHeapStatistics() as v8.HeapInfo & { external_memory?: number };
   return h.used_heap_size + (h.external_memory ?? 0);
@@ -158,7 +177,7 @@ class FengariState implements LuaState {
     if (this.running === 0 || limits.memoryExceeded) return;
     const base = limits.heapBaseline ?? 0;
     if (heapNow() - base <= limits.memoryMax) return;
-    collectGarbage?.();
+    collectGarbage();
     limits.memoryUsed = heapNow() - base;
     if (limits.memoryUsed <= limits.memoryMax) return;
     limits.memoryExceeded = true;
@@ -372,7 +391,7 @@ class FengariState implements LuaState {
     lua.lua_setfield(L, -2, str('hosted'));
     this.setPatternHost(L);
     lua.lua_setglobal(L, str('__sandbox'));
-    this.execTrusted(SANDBOX_LUA, '=sandbox');
+    this.exec(SANDBOX_LUA, '=sandbox');
     lua.lua_getglobal(L, str('table'));
     lua.lua_pushjsfunction(L, this.tableUnpack);
     lua.lua_setfield(L, -2, str('unpack'));
@@ -494,11 +513,6 @@ class FengariState implements LuaState {
   }
 
   exec(code: string, chunkName: string): void {
-    this.hostChunks.add(chunkName);
-    this.protectedRun(code, chunkName, 1, () => 0);
-  }
-
-  execTrusted(code: string, chunkName: string): void {
     this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, () => 0);
   }

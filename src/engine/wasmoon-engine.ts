@@ -28,6 +28,8 @@ import {
   setArrayMetatable,
   T_LIGHTUSERDATA,
   T_NIL,
+  T_NUMBER,
+  LEN_CELL,
   T_STRING,
   toJs,
   toStr,
@@ -38,8 +40,6 @@ import {
 const HOOK_INTERVAL = 1000;
 /** hooks between two looks at the clock (the run tree's deadline) */
 const DEADLINE_CHECK_HOOKS = 16;
-/** a size_t out-parameter for lua_tolstring (never freed) */
-const LEN = M._malloc(8) as number;
 /** Room above the memory cap for the error handling of a run that hit it (messages, tracebacks). */
 const MEMORY_SLACK = 16 * 1024 * 1024;
 const PACKAGE_KEY = 'coder_subagents.package';
@@ -147,8 +147,8 @@ const smallPosition = (L: number, idx: number, max: bigint) =>
 const GUARD = registerCFunction((L: number) => {
   const n = M._lua_gettop(L);
   if (n >= 2 && n <= 3 && M._lua_type(L, 1) === T_STRING && M._lua_type(L, upvalueIndex(4)) !== T_NIL) {
-    M._lua_tolstring(L, 1, LEN);
-    const max = BigInt((M.HEAPU32[LEN >> 2] as number) + 1);
+    M._lua_tolstring(L, 1, LEN_CELL);
+    const max = BigInt((M.HEAPU32[LEN_CELL >> 2] as number) + 1);
     if (M._lua_isinteger(L, 2) && smallPosition(L, 2, max) && smallPosition(L, 3, max)) {
       M._lua_pushvalue(L, upvalueIndex(4));
       M._lua_rotate(L, 1, 1);
@@ -161,8 +161,8 @@ const GUARD = registerCFunction((L: number) => {
   if (M._lua_pcallk(L, n, LUA_MULTRET, 0, 0, 0) === LUA_OK) return M._lua_gettop(L);
   if (M._lua_type(L, -1) !== T_STRING) return M._lua_error(L);
   const message = M._lua_gettop(L);
-  const p = M._lua_tolstring(L, message, LEN) as number;
-  const size = M.HEAPU32[LEN >> 2] as number;
+  const p = M._lua_tolstring(L, message, LEN_CELL) as number;
+  const size = M.HEAPU32[LEN_CELL >> 2] as number;
   const start = String.fromCharCode(...M.HEAPU8.subarray(p, p + Math.min(size, RELAY_HEAD_BYTES)));
   M._lua_getstack(L, 0, DEBUG_INFO);
   M._lua_getinfo(L, cstr('n'), DEBUG_INFO);
@@ -174,8 +174,8 @@ const GUARD = registerCFunction((L: number) => {
   if (relayed.all) {
     M._lua_concat(L, 2);
   } else {
-    const q = M._lua_tolstring(L, message, LEN) as number;
-    M._lua_pushlstring(L, q + relayed.skip, (M.HEAPU32[LEN >> 2] as number) - relayed.skip);
+    const q = M._lua_tolstring(L, message, LEN_CELL) as number;
+    M._lua_pushlstring(L, q + relayed.skip, (M.HEAPU32[LEN_CELL >> 2] as number) - relayed.skip);
     M._lua_concat(L, 3);
   }
   return M._lua_error(L);
@@ -374,8 +374,8 @@ class WasmoonState implements LuaState {
     const host = patternHost<number>('5.4', {
       // a view of wasm memory: valid until the next allocation, so results are pushed by pointer (pushSubject)
       bytes: (L, idx) => {
-        const p = M._lua_tolstring(L, idx, LEN) as number;
-        return M.HEAPU8.subarray(p, p + (M.HEAPU32[LEN >> 2] as number));
+        const p = M._lua_tolstring(L, idx, LEN_CELL) as number;
+        return M.HEAPU8.subarray(p, p + (M.HEAPU32[LEN_CELL >> 2] as number));
       },
       integer: (L, idx) => Number(M._lua_tointegerx(L, idx, 0)),
       isNil: (L, idx) => M._lua_type(L, idx) <= T_NIL,
@@ -383,7 +383,7 @@ class WasmoonState implements LuaState {
       pushInteger: (L, n) => M._lua_pushinteger(L, BigInt(n)),
       pushNil: (L) => M._lua_pushnil(L),
       checkStack: (L, n) => M._luaL_checkstack(L, n, cstr('too many captures')),
-      pushSubject: (L, init, len) => M._lua_pushlstring(L, (M._lua_tolstring(L, 1, LEN) as number) + init, len),
+      pushSubject: (L, init, len) => M._lua_pushlstring(L, (M._lua_tolstring(L, 1, LEN_CELL) as number) + init, len),
       pushBytes: (L, bytes) => {
         const p = mallocBytes(bytes);
         try {
@@ -442,7 +442,7 @@ class WasmoonState implements LuaState {
 
   private checkString(L: number, i: number): string {
     const t = M._lua_type(L, i);
-    if (t !== T_STRING && t !== 3) M._luaL_checklstring(L, i, 0); // raises Lua's own "string expected" error
+    if (t !== T_STRING && t !== T_NUMBER) M._luaL_checklstring(L, i, 0); // raises Lua's own "string expected" error
     return toStr(L, i);
   }
 
@@ -579,11 +579,6 @@ class WasmoonState implements LuaState {
   }
 
   exec(code: string, chunkName: string): void {
-    this.hostChunks.add(chunkName);
-    this.protectedRun(code, chunkName, 1, undefined);
-  }
-
-  execTrusted(code: string, chunkName: string): void {
     this.hostChunks.add(chunkName);
     this.protectedRun(code, chunkName, 1, undefined);
   }

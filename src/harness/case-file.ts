@@ -11,7 +11,7 @@
  *   [case.expect]
  *   ...
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { exists, readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
@@ -459,7 +459,7 @@ export function parseContractFile(text: string, file: string): ContractFile {
   const dir = nodePath.dirname(abs);
   for (const [i, s] of (data.support ?? []).entries()) {
     if (nodePath.isAbsolute(s)) throw new CaseFileError(`${file}: support[${i + 1}]: expected a path relative to the case file, got '${s}'`, file, undefined, `support[${i + 1}]`);
-    if (!existsSync(nodePath.join(dir, s))) {
+    if (!exists(nodePath.join(dir, s))) {
       throw new CaseFileError(`${file}: support[${i + 1}]: '${s}' not found (looked for ${nodePath.join(dir, s)})`, file, undefined, `support[${i + 1}]`);
     }
   }
@@ -484,7 +484,7 @@ export function groupLabel(group: NonNullable<ContractFile['group']>): string {
 export function loadContractFile(file: string): ContractFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readText(file);
   } catch (err) {
     throw new CaseFileError(`${file}: cannot read: ${(err as Error).message}`, file);
   }

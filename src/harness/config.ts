@@ -14,7 +14,7 @@
  *   slow_ms = 300                   # a case slower than this is flagged slow
  */
 import { ENGINE_NAMES, isEngineName } from '../engine/index.ts';
-import { existsSync, readFileSync } from 'node:fs';
+import { exists, readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
@@ -55,8 +55,8 @@ export function findConfigFile(cwd = process.cwd()): string | undefined {
   let dir = nodePath.resolve(cwd);
   for (;;) {
     const candidate = nodePath.join(dir, CONFIG_FILE);
-    if (existsSync(candidate)) return candidate;
-    if (existsSync(nodePath.join(dir, 'package.json')) || existsSync(nodePath.join(dir, '.git'))) return undefined;
+    if (exists(candidate)) return candidate;
+    if (exists(nodePath.join(dir, 'package.json')) || exists(nodePath.join(dir, '.git'))) return undefined;
     const parent = nodePath.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -68,7 +68,7 @@ export function loadConfig(file: string): TestConfig {
   const shown = relativeToCwd(file);
   let raw: unknown;
   try {
-    raw = parseToml(readFileSync(file, 'utf8'));
+    raw = parseToml(readText(file));
   } catch (err) {
     if (err instanceof TomlError) throw new ConfigError(`${shown}:${err.line}:${err.column}: invalid TOML: ${err.message.split('\n')[0]}`);
     throw err;

@@ -1,5 +1,5 @@
 /** Finding case files, and which of them a changed file affects (for `test --watch`). */
-import { existsSync, statSync } from 'node:fs';
+import { exists, statPath } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import picomatch from 'picomatch';
 import { isInside } from '../support/host-fs.ts';
@@ -44,22 +44,22 @@ export function discover(paths: string[], cwd = process.cwd()): Discovered {
   const caseFileOf = (aip: string) => aip.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
   for (const p of paths.length > 0 ? paths : ['.']) {
     const abs = nodePath.resolve(cwd, p);
-    if (!existsSync(abs)) {
+    if (!exists(abs)) {
       if (!picomatch.scan(p).isGlob) throw new DiscoveryError(`${p}: no such file or directory`);
       const matched = globFiles(p, cwd);
       const cases = matched.filter((f) => f.endsWith(CASE_FILE_SUFFIX));
       const aips = matched.filter((f) => f.endsWith('.aip'));
       if (cases.length === 0 && aips.length === 0) throw new DiscoveryError(`${p}: no case file or agent matches this pattern`);
-      out.push(...cases, ...aips.map(caseFileOf).filter((f) => existsSync(f)));
+      out.push(...cases, ...aips.map(caseFileOf).filter((f) => exists(f)));
       agents.push(...aips);
-    } else if (statSync(abs).isDirectory()) {
+    } else if (statPath(abs).isDirectory()) {
       const files = walkFiles(abs);
       out.push(...files.filter((f) => f.endsWith(CASE_FILE_SUFFIX)));
       agents.push(...files.filter((f) => f.endsWith('.aip')));
     } else if (abs.endsWith('.aip')) {
       // an agent named instead of its case file: take the case file next to it
       const cases = caseFileOf(abs);
-      if (!existsSync(cases)) {
+      if (!exists(cases)) {
         const shown = p.slice(0, -'.aip'.length) + CASE_FILE_SUFFIX;
         throw new DiscoveryError(`${p} is an agent, not a case file, and ${shown} does not exist (npx coder-subagents init writes both)`);
       }

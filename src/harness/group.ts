@@ -3,7 +3,7 @@
  * combined result), plus the order check: the members are also run in other orders, and the case fails when the
  * combined result depends on the order in which they ran.
  */
-import { readFileSync } from 'node:fs';
+import { readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { md } from '../aip/md.ts';
 import type { StageEnv } from '../aip/types.ts';
@@ -29,7 +29,7 @@ function groupEntry(spec: GroupSpec, dir: string, where: string): { entry: Recor
   const fail = (what: string) => new CaseFileError(`${where}: group: ${what}`, where, undefined, 'group');
   let meta: unknown;
   try {
-    meta = extractMeta(readFileSync(file, 'utf8')).values[0];
+    meta = extractMeta(readText(file)).values[0];
   } catch (err) {
     throw fail(`cannot read the prompt file ${spec.prompt}: ${(err as Error).message}`);
   }

@@ -46,6 +46,6 @@ export function buildCtx(run: CtxSession, frame: Frame, stage: LifecycleStage, t
     TASK_NUM: inTask && run.since('0.8.12') ? taskNum : undefined,
     STAGE: stage,
     // string-typed in Data/Output, as AIPack's code has it (docs/aipack.md section 5)
-    RUN_FLOW_REDO_COUNT: run.since('0.8.22') ? (inTask ? '0' : 0) : undefined,
+    RUN_FLOW_REDO_COUNT: run.since('0.8.22') ? (inTask ? String(frame.flowRedoCount ?? 0) : frame.flowRedoCount ?? 0) : undefined,
   };
 }

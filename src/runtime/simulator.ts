@@ -15,6 +15,7 @@ import { callAi } from './lifecycle/ai.ts';
 import { runBeforeAll } from './lifecycle/before-all.ts';
 import { runData } from './lifecycle/data.ts';
 import { AgentRunError, type Frame, type StageHost } from './lifecycle/agent-run.ts';
+import { runWithRedos } from './redo.ts';
 import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
@@ -101,6 +102,8 @@ export interface RunOutcome {
   outputs: unknown[] | undefined;
   afterAll: unknown;
   redoRequested: boolean;
+  /** top-level runs: how many redo runs came after the first (aip.flow.redo_run), the outcome being the last one's */
+  redos?: number;
   /** the Before All skip reason ("" when none was given), or undefined when the run was not skipped */
   skipped?: string;
 }
@@ -125,6 +128,8 @@ export class Simulator implements StageHost {
   private readonly session: CtxSession;
   private uidCounter = 0;
   private runCounter = 0;
+  /** CTX.RUN_FLOW_REDO_COUNT of the current top-level run (the redo loop of run()) */
+  private flowRedoCount = 0;
   private configCache?: { text: string | undefined; options: AgentOptions };
   /** what every read of a run may reach: the workspace, the simulated home, the packs (real paths) */
   private readonly readPolicy: ReadPolicy;
@@ -198,8 +203,12 @@ export class Simulator implements StageHost {
     const outer = this.limits;
     this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
     try {
-      return this.runAgent(request, [], undefined);
+      return runWithRedos(request.name, this.trace, (redoCount) => {
+        this.flowRedoCount = redoCount;
+        return this.runAgent(request, [], undefined);
+      });
     } finally {
+      this.flowRedoCount = 0;
       this.limits = outer;
     }
   }
@@ -230,6 +239,7 @@ export class Simulator implements StageHost {
       runUid: this.nextUid(),
       runNum: this.runCounter,
       parentRunUid,
+      flowRedoCount: depth === 0 ? this.flowRedoCount : 0,
     };
     const t0 = this.trace.now();
     this.trace.record({ kind: 'agent_start', depth, agent: request.name, file: resolved.file, inputs: request.inputs?.length ?? 0 });

@@ -14,12 +14,12 @@ export function setUpStageGlobals(state: LuaState, env: StageEnv, ctx: Record<st
   }
   state.setGlobal('aip', aip);
   const globals = stageGlobalsAt(env.aipackVersion);
-  state.execTrusted(globals.setup, '=setup');
+  state.exec(globals.setup, '=setup');
   state.setGlobal('CTX', ctx);
   for (const g of globals.nulls) state.setGlobal(g, null);
   state.setGlobal('__features', globals.features);
   state.setGlobal('__helpers', PRELUDE_HELPERS);
-  state.execTrusted(PRELUDE, '=prelude');
+  state.exec(PRELUDE, '=prelude');
   if (mocksLua) state.exec(mocksLua, '=mocks');
 }
 

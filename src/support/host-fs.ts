@@ -111,13 +111,23 @@ export function realPathOf(abs: string): string {
   }
 }
 
-/** Reads a file the user named (config, case file, prompt): symlinks followed. */
-export function readBytes(abs: string): Buffer {
+/** Reads a file the user named (config, case file, prompt) or one of the tool's own: symlinks followed. */
+export function readBytes(abs: string | URL): Buffer {
   return fs.readFileSync(abs);
 }
 
-export function readText(abs: string): string {
+export function readText(abs: string | URL): string {
   return fs.readFileSync(abs, 'utf8');
+}
+
+/** stat of a path the user named (throws as fs.statSync does when it is missing). */
+export function statPath(abs: string): fs.Stats {
+  return fs.statSync(abs);
+}
+
+/** Names in a directory, unsorted, as the OS gives them (throws when it cannot be read). */
+export function readDirNames(dir: string): string[] {
+  return listEntriesStrict(dir).map((d) => d.name);
 }
 
 /** The file's bytes, or undefined when it is not a regular file (symlinks followed). */
@@ -198,12 +208,21 @@ function showBytes(name: Buffer): string {
  * not valid UTF-8 is refused by name: decoded, two such names would read as one and a write could hit the other.
  */
 export function listEntries(dir: string): fs.Dirent[] {
-  let raw: fs.Dirent<Buffer>[];
   try {
-    raw = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
+    fs.accessSync(dir);
   } catch {
     return [];
   }
+  try {
+    return listEntriesStrict(dir);
+  } catch (err) {
+    if (err instanceof HostFsError) throw err;
+    return [];
+  }
+}
+
+function listEntriesStrict(dir: string): fs.Dirent[] {
+  const raw = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' });
   return raw.map((d) => {
     const name = d.name;
     let text: string;
@@ -401,9 +420,9 @@ export function makeUserDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
 }
 
-/** Writes a file the user named (init, reports): symlinks followed as the user set them up. */
-export function writeUserFile(abs: string, data: string | Uint8Array): void {
-  fs.writeFileSync(abs, data);
+/** Writes a file the user named (init, reports): symlinks followed as the user set them up; `exclusive` fails if it exists. */
+export function writeUserFile(abs: string, data: string | Uint8Array, options: { exclusive?: boolean } = {}): void {
+  fs.writeFileSync(abs, data, options.exclusive ? { flag: 'wx' } : undefined);
 }
 
 export interface SyncResult {

@@ -123,3 +123,37 @@ describe('a prompt mixing both forms runs each entry by its own rules', () => {
     expect(r.ai[0]!.prompt).toContain('<CONTEXT_FILE file_path="src/greet.ts">');
   });
 });
+
+describe('coder_redo from an end agent: a new run of the coder, capped at 20 redos', () => {
+  it('reruns with the same input and CTX.RUN_FLOW_REDO_COUNT + 1 until the cap, then pins the cap warning', () => {
+    const r = run('prompts/event-redo');
+    completed(r);
+    expect(r.outcome!.redos).toBe(20);
+    // every run's end agent saw its redo count: 0 on the first run, 20 on the last
+    expect(r.file('notes/redo-log.md')).toBe(Array.from({ length: 21 }, (_, i) => `${i}\n`).join(''));
+    expect(r.ai).toHaveLength(21);
+    expect(r.sim.trace.of('redo').map((e) => e.num)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const requested = r.pins.filter((p) => p.iden === 'coder_redo_requested');
+    expect(requested).toHaveLength(20);
+    expect(requested[0]!.content).toEqual({
+      label: 'Coding Done:',
+      content: 'Post-stage sub-agent requested a coder rerun.\n\nRedo count: 0\nCap: 20\n\nStarting a new coder run.',
+    });
+    const cap = r.pins.filter((p) => p.iden === 'coder_redo_cap_reached');
+    expect(cap.map((p) => (p.content as { content: string }).content)).toEqual([
+      'Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: 20\nCap: 20\n\nNo additional coder rerun will be started.',
+    ]);
+  });
+
+  it('without CTX.RUN_FLOW_REDO_COUNT (AIPack before 0.8.22) the reruns cannot be counted: none is started, and a pin says why', () => {
+    const r = run('prompts/event-redo', '0.8.15');
+    completed(r);
+    expect(r.outcome!.redos).toBe(0);
+    expect(r.file('notes/redo-log.md')).toBe('0\n');
+    expect(r.pins.find((p) => p.iden === 'coder_redo_cap_reached')?.content).toEqual({
+      label: 'WARNING',
+      content:
+        'Post-stage sub-agent requested a coder rerun, but this AIPack (0.8.15) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started',
+    });
+  });
+});

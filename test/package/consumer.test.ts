@@ -2,7 +2,7 @@
  * The packed package, installed in a fresh project, used the four ways a user does: the CLI (`init`, `test`,
  * `check`), a vitest file, a plain Node ESM script, and the user's own strict `tsc` over its types.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 /** npx as a user types it; npm's own config warnings (of this machine's npmrc) are not ours. */
 const cli = (...args: string[]) => {
@@ -41,6 +41,8 @@ describe('the packed package in a fresh project', () => {
     expect(unwanted.filter((f) => !f.startsWith('package/fixtures/demo/'))).toEqual([]);
     const installed = JSON.parse(readFileSync(nodePath.join(dir, 'node_modules/coder-subagents/package.json'), 'utf8'));
     expect(Object.keys(installed.dependencies)).not.toContain('tsx');
+    // nothing runs at install: the tarball ships dist/ built
+    expect(Object.keys(installed.scripts ?? {})).not.toContain('prepare');
     expect(existsSync(nodePath.join(dir, 'node_modules/tsx'))).toBe(false);
   });
 
@@ -59,13 +61,88 @@ describe('the packed package in a fresh project', () => {
     expect(junit.code).toBe(0);
     expect(readFileSync(nodePath.join(dir, 'r.xml'), 'utf8')).toContain('<testsuite name="agents/prompt-refiner.contract.toml" tests="3" failures="0"');
     const named = cli('test', '-t', 'focus line');
-    expect(named.stdout).toMatch(/^✓ agents\/prompt-refiner\.contract\.toml › adds a focus line and a context glob \(pre\) \d+ ms$/m);
+    expect(named.stdout).toMatch(/^✓ agents\/prompt-refiner\.contract\.toml › adds a focus line and a context glob \(pre\) \d+ ms( \(slow\))?$/m);
     expect(named.stdout).toMatch(/\n1 passed, 0 failed/);
     const check = cli('check', 'agents');
     expect(check.code, check.stdout + check.stderr).toBe(0);
     const version = cli('--version');
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(nodePath.join(dir, 'node_modules/coder-subagents/package.json'), 'utf8')).version);
-  });
+  }, 120_000);
+
+  it('from the package alone: install --workspace, pack, init, test, check and run --write with three kinds of sub-agent', () => {
+    const put = (rel: string, text: string) => {
+      mkdirSync(nodePath.dirname(nodePath.join(dir, rel)), { recursive: true });
+      writeFileSync(nodePath.join(dir, rel), text);
+    };
+    put('ws/.aipack/.keep', '');
+    put('ws/src/app.ts', 'export const apiKey = "sk-live-123";\nexport const add = (a: number, b: number) => a + b;\n');
+    const install = cli('install', '--workspace', 'ws');
+    expect(install.stderr).toBe('');
+    expect(install.stdout).toMatch(/^installed pro@coder \S+ into .*ws\/\.aipack\/pack\/custom\/pro\/coder\n/);
+    expect(existsSync(nodePath.join(dir, 'ws/.aipack/pack/custom/pro/coder/main.aip'))).toBe(true);
+    const pack = cli('pack', '--out', 'out');
+    expect(pack.code, pack.stderr).toBe(0);
+    expect(pack.stdout).toMatch(/^wrote .*out\/pro@coder-v\S+\.aipack \(\d+ bytes, \d+ files\)\n/);
+    const build = cli('build');
+    expect(build.code).toBe(1);
+    expect(build.stderr).toMatch(/^error: build needs the pack sources \(lua\/main\.aip\), which only a clone of the repository holds;.*\n$/);
+
+    // a pre secret scrubber and a post_task TODO guard, written by hand; a pre_task agent that asks its own model, from init
+    put('ws/agents/secret-scrubber.aip', '# Output\n\n```lua\nlocal prompts, changed = {}, false\nfor i, p in ipairs(input.coder_prompts) do\n  local s, n = p:gsub("sk%-[%w%-]+", "[secret]")\n  prompts[i] = s\n  changed = changed or n > 0\nend\nif not changed then return nil end\nreturn { coder_prompts = prompts }\n```\n');
+    put('ws/agents/secret-scrubber.contract.toml', 'agent = "secret-scrubber.aip"\n\n[[case]]\nname = "masks a key"\nstage = "pre"\nprompt = "Use sk-live-123"\n[case.expect]\nprompts = ["Use [secret]"]\n');
+    put('ws/agents/todo-guard.aip', '# Output\n\n```lua\nif input.coder_response.content:find("TODO") then\n  return { success = false, error_msg = "the answer adds a TODO" }\nend\nreturn nil\n```\n');
+    put('ws/agents/todo-guard.contract.toml', 'agent = "todo-guard.aip"\n\n[[case]]\nname = "refuses a TODO"\nstage = "post_task"\nresponse = "x // TODO"\n[case.expect]\nerror = "^Sub-agent \\\\[todo-guard\\\\.aip\\\\] failed: the answer adds a TODO$"\n');
+    const init = cli('init', 'advisor', '--dir', 'ws/agents', '--stage', 'pre_task', '--with-model');
+    expect(init.code, init.stderr).toBe(0);
+    const test = cli('test', 'ws/agents', '--strict');
+    expect(test.stdout).toMatch(/\n5 passed, 0 failed/);
+    expect(test.code).toBe(0);
+
+    const prompt = 'ws/.aipack/.prompt/pro@coder/coder-prompt.md';
+    const meta = [
+      'working_globs = ["src/**/*.ts"]',
+      'write_mode = true',
+      'sub_agents = [',
+      '  "agents/secret-scrubber.aip",',
+      '  { name = "agents/advisor.aip", stages = ["pre_task"], options = { model = "cheap" } },',
+      '  { name = "agents/todo-guard.aip", stages = ["post_task"] },',
+      ']',
+    ];
+    put(prompt, '```toml\n#!meta\n' + meta.join('\n') + '\n```\n\nRename add to sum. The key sk-live-123 must not leak.\n\n====\n');
+    const check = cli('check', 'ws/agents', prompt);
+    expect(check.stdout).toMatch(/^check passed/m);
+    expect(check.code).toBe(0);
+
+    const patch = (to: string) =>
+      `<FILE_CHANGES>\n<FILE_PATCH file_path="src/app.ts">\n\`\`\`\`ts\n@@\n-export const add = (a: number, b: number) => a + b;\n+${to}\n\`\`\`\`\n</FILE_PATCH>\n</FILE_CHANGES>\n`;
+    const ai = (to: string) =>
+      `[[response]]\nagent = "agents/advisor.aip"\ncontent = "Keep the exports stable."\n\n[[response]]\nagent = "pro@coder"\nmatch = 'WORKING_FILE file_path="src/app\\.ts"'\ncontent = """\nRenamed.\n\n${patch(to)}"""\n`;
+    // the guard refuses the answer: nothing is written, and the run says why
+    put('ws/ai.toml', ai('export const sum = (a: number, b: number) => a + b; // TODO'));
+    const refused = inProject(nodePath.join(dir, 'ws'), bin('coder-subagents'), ['run', '--ai', 'ai.toml', '--write']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('files (not written: the run failed):');
+    expect(refused.stderr).toBe('error: Sub-agent [agents/todo-guard.aip] failed: the answer adds a TODO\n');
+    expect(readFileSync(nodePath.join(dir, 'ws/src/app.ts'), 'utf8')).toContain('export const add');
+    // a clean answer is written; the model never saw the key
+    put('ws/ai.toml', ai('export const sum = (a: number, b: number) => a + b;'));
+    const run = inProject(nodePath.join(dir, 'ws'), bin('coder-subagents'), ['run', '--ai', 'ai.toml', '--write', '--json']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.sub_agents.map((c: { stage: string; agent: string }) => `${c.stage} ${c.agent}`)).toEqual([
+      'pre agents/secret-scrubber.aip',
+      'pre_task agents/advisor.aip',
+      'post_task agents/todo-guard.aip',
+    ]);
+    expect(report.warnings).toEqual([]);
+    expect(report.after_all.tasks[0].files_failed).toEqual([]);
+    // the instruction reached the model scrubbed (the working file's own text is the user's business)
+    expect(report.ai_calls[0].prompt).toContain('The key [secret] must not leak.');
+    expect(report.ai_calls[0].prompt).not.toContain('The key sk-live-123');
+    expect(report.ai_calls[0].prompt).toContain('Be careful: Keep the exports stable.');
+    expect(readFileSync(nodePath.join(dir, 'ws/src/app.ts'), 'utf8')).toContain('export const sum = (a: number, b: number) => a + b;');
+  }, 240_000);
 
   it('is a library for a plain Node ESM script', () => {
     writeFileSync(
@@ -127,5 +204,5 @@ describe('the packed package in a fresh project', () => {
     writeFileSync(nodePath.join(dir, 'typed.ts'), "import { runStage } from 'coder-subagents';\nexport const n: number = runStage({ agent: 'a.aip' }).ok;\n");
     const bad = inProject(dir, bin('tsc'), ['--noEmit', '-p', '.']);
     expect(bad.stdout).toMatch(/typed\.ts\(2,14\): error TS2322: Type 'boolean' is not assignable to type 'number'/);
-  });
+  }, 120_000);
 });

@@ -41,6 +41,8 @@ export type TraceEvent =
   | { kind: 'label'; depth: number; agent: string; scope: 'run' | 'task'; label: string }
   | { kind: 'file'; depth: number; agent: string; op: 'write' | 'append' | 'delete' | 'copy' | 'move'; path: string }
   | { kind: 'print'; depth: number; agent: string; text: string }
+  /** the top-level run asked for a redo (aip.flow.redo_run): run number `num` of the redo loop starts */
+  | { kind: 'redo'; depth: number; agent: string; num: number }
   /** free-form notes from higher layers (e.g. the sub-agent pipeline's effects) */
   | { kind: 'note'; depth: number; agent: string; topic: string; data: unknown };
 

@@ -1,6 +1,6 @@
 import type { EngineName } from '../../engine/engine.ts';
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { exists } from '../../support/host-fs.ts';
 import { isValidVersion } from '../../aip/catalog.ts';
 import { CheckPathError, IGNORE_FILE, runCheckDetailed } from '../../check/index.ts';
 import { MIN_AIPACK_VERSION } from '../../contract/index.ts';
@@ -35,7 +35,7 @@ export function register(program: Command, setExit: SetExit): void {
       if (files.length === 0 && findings.length === 0) {
         // passing on nothing would hide a wrong directory or path
         const where = paths.length > 0 ? paths.join(', ') : 'pack/ and fixtures/ (the defaults)';
-        const unlisted = existsSync(IGNORE_FILE) ? ` that ${IGNORE_FILE} does not list` : '';
+        const unlisted = exists(IGNORE_FILE) ? ` that ${IGNORE_FILE} does not list` : '';
         throw new UsageError(
           `nothing to check: no .aip or .lua file${unlisted} under ${where}; name your agents' directory, e.g. npx coder-subagents check my-agents`,
         );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createTwoFilesPatch } from 'diff';
-import { existsSync, readFileSync } from 'node:fs';
+import { exists, readText } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
@@ -26,8 +26,8 @@ export function register(program: Command, setExit: SetExit): void {
       const ws = nodePath.resolve(o.workspace);
       requireDir('--workspace', o.workspace, ws);
       const aiFile = nodePath.join(ws, 'ai.toml');
-      if (!existsSync(aiFile)) throw new UsageError(`${aiFile} not found: the demo needs the scripted answers of its workspace`);
-      const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai: ScriptedAi.fromToml(readFileSync(aiFile, 'utf8'), aiFile), engine });
+      if (!exists(aiFile)) throw new UsageError(`${aiFile} not found: the demo needs the scripted answers of its workspace`);
+      const sim = new Simulator({ workspaceDir: ws, packs: [REPO_PACK], ai: ScriptedAi.fromToml(readText(aiFile), aiFile), engine });
       let outcome: RunOutcome | undefined;
       let error: Error | undefined;
       try {
@@ -90,7 +90,7 @@ function firstLine(text: string): string {
 }
 
 function readDisk(abs: string): string | undefined {
-  return existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
+  return exists(abs) ? readText(abs) : undefined;
 }
 
 function colourPatch(patch: string): string {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { exists, makeUserDir, statPath, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type Stage } from '../../contract/index.ts';
@@ -23,7 +23,7 @@ interface InitOptions {
  */
 function entryName(aipFile: string, base: string): string {
   const ws = findWorkspace(nodePath.dirname(aipFile));
-  const root = existsSync(nodePath.join(ws, '.aipack')) ? ws : process.cwd();
+  const root = exists(nodePath.join(ws, '.aipack')) ? ws : process.cwd();
   const rel = nodePath.relative(root, aipFile);
   return rel.startsWith('..') || nodePath.isAbsolute(rel) ? `${base}.aip` : rel.split(nodePath.sep).join('/');
 }
@@ -45,19 +45,19 @@ export function register(program: Command, _setExit: SetExit): void {
         throw new UsageError(`--stage ${o.stage}: expected one of ${STAGES.join(', ')}`);
       }
       const dir = nodePath.resolve(o.dir);
-      if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`--dir ${o.dir}: not a directory`);
+      if (exists(dir) && !statPath(dir).isDirectory()) throw new UsageError(`--dir ${o.dir}: not a directory`);
       const aipFile = nodePath.join(dir, `${base}.aip`);
       const contractFile = nodePath.join(dir, `${base}.contract.toml`);
-      const existing = [aipFile, contractFile].filter((f) => existsSync(f));
+      const existing = [aipFile, contractFile].filter((f) => exists(f));
       if (existing.length > 0) {
         throw new UsageError(`${existing.map((p: string) => relativeToCwd(p)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
       }
       const agentPath = entryName(aipFile, base);
       const files = o.withModel ? starterWithModel(base, o.stage as Stage, agentPath) : starterFiles(base, o.stage as Stage, agentPath);
       if (!files) throw new UsageError(`--with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task`);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(aipFile, files.aip, { flag: 'wx' });
-      writeFileSync(contractFile, files.contract, { flag: 'wx' });
+      makeUserDir(dir);
+      writeUserFile(aipFile, files.aip, { exclusive: true });
+      writeUserFile(contractFile, files.contract, { exclusive: true });
       // editor support: the Lua language server completes input., aip.*, CTX with the generated definitions
       let types: string;
       try {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
+import { exists } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep } from '../../effects/run-report.ts';
@@ -16,7 +16,7 @@ export function register(program: Command, setExit: SetExit): void {
     .description('run pro@coder as `aip run pro@coder [-i PROMPT_DIR]` would, on the simulated runtime, and show what each sub-agent did');
   addSimOptions(cmd).action(async (promptDir: string | undefined, o: SimCliOptions) => {
     const workspaceDir = workspaceOf(o);
-    if (!o.workspace && !existsSync(nodePath.join(workspaceDir, '.aipack'))) {
+    if (!o.workspace && !exists(nodePath.join(workspaceDir, '.aipack'))) {
       // the run goes on (it creates the prompt file), but the user is probably in the wrong directory
       process.stderr.write(
         `note: no .aipack/ directory in ${workspaceDir} or above: it is used as the workspace (cd into your project, or pass --workspace DIR)\n`,
@@ -76,7 +76,8 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
   const lines: string[] = [];
   let lastHeading = '';
   for (const call of r.sub_agents) {
-    const heading = call.task !== undefined ? `${call.stage} (task ${call.task})` : call.stage;
+    const stage = call.task !== undefined ? `${call.stage} (task ${call.task})` : call.stage;
+    const heading = call.redo !== undefined ? `${stage} [redo ${call.redo}]` : stage;
     if (heading !== lastHeading) {
       lines.push(pc.bold(`stage ${heading}`));
       lastHeading = heading;
@@ -107,6 +108,7 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
     for (const f of r.failed_changes) lines.push(`  ${f.file}: ${f.cause}`);
   }
   for (const w of r.warnings) lines.push(`${pc.yellow('warning')}: ${w}`);
+  if (r.redos > 0) lines.push(`${pc.bold(`redo ${r.redos}`)}: the coder ran ${r.redos + 1} times (aip.flow.redo_run); the files and prompt file are the last run's`);
   // the coder's own message usually names the prompt file already
   if (r.prompt_file && !r.message?.includes(r.prompt_file)) lines.push(`prompt file: ${r.prompt_file}`);
   lines.push(formatStatus(r));

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { makeUserDir, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
@@ -136,8 +136,8 @@ function report(r: SuiteResult, s: Settings): void {
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
     const out = nodePath.resolve(s.outputFile);
-    mkdirSync(nodePath.dirname(out), { recursive: true });
-    writeFileSync(out, reporter.render(r, options));
+    makeUserDir(nodePath.dirname(out));
+    writeUserFile(out, reporter.render(r, options));
   }
   if (reporter.machine && !s.outputFile) {
     process.stdout.write(reporter.render(r, options));

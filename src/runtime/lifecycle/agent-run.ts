@@ -27,6 +27,8 @@ export interface Frame {
   runUid: string;
   runNum: number;
   parentRunUid?: string;
+  /** CTX.RUN_FLOW_REDO_COUNT: how many redo runs came before this top-level run (0 for nested runs) */
+  flowRedoCount?: number;
 }
 
 /** What the stage modules need of the simulator that runs them. */

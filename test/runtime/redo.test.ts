@@ -1,0 +1,62 @@
+/**
+ * aip.flow.redo_run() from a top-level run: the simulator runs the agent again with the same inputs and
+ * CTX.RUN_FLOW_REDO_COUNT one higher, as AIPack's executor does, and stops a loop that never ends (sandbox rule).
+ */
+import { describe, expect, it } from 'vitest';
+import { AgentRunError, Simulator } from '../../src/runtime/simulator.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+
+const WS = '/home/user/redo-ws';
+
+function simWith(agent: string, aipackVersion = '0.8.33') {
+  const vfs = createOverlayVfs(WS, { files: { [`${WS}/again.aip`]: agent }, diskless: ['/home/user'] });
+  return new Simulator({ workspaceDir: WS, vfs, aipackVersion, readRoots: [WS] });
+}
+
+// logs what each run saw (Before All count as a number, the task's as a string), and redoes while count < limit
+const agent = (limit: number) => `# Before All
+
+\`\`\`lua
+aip.file.append("log.txt", "ba " .. math.type(CTX.RUN_FLOW_REDO_COUNT) .. " " .. CTX.RUN_FLOW_REDO_COUNT .. " " .. inputs[1] .. "\\n")
+\`\`\`
+
+# Output
+
+\`\`\`lua
+aip.file.append("log.txt", "task " .. type(CTX.RUN_FLOW_REDO_COUNT) .. " " .. CTX.RUN_FLOW_REDO_COUNT .. "\\n")
+return "out"
+\`\`\`
+
+# After All
+
+\`\`\`lua
+if CTX.RUN_FLOW_REDO_COUNT < ${limit} then return aip.flow.redo_run() end
+return "done after " .. CTX.RUN_FLOW_REDO_COUNT
+\`\`\`
+`;
+
+describe('aip.flow.redo_run() at the top level', () => {
+  it('runs the agent again with the same inputs and the count one higher, until a run does not ask', () => {
+    const sim = simWith(agent(2));
+    const outcome = sim.run({ name: 'again.aip', inputs: ['in-1'], baseDir: WS });
+    expect(outcome.redos).toBe(2);
+    expect(outcome.redoRequested).toBe(false);
+    expect(outcome.afterAll).toBe('done after 2');
+    expect(sim.vfs.readFile(`${WS}/log.txt`)).toBe(
+      'ba integer 0 in-1\ntask string 0\nba integer 1 in-1\ntask string 1\nba integer 2 in-1\ntask string 2\n',
+    );
+    expect(sim.trace.of('redo').map((e) => [e.agent, e.num])).toEqual([
+      ['again.aip', 1],
+      ['again.aip', 2],
+    ]);
+    expect(sim.trace.of('agent_end').map((e) => e.status)).toEqual(['redo', 'redo', 'completed']);
+  });
+
+  it('a loop that never stops fails loudly after 100 redo runs', () => {
+    const sim = simWith(agent(1000));
+    expect(() => sim.run({ name: 'again.aip', inputs: ['x'], baseDir: WS })).toThrow(AgentRunError);
+    expect(() => simWith(agent(1000)).run({ name: 'again.aip', inputs: ['x'], baseDir: WS })).toThrow(
+      'again.aip asked for a redo after 100 redo runs: the simulator stops the loop here (AIPack would go on)',
+    );
+  });
+});
