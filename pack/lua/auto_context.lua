@@ -24,7 +24,7 @@ local function glob_list(value, what)
   return out
 end
 
---- The sub-agent entry the `auto_context` prompt key stands for, run after the user's `pre` sub-agents:
+--- The sub-agent entry the `auto_context` prompt key stands for, run after the user's `start` sub-agents:
 -- entry | nil (off) , plus a message when the key has a wrong shape. `auto_context = "flash"` is the model;
 -- a table gives the entry keys (model, code_map_model, mode, knowledge, ...); `enabled = false` turns it off.
 function M.sub_agent_entry(params)
@@ -41,10 +41,11 @@ function M.sub_agent_entry(params)
   else
     return nil, "auto_context must be a model name or a table { model, code_map_model, mode, knowledge, ... }, got " .. U.value_type(value)
   end
+  -- an event-form entry, as upstream adds it: it runs on `start` and its coder_params are merged
   entry.name = "pro@coder/auto-context"
   entry.enabled = true
-  entry.stages = { "pre" }
-  entry.on = nil
+  entry.stages = nil
+  entry.on = { "start" }
   return entry
 end
 

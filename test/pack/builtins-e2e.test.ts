@@ -20,7 +20,8 @@ function runCoder(vfs: Vfs, answers: ScriptedResponse[]) {
   const outcome = sim.run({ name: 'pro@coder', baseDir: WS });
   const ai = sim.trace.of('ai').map((e) => ({ agent: e.agent, model: e.model, prompt: e.prompt }));
   const prints = sim.trace.of('print').map((e) => e.text);
-  return { outcome, ai, prints, file: (rel: string) => vfs.readFile(`${WS}/${rel}`) };
+  const tasks = sim.trace.of('tasks').map((e) => ({ agent: e.agent, concurrency: e.concurrency, count: e.slots.length }));
+  return { outcome, ai, prints, tasks, file: (rel: string) => vfs.readFile(`${WS}/${rel}`) };
 }
 
 const prompt = (meta: string, inst: string) => `\`\`\`toml\n#!meta\n${meta}\n\`\`\`\n${inst}\n\n====\n`;
@@ -51,6 +52,10 @@ describe('auto_context on a workspace of 200 files', () => {
       ['pro@coder/auto-context', 'flash'],
       ['pro@coder', 'big'],
     ]);
+  });
+
+  it('asks for the summaries 8 at a time (code-map input_concurrency default)', () => {
+    expect(first.tasks.find((t) => t.agent === 'pro@coder/code-map')).toEqual({ agent: 'pro@coder/code-map', concurrency: 8, count: 200 });
   });
 
   it('writes the map: one entry per file with its BLAKE3 hash', () => {
@@ -153,5 +158,59 @@ describe("an upstream prompt with auto_context: flash and auto_fix: lite", () =>
     expect(r.file('src/greet.ts')).toBe("export const greet = () => 'hello';\n");
     expect(r.file(PROMPT)).toContain('> Auto-fix: src/greet.ts fixed by lite (attempt 1)');
     expect(r.prints.filter((p) => p.startsWith('WARNING'))).toEqual([]);
+  });
+});
+
+describe('code-map: a run that fails midway leaves whole maps', () => {
+  const MAP = `${MAPS}/context-code-map.json`;
+  const entry = (summary: string) => `<FILE_INFO>{"summary": "${summary}", "when_to_use": "always"}</FILE_INFO>`;
+  const vfs = createOverlayVfs(WS, {
+    files: {
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+      'src/c.ts': 'export const c = 3;\n',
+      [PROMPT]: prompt('context_globs = ["src/**/*.ts"]\nauto_context = "flash"', 'Change b.'),
+    },
+  });
+  const r = runCoder(vfs, [
+    { agent: 'pro@coder/code-map', match: 'file_path="src/a\\.ts"', content: entry('A') },
+    { agent: 'pro@coder/code-map', match: 'file_path="src/b\\.ts"', content: 'the model gave up' },
+    { agent: 'pro@coder/code-map', match: 'file_path="src/c\\.ts"', content: entry('C') },
+  ]);
+
+  it('the coder run is skipped with the failure, naming the file and quoting the answer', () => {
+    expect(r.outcome.skipped).toMatch(/^Sub-agent \[pro@coder\/auto-context\] failed: [\s\S]*src\/b\.ts: the answer has no <FILE_INFO> tag: "the model gave up"/);
+    expect(r.ai.filter((c) => c.agent !== 'pro@coder/code-map')).toEqual([]);
+  });
+
+  it('the map holds every usable answer, parses, and no temporary file is left', () => {
+    const map = JSON.parse(r.file(MAP) ?? 'null') as { file_map: Record<string, { summary: string }> };
+    expect(Object.keys(map.file_map).sort()).toEqual(['src/a.ts', 'src/c.ts']);
+    expect(r.file(`${MAP}.tmp`)).toBeUndefined();
+  });
+});
+
+describe("auto_context runs after the user's own start sub-agents", () => {
+  const vfs = createOverlayVfs(WS, {
+    files: {
+      'src/a.ts': 'export const a = 1;\n',
+      'src/b.ts': 'export const b = 2;\n',
+      'my/narrow.aip': '# Output\n\n```lua\nreturn { coder_params = { context_globs = { "src/a.ts" } } }\n```\n',
+      [PROMPT]: prompt('context_globs = ["src/**/*.ts"]\nsub_agents = [{ name = "my/narrow.aip", on = "start" }]\nauto_context = "flash"', 'Change a.'),
+    },
+  });
+  const r = runCoder(vfs, [
+    { agent: 'pro@coder/code-map', content: '<FILE_INFO>{"summary": "A", "when_to_use": "a"}</FILE_INFO>', reusable: true },
+    { agent: 'pro@coder/auto-context', content: '<needed_context_files>["src/a.ts"]</needed_context_files>' },
+    { agent: 'pro@coder', content: 'Done.' },
+  ]);
+
+  it("maps and offers only the files the user's sub-agent left in context_globs", () => {
+    expect(r.outcome.skipped).toBeUndefined();
+    expect(r.ai.map((c) => [c.agent, /file_path="([^"]+)"/.exec(c.prompt)?.[1] ?? ''])).toEqual([
+      ['pro@coder/code-map', 'src/a.ts'],
+      ['pro@coder/auto-context', ''],
+      ['pro@coder', 'src/a.ts'],
+    ]);
   });
 });
