@@ -22,8 +22,8 @@ const native = runNative(exprs);
 const t1 = performance.now();
 const report = (label: string, c: Comparison, ms: number) => {
   const pct = (n: number) => ((100 * n) / c.total).toFixed(2) + '%';
-  console.log(`${label}: ${c.total} expressions, ${c.values.length} value differences (${pct(c.values.length)}), ${c.wording.length} wording differences (${pct(c.wording.length)}), ${c.repCap.length} at the string.rep cap; ${ms.toFixed(0)} ms`);
-  for (const d of [...c.values.slice(0, SHOW), ...c.wording.slice(0, SHOW)]) console.log(`  ${d.expr}\n    ours:   ${d.ours}\n    native: ${d.native}`);
+  console.log(`${label}: ${c.total} expressions, ${c.values.length} value differences (${pct(c.values.length)}), ${c.wording.length} wording differences (${pct(c.wording.length)}), ${c.repCap.length} at the string.rep cap, ${c.limits.length} stopped by a sandbox limit; ${ms.toFixed(0)} ms`);
+  for (const d of [...c.values.slice(0, SHOW), ...c.wording.slice(0, SHOW), ...c.limits.slice(0, SHOW)]) console.log(`  ${d.expr}\n    ours:   ${d.ours}\n    native: ${d.native}`);
 };
 console.log(`seed ${SEED}; native lua5.4: ${(t1 - t0).toFixed(0)} ms`);
 for (const [label, steps] of [['lua54', undefined], ['lua54, every pattern call routed', 0]] as const) {

@@ -142,14 +142,14 @@ const smallPosition = (L: number, idx: number, max: bigint) =>
  * The sandbox's library guard (see library-guard.ts): upvalue 2 is the Lua wrapper, upvalue 3 the global name.
  * Calls the wrapper; an error the library raised inside it is raised again as if this function had raised it.
  * Upvalue 4, when given, is the C function (string.sub, string.byte) to call directly when argument 1 is a string
- * and the positions after it are given and in range: it cannot fail then, so no protected call is needed.
+ * and the positions after it are in range (the first one given): it cannot fail then, so no protected call is needed.
  */
 const GUARD = registerCFunction((L: number) => {
   const n = M._lua_gettop(L);
   if (n >= 2 && n <= 3 && M._lua_type(L, 1) === T_STRING && M._lua_type(L, upvalueIndex(4)) !== T_NIL) {
     M._lua_tolstring(L, 1, LEN_CELL);
     const max = BigInt((M.HEAPU32[LEN_CELL >> 2] as number) + 1);
-    if (smallPosition(L, 2, max) && smallPosition(L, 3, max)) {
+    if (M._lua_isinteger(L, 2) && smallPosition(L, 2, max) && smallPosition(L, 3, max)) {
       M._lua_pushvalue(L, upvalueIndex(4));
       M._lua_rotate(L, 1, 1);
       M._lua_callk(L, n, LUA_MULTRET, 0, 0);

@@ -26,6 +26,7 @@ describe.runIf(onLua54 && native)(`lua54 = native Lua 5.4 on random expressions 
     const exprs = Array.from({ length: COUNT }, next);
     const result = compare(exprs, runOnEngine(testEngine, exprs), runNative(exprs));
     const values = result.values.filter((d) => !versionOnly(d));
+    if (result.limits.length > 0) console.log(`seed ${SEED}: ${result.limits.length} stopped by a sandbox limit\n${show(result.limits)}`);
     if (result.wording.length > 0) console.log(`seed ${SEED}: ${result.wording.length} wording differences\n${show(result.wording)}`);
     expect(show(values)).toBe('');
     // the generator reaches every family of calls, so the comparison is not vacuous

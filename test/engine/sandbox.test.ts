@@ -89,6 +89,8 @@ describe(`sandbox string wrappers (${ENGINE_NAME})`, () => {
   it('a missing argument is "no value", an explicit nil is "nil"', () => {
     expect(call('string.rep()')).toBe("false|t.lua:1: bad argument #1 to 'rep' (string expected, got no value)");
     expect(call('string.rep(nil)')).toBe("false|t.lua:1: bad argument #1 to 'rep' (string expected, got nil)");
+    expect(call('string.sub("abc", nil)')).toBe("false|t.lua:1: bad argument #2 to 'sub' (number expected, got nil)");
+    expect(call('string.sub("abc")')).toBe("false|t.lua:1: bad argument #2 to 'sub' (number expected, got no value)");
     expect(call('string.format()')).toBe("false|t.lua:1: bad argument #1 to 'format' (string expected, got no value)");
     expect(call('string.find("x")')).toBe("false|t.lua:1: bad argument #2 to 'find' (string expected, got no value)");
     expect(call('string.upper()')).toBe("false|t.lua:1: bad argument #1 to 'upper' (string expected, got no value)");

@@ -110,6 +110,7 @@ export function expressionGenerator(seed: number): () => string {
 const HARNESS = `
 local exprs = ...
 local function esc(s)
+  s = s:gsub("(%a+): 0x%x+", "%1: <address>")
   return (s:gsub("[%c\\"\\\\\\128-\\255]", function(c) return "\\\\" .. c:byte() end))
 end
 local function ser(v)
@@ -161,6 +162,25 @@ export function runOnEngine(engine: LuaEngine, exprs: string[], patternRouteStep
   const out: string[] = [];
   for (let at = 0; at < exprs.length; at += 500) {
     const batch = exprs.slice(at, at + 500);
+    try {
+      out.push(...runBatch(engine, batch, patternRouteSteps));
+    } catch {
+      // a limit hit by one expression ends its state: run the batch one by one to find it (it fails alone)
+      for (const e of batch) {
+        try {
+          out.push(...runBatch(engine, [e], patternRouteSteps));
+        } catch (err) {
+          out.push(`X ${(err as Error).message.split('\n')[0]}`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function runBatch(engine: LuaEngine, batch: string[], patternRouteSteps: number | undefined): string[] {
+  const out: string[] = [];
+  {
     const state = engine.createState({
       budget: 2e9,
       budgetMessage: 'budget exhausted',
@@ -206,18 +226,21 @@ export interface Comparison {
   wording: Difference[];
   /** string.rep results past the simulator's cap (a documented sandbox rule) */
   repCap: Difference[];
+  /** a run limit of the sandbox hit (a loud sandbox rule: work charged up front, e.g. a huge table.concat range) */
+  limits: Difference[];
 }
 
 const REP_CAP = 'string.rep is limited to';
 
 export function compare(exprs: string[], ours: string[], native: string[]): Comparison {
-  const result: Comparison = { total: exprs.length, values: [], wording: [], repCap: [] };
+  const result: Comparison = { total: exprs.length, values: [], wording: [], repCap: [], limits: [] };
   exprs.forEach((expr, i) => {
     const a = ours[i] ?? '<missing>';
     const b = native[i] ?? '<missing>';
     if (a === b) return;
     const d = { expr, ours: a, native: b };
     if (a.includes(REP_CAP)) result.repCap.push(d);
+    else if (a.startsWith('X ')) result.limits.push(d);
     else if (a.startsWith('E ') && b.startsWith('E ')) result.wording.push(d);
     else result.values.push(d);
   });
