@@ -43,7 +43,7 @@ export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownK
 export * from './contract/index.ts';
 
 // The simulated AIPack runtime
-export { Simulator, AgentRunError, DEFAULT_AIPACK_VERSION } from './runtime/simulator.ts';
+export { Simulator, AgentRunError, RunLimitError, DEFAULT_AIPACK_VERSION } from './runtime/simulator.ts';
 export type { SimulatorOptions, RunRequest, RunOutcome } from './runtime/simulator.ts';
 export { ScriptedAi, NoScriptedResponseError } from './runtime/ai.ts';
 export type { ScriptedResponse } from './runtime/ai.ts';

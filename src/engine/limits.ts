@@ -18,6 +18,8 @@ export interface RunLimits {
   /** Date.now() past which the tree is stopped (Infinity: none) */
   readonly deadline: number;
   timedOut: boolean;
+  /** the message of the state that spent the tree first: every other state re-raises it, so it names the culprit */
+  message?: string;
 }
 
 export const DEFAULT_MEMORY_MAX = 512 * 1024 * 1024;
@@ -45,10 +47,11 @@ export interface LimitMessages {
 
 /** The message a state raises once a limit of its tree is hit (memory first: it explains a budget hit too). */
 export function limitMessage(limits: RunLimits, m: LimitMessages): string | undefined {
-  if (limits.memoryExceeded) return m.memoryMessage ?? 'memory limit exceeded';
-  if (limits.timedOut) return m.timeoutMessage ?? `timed out after ${limits.timeoutMs / 1000} s`;
-  if (limits.exceeded) return m.budgetMessage;
-  return undefined;
+  if (limits.message !== undefined) return limits.message;
+  if (limits.memoryExceeded) limits.message = m.memoryMessage ?? 'memory limit exceeded';
+  else if (limits.timedOut) limits.message = m.timeoutMessage ?? `timed out after ${limits.timeoutMs / 1000} s`;
+  else if (limits.exceeded) limits.message = m.budgetMessage;
+  return limits.message;
 }
 
 /**

@@ -19,7 +19,7 @@ import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
-import { AgentRunError, DEFAULT_AIPACK_VERSION, Simulator } from '../runtime/simulator.ts';
+import { AgentRunError, DEFAULT_AIPACK_VERSION, RunLimitError, Simulator } from '../runtime/simulator.ts';
 import { Trace, type TraceEvent } from '../aip/support/trace.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
 import { readPolicy } from '../runtime/read-guard.ts';
@@ -473,8 +473,13 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   try {
     out = sim.run({ name: driverName, inputs: [driverInput] }).outputs?.[0];
   } catch (err) {
-    const detail = err instanceof AgentRunError && err.traceback ? `\n${err.traceback}` : '';
-    throw new CaseFileError(`the contract driver failed (a harness or pack problem): ${(err as Error).message}${detail}`, agent.name);
+    // a spent run tree fails the case with the limit's own message (the agent under test spent it, or a case
+    // gave it too little): the pipeline could not catch it, so it is no harness problem
+    if (err instanceof RunLimitError) out = { ok: false, error: err.message };
+    else {
+      const detail = err instanceof AgentRunError && err.traceback ? `\n${err.traceback}` : '';
+      throw new CaseFileError(`the contract driver failed (a harness or pack problem): ${(err as Error).message}${detail}`, agent.name);
+    }
   }
   const ms = performance.now() - t0;
   const result = plain(out);

@@ -4,7 +4,7 @@ import { compareVersions as compareVersion } from '../aip/catalog.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
-import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, type RunLimits } from '../engine/limits.ts';
+import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
@@ -14,7 +14,7 @@ import { runAfterAll } from './lifecycle/after-all.ts';
 import { callAi } from './lifecycle/ai.ts';
 import { runBeforeAll } from './lifecycle/before-all.ts';
 import { runData } from './lifecycle/data.ts';
-import { AgentRunError, type Frame, type StageHost } from './lifecycle/agent-run.ts';
+import { AgentRunError, RunLimitError, type Frame, type StageHost } from './lifecycle/agent-run.ts';
 import { runWithRedos } from './redo.ts';
 import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
@@ -108,7 +108,7 @@ export interface RunOutcome {
   skipped?: string;
 }
 
-export { AgentRunError };
+export { AgentRunError, RunLimitError };
 export { resolveModel } from './agent-options.ts';
 
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
@@ -202,11 +202,16 @@ export class Simulator implements StageHost {
   run(request: RunRequest): RunOutcome {
     const outer = this.limits;
     this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
+    const limits = this.limits;
     try {
       return runWithRedos(request.name, this.trace, (redoCount) => {
         this.flowRedoCount = redoCount;
         return this.runAgent(request, [], undefined);
       });
+    } catch (err) {
+      // callers tell a spent tree from an agent's own failure: no pcall inside the tree could catch it
+      if (err instanceof AgentRunError && spent(limits)) throw new RunLimitError(err);
+      throw err;
     } finally {
       this.flowRedoCount = 0;
       this.limits = outer;

@@ -17,6 +17,14 @@ export class AgentRunError extends Error {
   }
 }
 
+/** A run ended because its run tree hit a limit (budget, memory cap or deadline): a sandbox rule, not a Lua error. */
+export class RunLimitError extends AgentRunError {
+  constructor(cause: AgentRunError) {
+    super(cause.message, cause.agent, cause.stage, cause.traceback);
+    this.name = 'RunLimitError';
+  }
+}
+
 /** One agent run in progress. */
 export interface Frame {
   name: string;
