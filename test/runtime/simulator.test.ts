@@ -44,7 +44,7 @@ describe('agent lifecycle (docs/aipack.md section 2-3)', () => {
 
   it('a Before All skip runs no task and no After All, and reports the reason', () => {
     const { outcome } = runFixture('skip-all');
-    expect(outcome).toEqual({ outputs: undefined, afterAll: undefined, redoRequested: false, skipped: 'nothing to do' });
+    expect(outcome).toEqual({ outputs: undefined, afterAll: undefined, redoRequested: false, redos: 0, skipped: 'nothing to do' });
   });
 
   it('rejects extra keys in before_all_response and data_response with AIPack wording', () => {
