@@ -13,22 +13,13 @@ local U = require("utils_common")
 local M = {}
 
 -- keys an event-form answer's coder_params never sets (upstream removes them before its merge)
-local EVENT_FORM_DROPPED = { auto_context = true, chat = true, sub_agents = true }
+local EVENT_FORM_DROPPED = {}
+for _, key in ipairs(C.EVENT_PARAMS_CLEARED) do EVENT_FORM_DROPPED[key] = true end
 
 -- fields by which a member would rewrite the pipeline
 local REWRITES = { "sub_agents_next", "emit_events" }
 
-local function deep_equal(a, b)
-  if a == b then return true end
-  if type(a) ~= "table" or type(b) ~= "table" then return false end
-  for k, v in pairs(a) do
-    if not deep_equal(v, rawget(b, k)) then return false end
-  end
-  for k in pairs(b) do
-    if rawget(a, k) == nil then return false end
-  end
-  return true
-end
+local deep_equal = C.deep_equal
 
 local function sorted_keys(t)
   local keys = {}

@@ -410,6 +410,7 @@ local function deep_equal(a, b)
   end
   return true
 end
+C.deep_equal = deep_equal
 
 -- input: the sub-agent's input table; a key it handed back unchanged is not reported
 function C.ignored_fields(stage, value, input, form)
