@@ -10,22 +10,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import type { LuaEngine } from '../../src/engine/index.ts';
+import { prng } from './prng.ts';
 
 /** native Lua 5.4 (LUA54_NATIVE: another build, e.g. one from the commit the WebAssembly engine ships) */
 export const NATIVE_LUA = process.env.LUA54_NATIVE ?? '/usr/bin/lua5.4';
 export const nativeLuaAvailable = (): boolean => existsSync(NATIVE_LUA);
 
-/** mulberry32: a small seeded PRNG, so a seed replays the same expressions */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A Lua string literal of any bytes (latin1 code units), decimal escapes for the rest. */
 export function luaQuote(s: string): string {

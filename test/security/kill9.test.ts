@@ -5,6 +5,7 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll as after, describe, expect, it } from 'vitest';
 import { afterAll, arena } from './helpers.ts';
+import { prng } from '../helpers/prng.ts';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.ts', import.meta.url));
 // the child runs in a temp dir, where a bare 'tsx' would not resolve
@@ -14,17 +15,6 @@ const SEED = Number(process.env.KILL9_SEED ?? Math.floor(Math.random() * 2 ** 31
 const FILES = 12;
 const SIZE = 1 << 20;
 
-/** mulberry32: a small seeded PRNG, so a failing series can be replayed with KILL9_SEED */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const a = arena();
 after(() => a.cleanup());
