@@ -22,24 +22,14 @@ import {
   type Stage,
 } from '../../src/contract/index.ts';
 import { CONTRACT_LUA_FILE, generateContractLua } from '../../src/contract/lua-gen.ts';
-import { fengariEngine } from '../../src/engine/fengari-engine.ts';
+import { contractLuaState } from '../helpers/contract-state.ts';
 import type { LuaState } from '../../src/engine/engine.ts';
 
-const MODULE_DIR = '/contract';
 const SOURCE = generateContractLua();
 
 let state: LuaState;
 beforeAll(() => {
-  state = fengariEngine.createState({
-    budget: 2_000_000_000,
-    budgetMessage: 'budget exceeded',
-    moduleDirs: [MODULE_DIR],
-    readFile: (abs) => (abs === `${MODULE_DIR}/${CONTRACT_LUA_FILE}` ? SOURCE : undefined),
-    loadRoots: [],
-    baseDir: '/',
-    print: () => {},
-    displayPath: (abs) => abs,
-  });
+  state = contractLuaState(SOURCE);
 });
 afterAll(() => state.close());
 
