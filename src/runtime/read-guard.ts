@@ -48,27 +48,8 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
  */
 export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs {
   const policy = Array.isArray(rootsOrPolicy) ? readPolicy(vfs.workspaceDir, rootsOrPolicy) : rootsOrPolicy;
-  const allowed = policy.allows;
   const refuse = (abs: string) => policy.refuse(abs);
-  return {
-    get workspaceDir() {
-      return vfs.workspaceDir;
-    },
-    readFile: (abs) => (allowed(abs) ? vfs.readFile(abs) : refuse(abs)),
-    readBytes: (abs) => (allowed(abs) ? vfs.readBytes(abs) : refuse(abs)),
-    stat: (abs) => (allowed(abs) ? vfs.stat(abs) : undefined),
-    isFile: (abs) => allowed(abs) && vfs.isFile(abs),
-    isDir: (abs) => allowed(abs) && vfs.isDir(abs),
-    listDir: (abs) => (allowed(abs) ? vfs.listDir(abs).filter((e) => allowed(nodePath.join(abs, e.name))) : refuse(abs)),
-    writeFile: (abs, content) => vfs.writeFile(abs, content),
-    deleteFile: (abs) => vfs.deleteFile(abs),
-    deleteDir: (abs) => vfs.deleteDir(abs),
-    mkdirp: (abs) => vfs.mkdirp(abs),
-    changes: () => vfs.changes(),
-    snapshot: () => vfs.snapshot(),
-    pending: () => vfs.pending(),
-    commit: () => vfs.commit(),
-  };
+  return filterReads(vfs, policy.allows, { read: refuse, stat: () => undefined, list: refuse });
 }
 
 /**
@@ -77,17 +58,28 @@ export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs 
  */
 export function hideDisk(vfs: Vfs, dir: string): Vfs {
   const root = nodePath.resolve(dir);
-  const hidden = (abs: string) => isInside(nodePath.resolve(abs), root);
+  return filterReads(vfs, (abs) => !isInside(nodePath.resolve(abs), root), { read: () => undefined, stat: () => undefined, list: () => [] });
+}
+
+/** What a filtered Vfs answers for a path it does not show. */
+interface HiddenAnswers {
+  read(abs: string): undefined;
+  stat(abs: string): undefined;
+  list(abs: string): [];
+}
+
+/** `vfs` with the paths `shown` rejects answered by `hidden` (existence checks say false); writes pass on. */
+function filterReads(vfs: Vfs, shown: (abs: string) => boolean, hidden: HiddenAnswers): Vfs {
   return {
     get workspaceDir() {
       return vfs.workspaceDir;
     },
-    readFile: (abs) => (hidden(abs) ? undefined : vfs.readFile(abs)),
-    readBytes: (abs) => (hidden(abs) ? undefined : vfs.readBytes(abs)),
-    stat: (abs) => (hidden(abs) ? undefined : vfs.stat(abs)),
-    isFile: (abs) => !hidden(abs) && vfs.isFile(abs),
-    isDir: (abs) => !hidden(abs) && vfs.isDir(abs),
-    listDir: (abs) => (hidden(abs) ? [] : vfs.listDir(abs).filter((e) => !hidden(nodePath.join(abs, e.name)))),
+    readFile: (abs) => (shown(abs) ? vfs.readFile(abs) : hidden.read(abs)),
+    readBytes: (abs) => (shown(abs) ? vfs.readBytes(abs) : hidden.read(abs)),
+    stat: (abs) => (shown(abs) ? vfs.stat(abs) : hidden.stat(abs)),
+    isFile: (abs) => shown(abs) && vfs.isFile(abs),
+    isDir: (abs) => shown(abs) && vfs.isDir(abs),
+    listDir: (abs) => (shown(abs) ? vfs.listDir(abs).filter((e) => shown(nodePath.join(abs, e.name))) : hidden.list(abs)),
     writeFile: (abs, content) => vfs.writeFile(abs, content),
     deleteFile: (abs) => vfs.deleteFile(abs),
     deleteDir: (abs) => vfs.deleteDir(abs),
