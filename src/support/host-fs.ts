@@ -209,11 +209,6 @@ function showBytes(name: Buffer): string {
  */
 export function listEntries(dir: string): fs.Dirent[] {
   try {
-    fs.accessSync(dir);
-  } catch {
-    return [];
-  }
-  try {
     return listEntriesStrict(dir);
   } catch (err) {
     if (err instanceof HostFsError) throw err;

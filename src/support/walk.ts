@@ -4,8 +4,6 @@ import { listNames, realPathOf, statOf } from './host-fs.ts';
 /** Dependency and tool folders (node_modules, .git, .aipack, ...) a search for the user's files skips. */
 const isToolingDir = (name: string): boolean => name === 'node_modules' || name.startsWith('.');
 
-const realPath = realPathOf;
-
 /**
  * Absolute paths of the files below `dir`, in name order at each level, not entering directories for which
  * `skipDir(name)` is true. `check(abs)`, when given, sees every file and directory before it is taken and may throw.
@@ -16,7 +14,7 @@ export function walkFiles(dir: string, skipDir: (name: string) => boolean = isTo
   const out: string[] = [];
   const seen = new Set<string>();
   const visit = (abs: string) => {
-    const real = realPath(abs);
+    const real = realPathOf(abs);
     if (seen.has(real)) return;
     seen.add(real);
     const names = listNames(abs);
