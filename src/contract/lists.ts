@@ -5,17 +5,10 @@
  */
 import { z } from 'zod';
 import { type AnySchema, defOf } from './zod-def.ts';
-import { CoderResponsesItemSchema, GLOB_DEFAULT_KEYS } from './schemas.ts';
+import { CoderResponsesItemSchema, EVENT_GLOB_DEFAULT_KEYS } from './schemas.ts';
 
 /** The coder params that are lists of globs (the meta block's `*_globs` keys). */
-export const LIST_PARAM_KEYS = [
-  ...GLOB_DEFAULT_KEYS,
-  'context_globs_pre',
-  'context_globs_post',
-  'knowledge_globs_pre',
-  'knowledge_globs_post',
-  'working_globs',
-] as const;
+export const LIST_PARAM_KEYS = [...EVENT_GLOB_DEFAULT_KEYS, 'working_globs'] as const;
 
 /** The coder params as far as their list-typed keys go; any other key is kept as it is. */
 export const CoderParamListsSchema = z.looseObject(Object.fromEntries(LIST_PARAM_KEYS.map((k) => [k, z.array(z.string()).optional()])));
