@@ -289,15 +289,17 @@ local function adopt_stage_form(stage, progress, res, name)
   end
 end
 
+-- keys an event-form answer's coder_params never sets (upstream removes them before its merge)
+local EVENT_PARAMS_CLEARED = {}
+for _, key in ipairs(C.EVENT_PARAMS_CLEARED) do EVENT_PARAMS_CLEARED[key] = true end
+
 -- The event form (section 7): coder_params are merged key by key, after the config-level keys are removed.
 local function adopt_event_form(stage, progress, res, config)
   if stage ~= "pre" then return end
   if not U.is_nil(res.coder_params) then
     local merged = shallow_copy(progress.params)
-    local cleared = {}
-    for _, key in ipairs(C.EVENT_PARAMS_CLEARED) do cleared[key] = true end
     for key, value in pairs(res.coder_params) do
-      if not cleared[key] then merged[key] = U.deep_copy(U.nil_if_null(value)) end
+      if not EVENT_PARAMS_CLEARED[key] then merged[key] = U.deep_copy(U.nil_if_null(value)) end
     end
     progress.params = merged
   end
