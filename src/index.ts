@@ -12,8 +12,8 @@
  */
 
 // Contract tests (the harness behind `coder-subagents test`)
-export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } from './harness/stage.ts';
-export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/stage.ts';
+export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } from './harness/sub-agent-stage.ts';
+export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/sub-agent-stage.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
 export { runSuite, runContractFiles, SLOW_MS } from './harness/suite.ts';

@@ -1,4 +1,4 @@
-// Stage annotations in a sub-agent's Lua: `---@param input CoderPostTaskInput` (or `---@type CoderPreInput`) says
+// Input annotations in a sub-agent's Lua: `---@param input CoderPostTaskInput` (or `---@type CoderPreInput`) says
 // which stage's input the script receives, for the checker and for the Lua language server.
 
 import { STAGES } from '../contract/index.ts';

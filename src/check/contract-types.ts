@@ -15,10 +15,10 @@ import {
   FileChangesStatusSchema,
   ResponseSchema,
   STAGES,
-  StageInputSchemas,
+  SubAgentInputSchemas,
   usedIn,
   type EntryForm,
-  type Stage,
+  type SubAgentStage,
 } from '../contract/index.ts';
 import { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
 
@@ -29,16 +29,16 @@ export { ANY_INPUT_CLASS, RESPONSE_CLASS, STAGE_INPUT_CLASS };
  * input, as upstream pro@coder gives it, in the stage that dispatches the event).
  */
 export type EventKind = `on:${(typeof EVENT_FORM_STAGES)[number]}`;
-export type InputKind = Stage | EventKind;
+export type InputKind = SubAgentStage | EventKind;
 export const EVENT_KINDS: EventKind[] = EVENT_FORM_STAGES.map((s) => `on:${s}` as EventKind);
 export const INPUT_KINDS: InputKind[] = [...STAGES, ...EVENT_KINDS];
 export const isEventKind = (k: InputKind): k is EventKind => k.startsWith('on:');
-export const stageOfKind = (k: InputKind): Stage => (isEventKind(k) ? (k.slice(3) as Stage) : k);
+export const stageOfKind = (k: InputKind): SubAgentStage => (isEventKind(k) ? (k.slice(3) as SubAgentStage) : k);
 export const formOfKind = (k: InputKind): EntryForm => (isEventKind(k) ? 'event' : 'stage');
 /** How messages name a kind: `pre`, or `pre (event form)`. */
 export const kindLabel = (k: InputKind): string => (isEventKind(k) ? `${stageOfKind(k)} (event form)` : k);
 /** The input kind of an entry's form in a stage. */
-export const kindOf = (stage: Stage, form: EntryForm): InputKind => (form === 'event' ? (`on:${stage}` as EventKind) : stage);
+export const kindOf = (stage: SubAgentStage, form: EntryForm): InputKind => (form === 'event' ? (`on:${stage}` as EventKind) : stage);
 
 export type Shape =
   | { t: 'any' }
@@ -57,7 +57,7 @@ export interface ShapeField {
   optional: boolean;
   doc?: string;
   /** response fields: the stages that use it (undefined: all) */
-  stages?: Stage[];
+  stages?: SubAgentStage[];
   /** response fields used by one form only */
   form?: EntryForm;
   exclusiveWith?: string;
@@ -71,7 +71,7 @@ export const EVENT_INPUT_CLASS: Record<EventKind, string> = {
 };
 export const inputClassOf = (k: InputKind): string => (isEventKind(k) ? EVENT_INPUT_CLASS[k] : STAGE_INPUT_CLASS[k]);
 
-const prevItem = defOf(defOf(StageInputSchemas.pre).shape!.sub_agents_prev).element!;
+const prevItem = defOf(defOf(SubAgentInputSchemas.pre).shape!.sub_agents_prev).element!;
 
 const CLASS_NAMES = new Map<AnySchema, string>([
   [AgentConfigSchema, 'CoderAgentConfig'],
@@ -84,7 +84,7 @@ const CLASS_NAMES = new Map<AnySchema, string>([
   [EventHistoryItemSchema, 'CoderEventPrev'],
   [EventResponsesItemSchema, 'CoderEventResponsesItem'],
   [FileChangesStatusSchema, 'CoderFileChangesStatus'],
-  ...STAGES.map((s): [AnySchema, string] => [StageInputSchemas[s], STAGE_INPUT_CLASS[s]]),
+  ...STAGES.map((s): [AnySchema, string] => [SubAgentInputSchemas[s], STAGE_INPUT_CLASS[s]]),
   ...EVENT_KINDS.map((k): [AnySchema, string] => [EventInputSchemas[stageOfKind(k) as 'pre' | 'post'], EVENT_INPUT_CLASS[k]]),
 ]);
 
@@ -136,7 +136,7 @@ function fieldsOfSchema(schema: AnySchema): ShapeField[] {
     const meta = { ...metaOf(s), ...(defOf(s).innerType ? metaOf(defOf(s).innerType!) : {}) };
     const field: ShapeField = { name, shape: shapeOf(s), optional: isOptional(s) };
     if (typeof meta.description === 'string') field.doc = meta.description;
-    if (Array.isArray(meta['x-stages'])) field.stages = [...(meta['x-stages'] as Stage[])];
+    if (Array.isArray(meta['x-stages'])) field.stages = [...(meta['x-stages'] as SubAgentStage[])];
     if (meta['x-form'] === 'event' || meta['x-form'] === 'stage') field.form = meta['x-form'];
     if (typeof meta['x-exclusive-with'] === 'string') field.exclusiveWith = meta['x-exclusive-with'];
     return field;
@@ -146,7 +146,7 @@ function fieldsOfSchema(schema: AnySchema): ShapeField[] {
 /** The input table of one stage (a stage-form input), or of an event-form input. */
 export function stageInputShape(kind: InputKind): Extract<Shape, { t: 'object' }> {
   if (isEventKind(kind)) return shapeOf(EventInputSchemas[stageOfKind(kind) as 'pre' | 'post']) as Extract<Shape, { t: 'object' }>;
-  return shapeOf(StageInputSchemas[kind]) as Extract<Shape, { t: 'object' }>;
+  return shapeOf(SubAgentInputSchemas[kind]) as Extract<Shape, { t: 'object' }>;
 }
 
 /**

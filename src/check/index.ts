@@ -10,7 +10,7 @@ import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 import { luarcLibraries, SHIPPED_TYPES_DIR, staleLuaDefinitions } from './luals.ts';
 import { messages } from '../contract/index.ts';
-import { isPromptFile, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './stages.ts';
+import { isPromptFile, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './sub-agent-stages.ts';
 
 /** A path given to check does not exist (the CLI reports it as bad usage). */
 export class CheckPathError extends Error {}

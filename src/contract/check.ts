@@ -3,7 +3,7 @@
  * These functions interpret the kinds derived from the zod schemas (spec.ts); the generated Lua module
  * interprets the same kinds and must give byte-identical messages (test/contract/lua-parity.test.ts).
  */
-import { CHECK_TEMPLATES as T, EVENT_FORM_STAGES, EVENT_STAGES, type AgentConfig, type EntryForm, type Stage } from './schemas.ts';
+import { CHECK_TEMPLATES as T, EVENT_FORM_STAGES, EVENT_STAGES, type AgentConfig, type EntryForm, type SubAgentStage } from './schemas.ts';
 import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, usedIn, type Kind } from './spec.ts';
 import { field, isEmptyTable, isGiven, luaEqual, luaList, luaType } from './lua-values.ts';
 import { GROUP_KEYS, isGroupEntry, normalizeGroup } from './parallel.ts';
@@ -130,19 +130,19 @@ export function normalizeEntry(entry: unknown, label: string): NormalizeEntryRes
  * The stage an event is dispatched in: start at pre, end at post; any other event is one a sub-agent emitted,
  * dispatched in the stage of the dispatch that emitted it (taken as pre when nothing says otherwise).
  */
-export function eventStage(event: string, emittedIn: Stage = 'pre'): Stage {
-  return (EVENT_STAGES as Record<string, Stage>)[event] ?? emittedIn;
+export function eventStage(event: string, emittedIn: SubAgentStage = 'pre'): SubAgentStage {
+  return (EVENT_STAGES as Record<string, SubAgentStage>)[event] ?? emittedIn;
 }
 
 /**
  * The stages a normalised entry can run in: its `stages`, or the stages of the events it listens to (an emitted
  * event can be dispatched in pre and in post).
  */
-export function configStages(config: AgentConfig): Stage[] {
+export function configStages(config: AgentConfig): SubAgentStage[] {
   if (config.on === undefined) return [...(config.stages ?? [])];
-  const out: Stage[] = [];
+  const out: SubAgentStage[] = [];
   for (const e of config.on) {
-    const stages: Stage[] = e in EVENT_STAGES ? [eventStage(e)] : [...EVENT_FORM_STAGES];
+    const stages: SubAgentStage[] = e in EVENT_STAGES ? [eventStage(e)] : [...EVENT_FORM_STAGES];
     for (const st of stages) if (!out.includes(st)) out.push(st);
   }
   return out;
@@ -186,7 +186,7 @@ export function normalizeList(value: unknown, label = 'sub_agents'): NormalizeLi
  * What is wrong with a sub-agent's response in `stage`, or undefined when it is valid. A nil response is
  * valid. Fields the stage ignores (for the entry's form) are not checked (an ignored field is not an error).
  */
-export function checkResponse(stage: Stage, value: unknown, form: EntryForm = 'stage'): string | undefined {
+export function checkResponse(stage: SubAgentStage, value: unknown, form: EntryForm = 'stage'): string | undefined {
   if (value === undefined) return undefined;
   const t = luaType(value);
   if (t !== 'table') return fill(T.notTable, { got: t });
@@ -212,7 +212,7 @@ export function checkResponse(stage: Stage, value: unknown, form: EntryForm = 's
  * With `input` (the sub-agent's input table), such a key counts only when its value differs from the one the
  * sub-agent received: handing back the params it was given, unchanged, ignores nothing.
  */
-export function ignoredFields(stage: Stage, response: unknown, input?: unknown, form: EntryForm = 'stage'): string[] {
+export function ignoredFields(stage: SubAgentStage, response: unknown, input?: unknown, form: EntryForm = 'stage'): string[] {
   if (luaType(response) !== 'table') return [];
   const out: string[] = [];
   for (const f of RESPONSE_FIELDS) {

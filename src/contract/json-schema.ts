@@ -5,20 +5,20 @@ import {
   AgentEntriesSchema,
   AgentEntrySchema,
   ResponseSchema,
-  StageInputSchemas,
-  StageSchema,
+  SubAgentInputSchemas,
+  SubAgentStageSchema,
 } from './schemas.ts';
 
 /** Every published schema by name; `io` says whether the JSON Schema describes what is written (defaults optional). */
 export const SCHEMAS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
-  stage: { schema: StageSchema, io: 'output' },
+  stage: { schema: SubAgentStageSchema, io: 'output' },
   agent_entry: { schema: AgentEntrySchema, io: 'input' },
   sub_agents: { schema: AgentEntriesSchema, io: 'input' },
   agent_config: { schema: AgentConfigSchema, io: 'output' },
-  input_pre: { schema: StageInputSchemas.pre, io: 'output' },
-  input_pre_task: { schema: StageInputSchemas.pre_task, io: 'output' },
-  input_post_task: { schema: StageInputSchemas.post_task, io: 'output' },
-  input_post: { schema: StageInputSchemas.post, io: 'output' },
+  input_pre: { schema: SubAgentInputSchemas.pre, io: 'output' },
+  input_pre_task: { schema: SubAgentInputSchemas.pre_task, io: 'output' },
+  input_post_task: { schema: SubAgentInputSchemas.post_task, io: 'output' },
+  input_post: { schema: SubAgentInputSchemas.post, io: 'output' },
   response: { schema: ResponseSchema, io: 'input' },
 };
 

@@ -1,5 +1,5 @@
 /** The failure messages of pack/SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
-import { CODER_PARAM_KEYS, MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type Stage } from './schemas.ts';
+import { CODER_PARAM_KEYS, MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type SubAgentStage } from './schemas.ts';
 import { fill } from './check.ts';
 import { isGiven } from './lua-values.ts';
 
@@ -28,7 +28,7 @@ export const messages = {
     return fill(M.raised, { name, error: errorText(error) });
   },
   /** `Sub-agent pipeline exceeded 100 steps in stage <stage>` */
-  stepCap(stage: Stage | string): string {
+  stepCap(stage: SubAgentStage | string): string {
     return fill(M.stepCap, { max: MAX_STEPS, stage });
   },
   /** `Sub-agent [<name>] not found: <path> does not exist (...)`: the agent file a `sub_agents` name points at */

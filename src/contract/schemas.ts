@@ -16,7 +16,7 @@ import { z } from 'zod';
 // Constants
 
 export const STAGES = ['pre', 'pre_task', 'post_task', 'post'] as const;
-export type Stage = (typeof STAGES)[number];
+export type SubAgentStage = (typeof STAGES)[number];
 
 /** A stage run executes at most this many sub-agents (section 3). */
 export const MAX_STEPS = 100;
@@ -25,18 +25,18 @@ export const MIN_AIPACK_VERSION = '0.8.15';
 
 /** Defaults filled in by normalisation (section 1). */
 export const DEFAULT_ENABLED = true;
-export const DEFAULT_STAGES: readonly Stage[] = ['pre'];
+export const DEFAULT_STAGES: readonly SubAgentStage[] = ['pre'];
 
 /**
  * The events the pack sends (section 7) and the stage that sends each. An entry giving `on` is in the event form:
  * it runs when an event it listens to is dispatched, by upstream pro@coder's rules. Other events are the ones
  * sub-agents emit (`emit_events`).
  */
-export const EVENT_STAGES = { start: 'pre', end: 'post' } as const satisfies Record<string, Stage>;
+export const EVENT_STAGES = { start: 'pre', end: 'post' } as const satisfies Record<string, SubAgentStage>;
 export type CoderEvent = keyof typeof EVENT_STAGES;
 export const EVENTS = Object.keys(EVENT_STAGES) as CoderEvent[];
 /** Stages in which event-form entries run (those that send an event). */
-export const EVENT_FORM_STAGES = ['pre', 'post'] as const satisfies readonly Stage[];
+export const EVENT_FORM_STAGES = ['pre', 'post'] as const satisfies readonly SubAgentStage[];
 
 /** At most this many dispatches (the sent event, then each emitted one) per stage run, as upstream (section 7). */
 export const MAX_DISPATCHES = 100;
@@ -68,7 +68,7 @@ export const STAGE_ADOPTS = {
   pre_task: ['coder_params', 'coder_prompts'],
   post_task: ['coder_response'],
   post: [],
-} as const satisfies Record<Stage, readonly string[]>;
+} as const satisfies Record<SubAgentStage, readonly string[]>;
 
 /**
  * The coder params (meta block keys) the pack knows. `supported`: read by the pack. `not_implemented`: an
@@ -115,7 +115,7 @@ export const CODER_PARAM_KEYS = {
 // ---------------------------------------------------------------------------------------------------------------
 // Building blocks
 
-export const StageSchema = z.enum(STAGES).meta({
+export const SubAgentStageSchema = z.enum(STAGES).meta({
   title: 'stage',
   description: 'A pipeline stage: pre (Before All), pre_task (Data), post_task (Output), post (After All)',
 });
@@ -139,7 +139,7 @@ export const AgentEntryTableSchema = z
     name: AgentNameSchema.meta({ description: 'agent name: a path (relative to the workspace) or ns@pack/name' }),
     enabled: z.boolean().default(DEFAULT_ENABLED).meta({ description: 'false: the entry is skipped' }),
     stages: z
-      .union([StageSchema, z.array(StageSchema).min(1)])
+      .union([SubAgentStageSchema, z.array(SubAgentStageSchema).min(1)])
       .default([...DEFAULT_STAGES])
       .meta({ description: 'stage form: the stages the sub-agent runs in; one stage name is a one-item list (not filled in when on is given)' }),
     options: LuaTableSchema.optional().meta({
@@ -171,7 +171,7 @@ export const AgentConfigSchema = z
   .looseObject({
     name: AgentNameSchema,
     enabled: z.boolean(),
-    stages: z.array(StageSchema).min(1).optional().meta({ description: 'stage form only' }),
+    stages: z.array(SubAgentStageSchema).min(1).optional().meta({ description: 'stage form only' }),
     options: LuaTableSchema.optional(),
     config: LuaTableSchema.optional(),
     on: z.array(EventSchema).optional().meta({ description: 'event form only' }),
@@ -228,12 +228,12 @@ export const CoderResponsesItemSchema = z.object({
 });
 
 /** `stage` and `event`: the names upstream sub-agents read (section 7). */
-const stageNames = <S extends Stage>(stage: S) => ({
+const stageNames = <S extends SubAgentStage>(stage: S) => ({
   coder_stage: z.literal(stage),
   stage: z.literal(stage).meta({ description: 'same as coder_stage (upstream name)' }),
 });
 
-export const StageInputSchemas = {
+export const SubAgentInputSchemas = {
   pre: z
     .object({ ...stageNames('pre'), event: z.literal('start'), ...baseInputShape })
     .meta({ title: 'input (pre)' }),
@@ -256,7 +256,7 @@ export const StageInputSchemas = {
       coder_responses: z.array(CoderResponsesItemSchema),
     })
     .meta({ title: 'input (post)' }),
-} as const satisfies Record<Stage, z.ZodType>;
+} as const satisfies Record<SubAgentStage, z.ZodType>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Section 7: the input of an event-form entry (upstream's fields, plus the stage-form ones)
@@ -266,7 +266,7 @@ const FileRefSchema = z.looseObject({ path: z.string() }).meta({ description: 'a
 /** One item of `sub_agents_prev` in the event form: upstream's history shape. */
 export const EventHistoryItemSchema = z.looseObject({
   event: z.string(),
-  stage: StageSchema,
+  stage: SubAgentStageSchema,
   config: AgentConfigSchema,
   agent_result: z.unknown(),
   sub_agent_result: z.unknown().meta({ description: 'same as agent_result (upstream alias)' }),
@@ -334,7 +334,7 @@ export const EVENT_INPUT_EXTRA_FIELDS = ['coder_stage', 'coder_prompts'] as cons
 // ---------------------------------------------------------------------------------------------------------------
 // Section 3: the response table
 
-const PARAMS_STAGES: Stage[] = ['pre', 'pre_task'];
+const PARAMS_STAGES: SubAgentStage[] = ['pre', 'pre_task'];
 
 export const ResponseSchema = z
   .looseObject({
@@ -447,7 +447,7 @@ export type AgentEntry = z.input<typeof AgentEntrySchema>;
 export type AgentEntryTable = z.input<typeof AgentEntryTableSchema>;
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 export type SubAgentResponse = z.infer<typeof ResponseSchema>;
-export type StageInput<S extends Stage = Stage> = z.infer<(typeof StageInputSchemas)[S]>;
+export type SubAgentInput<S extends SubAgentStage = SubAgentStage> = z.infer<(typeof SubAgentInputSchemas)[S]>;
 export type EventInput<S extends keyof typeof EventInputSchemas = keyof typeof EventInputSchemas> = z.infer<(typeof EventInputSchemas)[S]>;
 /** The two forms of an entry (section 7): `on` given = event form. */
 export type EntryForm = 'stage' | 'event';

@@ -13,7 +13,7 @@ import {
   ResponseSchema,
   STAGES,
   type EntryForm,
-  type Stage,
+  type SubAgentStage,
 } from './schemas.ts';
 
 export type Kind =
@@ -37,9 +37,9 @@ export interface Field {
   /** filled in by normalisation when the field is absent */
   default?: unknown;
   /** stages that use the field (response fields); undefined: all */
-  stages?: Stage[];
+  stages?: SubAgentStage[];
   /** per stage, keys of this (table) field that the stage ignores */
-  ignoredKeys?: Partial<Record<Stage, string[]>>;
+  ignoredKeys?: Partial<Record<SubAgentStage, string[]>>;
   /** another field that cannot be given together with this one */
   exclusiveWith?: string;
   /** response fields used only by entries of this form (section 7); undefined: both forms */
@@ -114,8 +114,8 @@ export function fieldsOf(schema: AnySchema): Field[] {
     const f: Field = { name, kind: kindOf(s), optional: isOptional(s) };
     const d = defaultOf(s);
     if (d !== undefined) f.default = d;
-    if (Array.isArray(meta['x-stages'])) f.stages = [...(meta['x-stages'] as Stage[])];
-    if (meta['x-ignored-keys']) f.ignoredKeys = meta['x-ignored-keys'] as Partial<Record<Stage, string[]>>;
+    if (Array.isArray(meta['x-stages'])) f.stages = [...(meta['x-stages'] as SubAgentStage[])];
+    if (meta['x-ignored-keys']) f.ignoredKeys = meta['x-ignored-keys'] as Partial<Record<SubAgentStage, string[]>>;
     if (typeof meta['x-exclusive-with'] === 'string') f.exclusiveWith = meta['x-exclusive-with'];
     if (meta['x-form'] === 'event' || meta['x-form'] === 'stage') f.form = meta['x-form'];
     return f;
@@ -190,14 +190,14 @@ export const ENTRY_KEYS: string[] = ENTRY_FIELDS.map((f) => f.name);
 export const RESPONSE_FIELDS: Field[] = fieldsOf(ResponseSchema);
 
 /** Whether a response field counts in `stage` for an entry of `form` (else it is ignored there). */
-export function usedIn(f: Field, stage: Stage, form: EntryForm = 'stage'): boolean {
+export function usedIn(f: Field, stage: SubAgentStage, form: EntryForm = 'stage'): boolean {
   if (f.form !== undefined && f.form !== form) return false;
   return !f.stages || f.stages.includes(stage);
 }
 
 /** Response fields that a stage ignores (present in a response, they change nothing). */
-export function stageIgnores(stage: Stage, form: EntryForm = 'stage'): string[] {
+export function stageIgnores(stage: SubAgentStage, form: EntryForm = 'stage'): string[] {
   return RESPONSE_FIELDS.filter((f) => !usedIn(f, stage, form)).map((f) => f.name);
 }
 
-export const ALL_STAGES: readonly Stage[] = STAGES;
+export const ALL_STAGES: readonly SubAgentStage[] = STAGES;

@@ -14,7 +14,7 @@ import {
   luaType,
   messages,
   tableEntries,
-  type Stage,
+  type SubAgentStage,
 } from '../contract/index.ts';
 import { field, isEmptyTable } from '../contract/lua-values.ts';
 import { suggest } from '../support/suggest.ts';
@@ -58,7 +58,7 @@ export interface UnknownKey {
 }
 
 export interface StageEffect {
-  stage: Stage;
+  stage: SubAgentStage;
   /** the sub-agent's name as configured (`agent_config.name` of the input) */
   agent: string;
   /** `nil`: no response (nothing changes); `table`: a response table; `invalid`: anything else */
@@ -86,7 +86,7 @@ export interface AnalyzeOptions {
   raised?: unknown;
 }
 
-const ADOPTS: Record<Stage, { params: boolean; prompts: boolean; response: boolean }> = {
+const ADOPTS: Record<SubAgentStage, { params: boolean; prompts: boolean; response: boolean }> = {
   pre: { params: true, prompts: true, response: false },
   pre_task: { params: true, prompts: true, response: false },
   post_task: { params: false, prompts: false, response: true },
@@ -113,7 +113,7 @@ export function stringList(v: unknown): string[] {
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The failure message the pipeline reports for a checked response, or undefined when it succeeds. */
-function failureOf(stage: Stage, name: string, response: unknown, opts: AnalyzeOptions): string | undefined {
+function failureOf(stage: SubAgentStage, name: string, response: unknown, opts: AnalyzeOptions): string | undefined {
   if (opts.raised !== undefined) return messages.raised(name, opts.raised);
   const what = checkResponse(stage, response);
   if (what !== undefined) return messages.invalid(name, what);
@@ -138,7 +138,7 @@ export function pickResponse(run: { afterAll?: unknown; outputs?: unknown[] }): 
  * The effect of one sub-agent response in `stage`. `input` is the table the sub-agent received (section 2),
  * `response` what it returned (its After All value, else its first output; undefined for nil).
  */
-export function analyzeEffect(stage: Stage, input: unknown, response: unknown, opts: AnalyzeOptions = {}): StageEffect {
+export function analyzeEffect(stage: SubAgentStage, input: unknown, response: unknown, opts: AnalyzeOptions = {}): StageEffect {
   const config = field(input, 'agent_config');
   const name = typeof field(config, 'name') === 'string' ? (field(config, 'name') as string) : '?';
   const paramsBefore = withoutSubAgents(field(input, 'coder_params'));

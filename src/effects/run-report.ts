@@ -1,4 +1,4 @@
-import { CoderSummarySchema, listsFromLua, STAGES, type Stage } from '../contract/index.ts';
+import { CoderSummarySchema, listsFromLua, STAGES, type SubAgentStage } from '../contract/index.ts';
 import type { RunOutcome } from '../runtime/simulator.ts';
 import type { PromptPartSent, Trace, TraceEvent } from '../aip/support/trace.ts';
 import type { FileChanges } from '../support/vfs.ts';
@@ -6,7 +6,7 @@ import { analyzeEffect, pickResponse, type StageEffect } from './effects.ts';
 
 /** One sub-agent call of a simulated coder run, with what it did. */
 export interface SubAgentCall {
-  stage: Stage;
+  stage: SubAgentStage;
   /** the task (pre_task / post_task) */
   task?: number;
   agent: string;
@@ -121,7 +121,7 @@ function failedChanges(trace: Trace, coderName: string): FailedChange[] {
   return out;
 }
 
-const isStage = (v: unknown): v is Stage => typeof v === 'string' && (STAGES as readonly string[]).includes(v);
+const isStage = (v: unknown): v is SubAgentStage => typeof v === 'string' && (STAGES as readonly string[]).includes(v);
 
 /** Builds the report of a coder run from its trace: every sub-agent call is a traced `aip.agent.run` of the coder. */
 export function coderRunReport(args: {

@@ -15,7 +15,7 @@ import { exists, readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { configStages, normalizeEntry, StageSchema, type Stage } from '../contract/index.ts';
+import { configStages, normalizeEntry, SubAgentStageSchema, type SubAgentStage } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
@@ -103,7 +103,7 @@ export const ExpectSchema = z.strictObject({
 
 /** The inputs of one stage run (a case without its name and expectations). */
 export const stageInputShape = {
-  stage: StageSchema.optional(),
+  stage: SubAgentStageSchema.optional(),
   prompt: z.string().optional(),
   prompts: StringList.optional(),
   params: Table.optional(),
@@ -160,7 +160,7 @@ export interface ContractCase {
   name: string;
   /** 1-based position in the file */
   index: number;
-  stage: Stage;
+  stage: SubAgentStage;
   skip: boolean;
   prompts: string[];
   params: Record<string, unknown>;
@@ -330,7 +330,7 @@ type StageInputFields = Partial<z.infer<z.ZodObject<typeof stageInputShape>>> & 
  * The stage a case runs in: its `stage`, else the first stage its config's upstream `on` maps to
  * (pack/SUB_AGENTS.md section 7: start = pre, end = post), else pre.
  */
-export function caseStage(stage: Stage | undefined, config: Record<string, unknown> | undefined): Stage {
+export function caseStage(stage: SubAgentStage | undefined, config: Record<string, unknown> | undefined): SubAgentStage {
   if (stage !== undefined) return stage;
   if (config?.on === undefined) return 'pre';
   const r = normalizeEntry({ ...config, name: 'x' }, 'config');
@@ -340,7 +340,7 @@ export function caseStage(stage: Stage | undefined, config: Record<string, unkno
 /** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */
 export function caseProblem(c: StageInputFields): [string, string] | undefined {
   const stage = caseStage(c.stage, c.config);
-  const onlyIn = (key: string, stages: Stage[]): [string, string] =>
+  const onlyIn = (key: string, stages: SubAgentStage[]): [string, string] =>
     [key, `only used in stage ${stages.join(' and ')} (this case's stage is ${stage})`];
   if (c.prompt !== undefined && c.prompts !== undefined) return ['prompts', 'give prompt or prompts, not both'];
   if (c.task !== undefined && stage !== 'pre_task' && stage !== 'post_task') return onlyIn('task', ['pre_task', 'post_task']);

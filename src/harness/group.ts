@@ -12,7 +12,7 @@ import type { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { CaseFileError, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues } from './compare.ts';
-import { prepareAgent, runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './stage.ts';
+import { prepareAgent, runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
 
 type GroupSpec = NonNullable<ContractFile['group']>;
 

@@ -2,11 +2,11 @@
  * Starter files written by `coder-subagents init`: a small working sub-agent for one stage, commented for
  * editing, and a case file whose cases pass against it.
  */
-import type { Stage } from '../contract/index.ts';
+import type { SubAgentStage } from '../contract/index.ts';
 import { STAGE_INPUT_CLASS } from '../contract/lua-classes.ts';
 
 /** The annotation that types `input` for `check` and the Lua language server. */
-const annotate = (stage: Stage) => `---@param input ${STAGE_INPUT_CLASS[stage]}`;
+const annotate = (stage: SubAgentStage) => `---@param input ${STAGE_INPUT_CLASS[stage]}`;
 
 export interface StarterFiles {
   aip: string;
@@ -15,7 +15,7 @@ export interface StarterFiles {
   entry: string;
 }
 
-const header = (name: string, stage: Stage, what: string, entry: string) => `# Description
+const header = (name: string, stage: SubAgentStage, what: string, entry: string) => `# Description
 
 ${name}: a \`${stage}\` sub-agent for pro@coder. ${what}
 
@@ -323,12 +323,12 @@ ai_prompts = []
 }
 
 /** The starter of a sub-agent that asks its own model (`init --with-model`): pre_task only, for now. */
-export function starterWithModel(name: string, stage: Stage, path: string): StarterFiles | undefined {
+export function starterWithModel(name: string, stage: SubAgentStage, path: string): StarterFiles | undefined {
   return stage === 'pre_task' ? preTaskWithModel(name, path) : undefined;
 }
 
 /** The starter files of a sub-agent `name` for `stage`; `path` is the agent's path from the workspace root. */
-export function starterFiles(name: string, stage: Stage, path: string): StarterFiles {
+export function starterFiles(name: string, stage: SubAgentStage, path: string): StarterFiles {
   switch (stage) {
     case 'pre':
       return pre(name, path);

@@ -1,13 +1,13 @@
 /**
- * Runs contract cases: each case through the pack's pipeline (stage.ts), then the checks that always apply
+ * Runs contract cases: each case through the pack's pipeline (sub-agent-stage.ts), then the checks that always apply
  * (the contract, warnings) and the case's expectations.
  */
 import nodePath from 'node:path';
-import type { Stage } from '../contract/index.ts';
+import type { SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
 import { orderCheck, prepareSubject } from './group.ts';
-import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './stage.ts';
+import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
 
@@ -17,7 +17,7 @@ export interface CaseResult {
   name: string;
   /** 1-based position in the file */
   index: number;
-  stage: Stage;
+  stage: SubAgentStage;
   status: CaseStatus;
   /** why the case failed: one or more lines, each problem naming what differs */
   message?: string;

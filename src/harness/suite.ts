@@ -1,6 +1,6 @@
 /** A run of many case files, as `coder-subagents test` does it (its reports are in reporters/). */
 import nodePath from 'node:path';
-import type { Stage } from '../contract/index.ts';
+import type { SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type ContractCase, type ContractFile } from './case-file.ts';
 import { discover } from './discover.ts';
 import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResult, type RunOptions } from './run-case.ts';
@@ -28,7 +28,7 @@ export interface CaseStart {
   file: string;
   name: string;
   index: number;
-  stage: Stage;
+  stage: SubAgentStage;
   agent: string;
   agentFile: string;
 }
@@ -40,7 +40,7 @@ export interface StageCoverage {
   /** the agent's .aip file (absolute) */
   agent: string;
   /** how many cases ran (not skipped) per stage */
-  stages: Partial<Record<Stage, number>>;
+  stages: Partial<Record<SubAgentStage, number>>;
 }
 
 export interface SuiteResult {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { lintAipFile } from '../../src/check/aip-file.ts';
 import { lintLua, type LintSource } from '../../src/check/lint.ts';
-import type { Stage } from '../../src/contract/index.ts';
+import type { SubAgentStage } from '../../src/contract/index.ts';
 
-const lint = (code: string, stages: Stage[] | undefined, scope: LintSource['scope'] = 'Output', min = '0.8.15') =>
+const lint = (code: string, stages: SubAgentStage[] | undefined, scope: LintSource['scope'] = 'Output', min = '0.8.15') =>
   lintLua({ file: 'a.lua', code, scope, subAgentStages: stages }, { minAipackVersion: min });
-const shown = (code: string, stages?: Stage[], scope: LintSource['scope'] = 'Output', min = '0.8.15') =>
+const shown = (code: string, stages?: SubAgentStage[], scope: LintSource['scope'] = 'Output', min = '0.8.15') =>
   lint(code, stages, scope, min).map((f) => `${f.line}:${f.column} ${f.rule}${f.severity ? ` (${f.severity})` : ''}: ${f.message}`);
 
 describe('type check: the input of a sub-agent', () => {

@@ -14,7 +14,7 @@ import {
   writeLuaDefinitions,
   writeLuarc,
 } from '../../src/check/luals.ts';
-import { STAGES, StageInputSchemas } from '../../src/contract/index.ts';
+import { STAGES, SubAgentInputSchemas } from '../../src/contract/index.ts';
 import { tmpDir } from '../harness/helpers.ts';
 
 const files = renderLuaDefinitions();
@@ -97,7 +97,7 @@ describe('LuaLS definitions', () => {
     for (const stage of STAGES) {
       const block = contract.split(`---@class ${classes[stage]}\n`)[1].split('\n\n')[0];
       const fields = [...block.matchAll(/^---@field (\w+)/gm)].map((m) => m[1]);
-      expect(fields, stage).toEqual(Object.keys(StageInputSchemas[stage].shape));
+      expect(fields, stage).toEqual(Object.keys(SubAgentInputSchemas[stage].shape));
       expect(block).toContain(`---@field coder_stage "${stage}"`);
     }
     expect(contract).toContain('---@class CoderSubAgentResponse\n');
@@ -158,8 +158,8 @@ describe('stale definitions', () => {
     vi.resetModules();
     vi.doMock('../../src/contract/schemas.ts', async (importOriginal) => {
       const orig = await importOriginal<typeof import('../../src/contract/schemas.ts')>();
-      const pre = orig.StageInputSchemas.pre.extend({ coder_extra: z.string() });
-      return { ...orig, StageInputSchemas: { ...orig.StageInputSchemas, pre } };
+      const pre = orig.SubAgentInputSchemas.pre.extend({ coder_extra: z.string() });
+      return { ...orig, SubAgentInputSchemas: { ...orig.SubAgentInputSchemas, pre } };
     });
     const luals = await import('../../src/check/luals.ts');
     expect(luals.renderLuaDefinitions().get('contract.lua')).toContain('---@field coder_extra string');

@@ -8,14 +8,14 @@ import {
   MIN_AIPACK_VERSION,
   ResponseSchema,
   STAGES,
-  StageInputSchemas,
-  StageSchema,
+  SubAgentInputSchemas,
+  SubAgentStageSchema,
   checkResponse,
   ignoredFields,
   messages,
   normalizeEntry,
   normalizeList,
-  type Stage,
+  type SubAgentStage,
 } from '../../src/contract/index.ts';
 import { contractJsonSchemas, jsonSchemaOf, SCHEMA_NAMES } from '../../src/contract/json-schema.ts';
 import { luaList, luaType } from '../../src/contract/lua-values.ts';
@@ -25,7 +25,7 @@ const msgOf = (r: { ok: boolean; message?: string }) => (r.ok ? undefined : r.me
 describe('constants', () => {
   it('match the contract', () => {
     expect(STAGES).toEqual(['pre', 'pre_task', 'post_task', 'post']);
-    expect(StageSchema.options).toEqual([...STAGES]);
+    expect(SubAgentStageSchema.options).toEqual([...STAGES]);
     expect(MAX_STEPS).toBe(100);
     expect(MIN_AIPACK_VERSION).toBe('0.8.15');
     expect(DEFAULT_ENABLED).toBe(true);
@@ -197,7 +197,7 @@ describe('checkResponse (section 3)', () => {
     expect(checkResponse('pre', { sub_agents_next: null })).toBeUndefined();
   });
 
-  it.each<[Stage, unknown, string]>([
+  it.each<[SubAgentStage, unknown, string]>([
     ['pre', 'text', 'response must be a table, got string'],
     ['pre', 3, 'response must be a table, got number'],
     ['pre', null, 'response must be a table, got null'],
@@ -318,14 +318,14 @@ describe('schemas', () => {
       sub_agents_prev: [],
       sub_agents_next: [],
     };
-    expect(StageInputSchemas.pre.safeParse({ coder_stage: 'pre', stage: 'pre', event: 'start', ...base }).success).toBe(true);
+    expect(SubAgentInputSchemas.pre.safeParse({ coder_stage: 'pre', stage: 'pre', event: 'start', ...base }).success).toBe(true);
     // upstream's names are part of every input: stage always, event at pre and post
-    expect(StageInputSchemas.pre.safeParse({ coder_stage: 'pre', ...base }).success).toBe(false);
-    expect(StageInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base }).success).toBe(false);
+    expect(SubAgentInputSchemas.pre.safeParse({ coder_stage: 'pre', ...base }).success).toBe(false);
+    expect(SubAgentInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base }).success).toBe(false);
     const task = { num: 1, count: 2, working_files: ['a.ts'] };
-    expect(StageInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base, coder_task: task }).success).toBe(true);
+    expect(SubAgentInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base, coder_task: task }).success).toBe(true);
     expect(
-      StageInputSchemas.post_task.safeParse({
+      SubAgentInputSchemas.post_task.safeParse({
         coder_stage: 'post_task',
         stage: 'post_task',
         ...base,
@@ -334,7 +334,7 @@ describe('schemas', () => {
       }).success,
     ).toBe(true);
     expect(
-      StageInputSchemas.post.safeParse({
+      SubAgentInputSchemas.post.safeParse({
         coder_stage: 'post',
         stage: 'post',
         event: 'end',

@@ -19,7 +19,7 @@ import {
   normalizeEntry,
   normalizeList,
   unknownEntryKeys,
-  type Stage,
+  type SubAgentStage,
 } from '../../src/contract/index.ts';
 import { CONTRACT_LUA_FILE, generateContractLua } from '../../src/contract/lua-gen.ts';
 import { contractLuaState } from '../helpers/contract-state.ts';
@@ -240,7 +240,7 @@ describe('generated Lua contract = TS contract', () => {
   it('check_response and ignored_fields = checkResponse and ignoredFields', () => {
     // one stage per run (fengari is slow): over the runs every stage meets every kind of response
     fc.assert(
-      fc.property(fc.constantFrom(...STAGES), response, fc.constantFrom('none', 'same', 'other'), (stage: Stage, r, givenKind) => {
+      fc.property(fc.constantFrom(...STAGES), response, fc.constantFrom('none', 'same', 'other'), (stage: SubAgentStage, r, givenKind) => {
         // the sub-agent's input: absent, holding the very params the response returns, or other params
         const params = typeof r === 'object' && r !== null ? (r as Record<string, unknown>).coder_params : undefined;
         const given =

@@ -1,7 +1,7 @@
 import { exists, makeUserDir, statPath, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
-import { STAGES, type Stage } from '../../contract/index.ts';
+import { STAGES, type SubAgentStage } from '../../contract/index.ts';
 import { setUpLuaTypes } from '../../check/luals.ts';
 import { starterFiles, starterWithModel } from '../../harness/init-scaffold.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
@@ -53,7 +53,7 @@ export function register(program: Command, _setExit: SetExit): void {
         throw new UsageError(`${existing.map((p: string) => relativeToCwd(p)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
       }
       const agentPath = entryName(aipFile, base);
-      const files = o.withModel ? starterWithModel(base, o.stage as Stage, agentPath) : starterFiles(base, o.stage as Stage, agentPath);
+      const files = o.withModel ? starterWithModel(base, o.stage as SubAgentStage, agentPath) : starterFiles(base, o.stage as SubAgentStage, agentPath);
       if (!files) throw new UsageError(`--with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task`);
       makeUserDir(dir);
       writeUserFile(aipFile, files.aip, { exclusive: true });

@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, GROUP_KEYS, configStages, eventStage, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type Stage } from '../contract/index.ts';
+import { ENTRY_KEYS, GROUP_KEYS, configStages, eventStage, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type SubAgentStage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -66,7 +66,7 @@ export interface HarnessOptions {
 
 /** The inputs of one stage run, as a case gives them (every field optional). */
 export interface StageInput {
-  stage?: Stage;
+  stage?: SubAgentStage;
   /** scripted aip.cmd.exec / aip.web answers (aip/support/scripted-io.ts) */
   commands?: Record<string, unknown>[];
   web?: Record<string, unknown>[];
@@ -103,7 +103,7 @@ export interface StageRequest extends StageInput, HarnessOptions {
 }
 
 export interface StageResult {
-  stage: Stage;
+  stage: SubAgentStage;
   /** the stage succeeded (the pipeline reported no failure) */
   ok: boolean;
   /** the pipeline's failure message (sandbox paths written relative to the base dir, as the agent is named) */
@@ -353,7 +353,7 @@ const plain = (v: unknown): Record<string, unknown> => {
  * must be one `on` maps to, else the first of them. An invalid `on` is left to the pipeline, which fails the
  * stage with the message naming the entry, as the pack does.
  */
-function stageOf(agent: AgentUnderTest, input: StageInput): Stage {
+function stageOf(agent: AgentUnderTest, input: StageInput): SubAgentStage {
   if (agent.group) return caseStage(input.stage, undefined);
   const on = input.config?.on;
   const stage = caseStage(input.stage, input.config);
@@ -376,7 +376,7 @@ function stageOf(agent: AgentUnderTest, input: StageInput): Stage {
  * The event an event-form case dispatches: the first of its config's `on` events sent in the case's stage (start at
  * pre, end at post), else its first event another sub-agent emits; undefined for a stage-form case.
  */
-export function caseEvent(config: Record<string, unknown> | undefined, stage: Stage): string | undefined {
+export function caseEvent(config: Record<string, unknown> | undefined, stage: SubAgentStage): string | undefined {
   const on = config?.on;
   if (on === undefined) return undefined;
   const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string' && e !== '');
@@ -558,7 +558,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
 }
 
 /** The entry of the agent (or group) under test in the stage run: an upstream `on` stays as written. */
-function subjectEntry(agent: AgentUnderTest, input: StageInput, stage: Stage): Record<string, unknown> {
+function subjectEntry(agent: AgentUnderTest, input: StageInput, stage: SubAgentStage): Record<string, unknown> {
   if (agent.group) {
     const entry = { ...agent.group.entry, ...(input.config ?? {}) };
     return entry.on !== undefined ? entry : { ...entry, stages: [stage] };

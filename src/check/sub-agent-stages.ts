@@ -7,7 +7,7 @@ import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { md } from '../aip/md.ts';
 import type { StageEnv } from '../aip/types.ts';
-import { STAGES, configStages, entryForm, normalizeList, type Stage } from '../contract/index.ts';
+import { STAGES, configStages, entryForm, normalizeList, type SubAgentStage } from '../contract/index.ts';
 import { kindOf, type InputKind } from './contract-types.ts';
 import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
@@ -20,7 +20,7 @@ const add = (map: StageMap, file: string, stages: Iterable<InputKind>) => {
   map.set(file, set);
 };
 
-const isStage = (s: unknown): s is Stage => typeof s === 'string' && (STAGES as readonly string[]).includes(s);
+const isStage = (s: unknown): s is SubAgentStage => typeof s === 'string' && (STAGES as readonly string[]).includes(s);
 
 /** `agent` of a contract file, resolved (a pack agent `ns@pack/x` is not a file here: skipped). */
 export function stagesFromContract(file: string, map: StageMap): void {

@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaseFileError } from '../../src/harness/case-file.ts';
-import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT, SANDBOX_WS, unsandbox } from '../../src/harness/stage.ts';
+import { prepareAgent, runPreparedStage, runStage, SANDBOX_ROOT, SANDBOX_WS, unsandbox } from '../../src/harness/sub-agent-stage.ts';
 import { runContractFile } from '../../src/harness/run-case.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
 
