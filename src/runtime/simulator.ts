@@ -84,6 +84,8 @@ export interface SimulatorOptions {
    * order; undefined keeps input order. Outputs stay in input order whatever the order.
    */
   taskOrder?: (agent: string, count: number) => number[] | undefined;
+  /** CTX.RUN_FLOW_REDO_COUNT of the first top-level run (as if that many redos came before it; default 0) */
+  flowRedoBase?: number;
 }
 
 export interface RunRequest {
@@ -205,7 +207,7 @@ export class Simulator implements StageHost {
     const limits = this.limits;
     try {
       return runWithRedos(request.name, this.trace, (redoCount) => {
-        this.flowRedoCount = redoCount;
+        this.flowRedoCount = (this.opts.flowRedoBase ?? 0) + redoCount;
         return this.runAgent(request, [], undefined);
       });
     } catch (err) {
