@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseContractFile } from '../../src/harness/case-file.ts';
-import { runCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { parseContractFile } from '../../../src/harness/case-file.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
 describe('coder-subagents init', () => {
   for (const stage of ['pre', 'pre_task', 'post_task', 'post'] as const) {
