@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, GROUP_KEYS, configStages, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type SubAgentStage } from '../contract/index.ts';
+import { ENTRY_KEYS, EVENT_GLOB_DEFAULT_KEYS, GLOB_DEFAULT_KEYS, GROUP_KEYS, configStages, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type SubAgentStage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -21,6 +21,7 @@ import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
 import { AgentRunError, DEFAULT_AIPACK_VERSION, RunLimitError, Simulator } from '../runtime/simulator.ts';
 import { Trace, type TraceEvent } from '../aip/support/trace.ts';
+import { isEmptyTable } from '../contract/lua-values.ts';
 import { compareVersions } from '../aip/catalog.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
 import { readPolicy } from '../runtime/read-guard.ts';
@@ -587,6 +588,20 @@ function eventOutcome(agent: AgentUnderTest, box: Sandbox, result: Record<string
   return out;
 }
 
+/**
+ * The params an event-form stage began with, from the view its first sub-agent got (section 7): at pre the view
+ * adds the upstream-only glob lists ({} when absent), which are no params of the run; at post params never change.
+ */
+function eventStartParams(stage: SubAgentStage, view: Record<string, unknown>, given: Record<string, unknown>, final: Record<string, unknown>): Record<string, unknown> {
+  if (stage === 'post') return paramsFromLua(final);
+  const out = paramsFromLua(view);
+  for (const key of EVENT_GLOB_DEFAULT_KEYS) {
+    if ((GLOB_DEFAULT_KEYS as readonly string[]).includes(key) || key in given) continue;
+    if (isEmptyTable(out[key])) delete out[key];
+  }
+  return out;
+}
+
 /** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
 export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
   const target = targetOf(agent, input);
@@ -606,7 +621,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   delete startParams.sub_agents;
   const coderText = stage === 'post_task' ? (coderResponse(input.response).content as string) : undefined;
   const before = {
-    params: paramsFromLua(startParams),
+    params: target.event === undefined ? paramsFromLua(startParams) : eventStartParams(stage, startParams, params, ok ? plain(result.params) : paramsBefore),
     prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
     ...(coderText !== undefined ? { response: coderText } : {}),
   };

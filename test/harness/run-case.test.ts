@@ -510,3 +510,31 @@ responses = [{ task_num = 1, content = "  Done.", files_changed = ["src/a.ts"], 
     });
   });
 });
+
+describe('event-form cases: what the always-on checks see', () => {
+  it('a partial coder_params is no dropped-keys warning (--strict passes), and unchanged compares the run params, not the view', () => {
+    const agents = {
+      'agents/part.aip': aip('if input.agent_config.focus == nil then return nil end\nreturn { coder_params = { model = "pro" } }'),
+    };
+    const r = runWith(agents, `agent = "part.aip"
+[[case]]
+name = "partial"
+on = "start"
+params = { model = "flash", write_mode = true }
+config = { focus = "x" }
+[case.expect]
+params_contains = { model = "pro", write_mode = true }
+unchanged = false
+[[case]]
+name = "nothing"
+on = "start"
+params = { model = "flash" }
+[case.expect]
+unchanged = true
+`);
+    expect(r.cases.map((c) => [c.status, c.warnings, c.message])).toEqual([
+      ['passed', [], undefined],
+      ['passed', [], undefined],
+    ]);
+  });
+});
