@@ -14,7 +14,8 @@ describe('# Data', () => {
   it('data_response replaces the input and data and merges options for its task only', () => {
     const text = stage('Data', 'if input == 1 then return aip.flow.data_response({ input = "one", data = 10, options = { model = "m1" } }) end\nreturn nil') + output;
     const { outcome } = runAgentText(text, { inputs: [1, 2] });
-    expect(outcome.outputs).toEqual([{ input: 'one', data: 10, model: 'm1' }, { input: 2, model: 'sim-model' } // data nil: the key is absent in Lua]);
+    // task 2: data is nil, so the key is absent from the Lua table
+    expect(outcome.outputs).toEqual([{ input: 'one', data: 10, model: 'm1' }, { input: 2, model: 'sim-model' }]);
   });
 
   it('refuses a before_all_response, a redo and unknown keys', () => {
