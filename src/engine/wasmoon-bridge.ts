@@ -6,59 +6,13 @@
  * host functions the simulator pushes; JS sees only plain data (values.ts). The module is instantiated once per
  * process (top-level await: importing this file loads the engine).
  */
-import { LuaFactory } from 'wasmoon';
+import { loadLuaModule, type WasmModule } from './wasmoon-module.ts';
 import { BIG_STRING, bigStringBytes, bigStringOf } from './big-strings.ts';
 import { hostFunctionBody, jsToLua, luaToJs, type HostCallIO, type ValueBuilder, type ValueReader } from './conversion.ts';
 import { MAX_NODES, type ConvertMode } from './values.ts';
 
-type Fn = (...args: any[]) => any;
-interface WasmModule {
-  HEAPU8: Uint8Array;
-  HEAP32: Int32Array;
-  HEAPU32: Uint32Array;
-  addFunction(fn: Fn, signature: string): number;
-  [name: `_${string}`]: Fn;
-}
-
-/**
- * The WebAssembly build of Lua 5.4, loaded once per process. wasmoon's build wraps every export in an assertion
- * shim (a runtime-initialised check and a message built per call, then `raw.apply(null, arguments)`), which costs
- * a third of a data-heavy run; the raw exports are called directly instead (the shim calls the same functions).
- */
-const luaWasm = await new LuaFactory().getLuaModule();
-export const M: WasmModule = Object.create(luaWasm.module as unknown as WasmModule);
-Object.assign(M, rawExports(luaWasm.module as unknown as Record<string, unknown>));
-
-/**
- * Each shim's raw export, read as the shim hands it to `apply`: `Function.prototype.apply` is replaced for a
- * synchronous moment (no await, so no other code runs meanwhile) by one that records its `this` and throws before
- * anything is called. Nothing global is left changed.
- */
-function rawExports(module: Record<string, unknown>): Record<string, Fn> {
-  const out: Record<string, Fn> = {};
-  const apply = Function.prototype.apply;
-  const stop = Symbol('captured');
-  let seen: Fn | undefined;
-  Function.prototype.apply = function (this: Fn) {
-    seen = this;
-    throw stop;
-  } as typeof apply;
-  try {
-    for (const [name, shim] of Object.entries(module)) {
-      if (!name.startsWith('_') || typeof shim !== 'function' || !String(shim).includes('called before runtime initialization')) continue;
-      seen = undefined;
-      try {
-        (shim as Fn)();
-      } catch (err) {
-        if (err !== stop) continue;
-      }
-      if (seen) out[name] = seen;
-    }
-  } finally {
-    Function.prototype.apply = apply;
-  }
-  return out;
-}
+/** The WebAssembly build of Lua 5.4 with its raw exports (wasmoon-module.ts), loaded once per process. */
+export const M: WasmModule = await loadLuaModule();
 
 export const LUA_OK = 0;
 export const LUA_ERRMEM = 4;
