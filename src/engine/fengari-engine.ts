@@ -50,29 +50,29 @@ function libraryGuard(L: L): number {
   return lua.lua_error(L);
 }
 
-/** The C API as the engine core drives it (lua-api.ts): fengari's lua.h in JS. */
+/** The C API as the engine core drives it (lua-api.ts): fengari's lua.h in JS, mostly as it is. */
 const api: LuaApi<L> = {
   registry: lua.LUA_REGISTRYINDEX,
-  gettop: (L) => lua.lua_gettop(L),
-  settop: (L, idx) => lua.lua_settop(L, idx),
-  pushvalue: (L, idx) => lua.lua_pushvalue(L, idx),
-  rotate: (L, idx, n) => lua.lua_rotate(L, idx, n),
-  type: (L, idx) => lua.lua_type(L, idx),
-  pushnil: (L) => lua.lua_pushnil(L),
-  pushboolean: (L, b) => lua.lua_pushboolean(L, b),
-  pushinteger: (L, n) => lua.lua_pushinteger(L, n),
-  pushnumber: (L, n) => lua.lua_pushnumber(L, n),
+  gettop: lua.lua_gettop,
+  settop: lua.lua_settop,
+  pushvalue: lua.lua_pushvalue,
+  rotate: lua.lua_rotate,
+  type: lua.lua_type,
+  pushnil: lua.lua_pushnil,
+  pushboolean: lua.lua_pushboolean,
+  pushinteger: lua.lua_pushinteger,
+  pushnumber: lua.lua_pushnumber,
   pushstring: (L, s) => lua.lua_pushstring(L, luaBytes(s)),
-  createtable: (L, narr, nrec) => lua.lua_createtable(L, narr, nrec),
+  createtable: lua.lua_createtable,
   getfield: (L, idx, key) => lua.lua_getfield(L, idx, str(key)),
   setfield: (L, idx, key) => lua.lua_setfield(L, idx, str(key)),
   getglobal: (L, name) => lua.lua_getglobal(L, str(name)),
   setglobal: (L, name) => lua.lua_setglobal(L, str(name)),
-  rawgeti: (L, idx, i) => lua.lua_rawgeti(L, idx, i),
-  rawseti: (L, idx, i) => lua.lua_rawseti(L, idx, i),
-  rawset: (L, idx) => lua.lua_rawset(L, idx),
+  rawgeti: lua.lua_rawgeti,
+  rawseti: lua.lua_rawseti,
+  rawset: lua.lua_rawset,
   next: (L, idx) => lua.lua_next(L, idx) !== 0,
-  pushglobaltable: (L) => lua.lua_pushglobaltable(L),
+  pushglobaltable: lua.lua_pushglobaltable,
   setupvalue: (L, funcIdx, n) => lua.lua_setupvalue(L, funcIdx, n) !== null,
   tonumber: (L, idx) => lua.lua_tonumber(L, idx) as number,
   tostring: (L, idx) => jsString(L, idx),
@@ -86,8 +86,8 @@ const api: LuaApi<L> = {
     lua.lua_pop(L, 1);
     return s;
   },
-  call: (L, nargs, nresults) => lua.lua_call(L, nargs, nresults),
-  pcall: (L, nargs, nresults, msgh) => lua.lua_pcall(L, nargs, nresults, msgh),
+  call: lua.lua_call,
+  pcall: lua.lua_pcall,
   error: (L) => lua.lua_error(L) as never,
   raise,
 };
