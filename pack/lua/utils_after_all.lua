@@ -63,7 +63,7 @@ end
 
 -- A post sub-agent asked for a new run (event form): redo while under the cap, as upstream, with its pins.
 -- Without CTX.RUN_FLOW_REDO_COUNT (AIPack before 0.8.22) the reruns could not be counted, so none is started.
-local function redo_or_nil()
+function M.redo_or_nil()
   local count = tonumber(CTX.RUN_FLOW_REDO_COUNT) -- check:allow aip-too-new
   if count == nil then
     aip.run.pin("coder_redo_cap_reached", 10, { label = "WARNING", content = C.msg.redo_uncounted(CTX.AIPACK_VERSION) })
@@ -95,13 +95,11 @@ local function summary(run, responses)
   }
 end
 
---- Returns the run summary {message, prompt_file, tasks}, or nil plus the failure message of a `post` sub-agent.
-function M.run(inputs, outputs)
-  local run = find_run(inputs)
-  if not run then return { message = "Coder: nothing was run.", tasks = {} } end
+--- The `post` stage, from the run and what its tasks returned: the pipeline's result | nil, message. The root
+-- event is `end` (the contract harness dispatches another one).
+function M.run_post(run, inputs, outputs, event)
   local responses, event_responses = task_responses(outputs)
-  PF.sync(run, responses[1] == nil)
-  local result, err = SA.run_stage("post", {
+  return SA.run_stage("post", {
     configs = run.configs,
     params = run.params,
     prompts = run.prompts,
@@ -109,10 +107,20 @@ function M.run(inputs, outputs)
     responses = responses,
     event_responses = event_responses,
     post_refs = post_refs(run, inputs),
+    event = event,
   })
+end
+
+--- Returns the run summary {message, prompt_file, tasks}, or nil plus the failure message of a `post` sub-agent.
+function M.run(inputs, outputs)
+  local run = find_run(inputs)
+  if not run then return { message = "Coder: nothing was run.", tasks = {} } end
+  local responses = task_responses(outputs)
+  PF.sync(run, responses[1] == nil)
+  local result, err = M.run_post(run, inputs, outputs)
   if not result then return nil, err .. "\n" .. KEPT_NOTE end
   if result.redo then
-    local redo = redo_or_nil()
+    local redo = M.redo_or_nil()
     if redo ~= nil then return redo end
   end
   return summary(run, responses)

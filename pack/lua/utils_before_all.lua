@@ -73,8 +73,10 @@ local function missing_agent(configs)
   return nil
 end
 
--- The `pre` stage: { configs, params (without sub_agents), prompts } | nil, message.
-local function run_pre(prompt)
+--- The `pre` stage: { configs, params (without sub_agents), prompts } | nil, message. The root event is `start`
+-- (the contract harness dispatches another one, as upstream's run_sub_agents_pre_event does); `prompt.prompts`,
+-- when given, are the segments the stage starts from instead of `{ inst }`.
+function M.run_pre(prompt, event)
   local configs, err = SA.prepare(prompt.meta)
   if not configs then return nil, err end
   err = missing_agent(configs)
@@ -93,9 +95,10 @@ local function run_pre(prompt)
   result, err = SA.run_stage("pre", {
     configs = configs,
     params = prompt.meta,
-    prompts = { prompt.inst },
+    prompts = prompt.prompts or { prompt.inst },
     prompt_dir = prompt.dir,
     base_options = prompt.meta,
+    event = event,
   })
   if not result then return nil, err end
   return { configs = result.configs, params = U.copy_without(result.params, "sub_agents"), prompts = result.prompts }
@@ -144,7 +147,7 @@ end
 
 -- One input per working group, or a single input when there is none. Every input carries the run
 -- (configs, params, prompts, resolved files, prompt file) because each stage runs in a fresh Lua state.
-local function build_inputs(run, groups, inst)
+function M.build_inputs(run, groups, inst)
   if groups[1] == nil then groups = { {} } end
   local inputs = {}
   for num, refs in ipairs(groups) do
@@ -166,21 +169,11 @@ local function print_summary(run, inputs)
   print("write_mode: " .. tostring(run.settings.write_mode))
 end
 
---- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
--- Nothing is written before the run is known to go ahead, so a skipped run leaves the files as they were
--- (except a prompt file created from the template on first use).
-function M.run(inputs)
-  local prompt, err = read_prompt(inputs and inputs[1])
-  if not prompt then return nil, nil, err end
-
-  local pre
-  pre, err = run_pre(prompt)
-  if not pre then return nil, nil, err end
-
+--- The run the later stages share, prepared from what `pre` left: (run, working groups, agent options), or
+-- (nil, nil, message). Writes nothing.
+function M.prepare_run(prompt, pre)
   local inst = U.join_prompts(pre.prompts)
-  if U.trim(inst) == "" then return nil, nil, empty_instruction_message(prompt.rel_path) end
-
-  local settings, options
+  local settings, options, err
   settings, err = P.settings(pre.params)
   if settings then options, err = P.agent_options(pre.params, P.RUN_OPTION_KEYS) end
   if err then return nil, nil, "Invalid prompt parameter: " .. err end
@@ -204,7 +197,27 @@ function M.run(inputs)
     task_count = math.max(#listed.groups, 1),
     reports = PF.report_paths(prompt.dir),
   }
-  local new_inputs = build_inputs(run, listed.groups, U.trim(inst))
+  return run, listed.groups, options
+end
+
+--- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
+-- Nothing is written before the run is known to go ahead, so a skipped run leaves the files as they were
+-- (except a prompt file created from the template on first use).
+function M.run(inputs)
+  local prompt, err = read_prompt(inputs and inputs[1])
+  if not prompt then return nil, nil, err end
+
+  local pre
+  pre, err = M.run_pre(prompt)
+  if not pre then return nil, nil, err end
+
+  local inst = U.join_prompts(pre.prompts)
+  if U.trim(inst) == "" then return nil, nil, empty_instruction_message(prompt.rel_path) end
+
+  local run, groups, options
+  run, groups, options = M.prepare_run(prompt, pre)
+  if not run then return nil, nil, options end
+  local new_inputs = M.build_inputs(run, groups, U.trim(inst))
   PF.reset_answers(run.prompt_dir, run.task_count)
   PF.reset_reports(run.reports)
   print_summary(run, new_inputs)

@@ -1,12 +1,12 @@
 /**
  * The data parts of `aip.file.*`: file hashes, CSV files, and byte spans (line / CSV row) with `read_span`.
- * Same path rules and write protection as file.ts; every failure is a Lua error with AIPack's wording.
+ * Same path rules and write protection as file-ops.ts; every failure is a Lua error with AIPack's wording.
  */
 import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
-import type { StageEnv } from './types.ts';
+import type { FileAccess } from './file-access.ts';
 import { cellsOf, csvCell, csvOptionsArg, keysToLabels, parseCsv, writeCsv, type CsvContent } from './csv.ts';
 import { digest, encode, type HashAlgo, type HashEncoding } from './hash.ts';
-import { checkAccessWrite, fileInfoOf, pathArg, resolvePath } from './support/paths.ts';
+import { checkAccessWrite, pathArg, resolvePath } from './support/paths.ts';
 
 const N = (name: string) => `aip.file.${name}`;
 
@@ -42,18 +42,14 @@ function csvRowSpans(bytes: Uint8Array): [number, number][] {
   return spans;
 }
 
-export function fileData(env: StageEnv, trace: (op: 'write' | 'append', abs: string) => void): Record<string, unknown> {
+export function fileData(access: FileAccess): Record<string, unknown> {
+  const { env, infoOf, trace } = access;
   const { vfs } = env;
 
   const bytesOf = (fn: string, p: string, abs: string, fail: (why: string) => string): Uint8Array => {
     const bytes = vfs.readBytes(abs);
     if (bytes === undefined) throw new LuaError(fail(vfs.isDir(abs) ? 'it is a directory' : `file not found (resolved to '${abs}')`));
     return bytes;
-  };
-
-  const infoOf = (p: string, abs: string) => {
-    const st = vfs.stat(abs);
-    return fileInfoOf(p, st && { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
   };
 
   const out: Record<string, unknown> = {};
@@ -100,16 +96,7 @@ export function fileData(env: StageEnv, trace: (op: 'write' | 'append', abs: str
     const withHeaders = !(append && exists) && !(o.skip_header_row ?? false) && headers.length > 0;
     const text = writeCsv([...(withHeaders ? [headers] : []), ...content.rows], o);
     try {
-      if (append && exists) {
-        const prev = vfs.readBytes(abs) ?? new Uint8Array();
-        const add = new TextEncoder().encode(text);
-        const next = new Uint8Array(prev.length + add.length);
-        next.set(prev);
-        next.set(add, prev.length);
-        vfs.writeFile(abs, next);
-      } else {
-        vfs.writeFile(abs, text);
-      }
+      vfs.writeFile(abs, append && exists ? access.appended(abs, text) : text);
     } catch (e) {
       throw new LuaError(`${fn} - Failed to ${verb} '${p}'.\nCause: ${(e as Error).message}`);
     }

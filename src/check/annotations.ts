@@ -11,9 +11,9 @@ const CLASS_STAGES = new Map<string, InputKind[]>([
   [ANY_INPUT_CLASS, [...STAGES]],
 ]);
 
-// comment text is what follows `--`: `-@param input X`
-const PARAM_RE = /^-\s*@param\s+input\s+([A-Za-z_][\w.]*)/;
-const TYPE_RE = /^-\s*@type\s+(Coder[\w.]*)/;
+// comment text is what follows `--`: `-@param input X`, or a union `X|Y` (an agent run at start and at end)
+const PARAM_RE = /^-\s*@param\s+input\s+([A-Za-z_][\w.]*(?:\s*\|\s*[A-Za-z_][\w.]*)*)/;
+const TYPE_RE = /^-\s*@type\s+(Coder[\w.]*(?:\s*\|\s*[A-Za-z_][\w.]*)*)/;
 
 export interface AnnotationComment {
   text: string;
@@ -30,18 +30,20 @@ export function annotatedStages(
   for (const c of comments) {
     const m = PARAM_RE.exec(c.text) ?? TYPE_RE.exec(c.text);
     if (!m) continue;
-    const stages = CLASS_STAGES.get(m[1]);
-    if (stages) {
-      for (const s of stages) out.add(s);
-      continue;
+    for (const cls of m[1].split('|').map((x) => x.trim())) {
+      const stages = CLASS_STAGES.get(cls);
+      if (stages) {
+        for (const s of stages) out.add(s);
+        continue;
+      }
+      const hint = suggest(cls, [...CLASS_STAGES.keys()]);
+      report?.(
+        c.line,
+        c.column,
+        'annotation',
+        `unknown input class '${cls}'${hint ? `; did you mean ${hint}?` : ''} (one of ${[...CLASS_STAGES.keys()].join(', ')})`,
+      );
     }
-    const hint = suggest(m[1], [...CLASS_STAGES.keys()]);
-    report?.(
-      c.line,
-      c.column,
-      'annotation',
-      `unknown input class '${m[1]}'${hint ? `; did you mean ${hint}?` : ''} (one of ${[...CLASS_STAGES.keys()].join(', ')})`,
-    );
   }
   return [...out];
 }

@@ -47,7 +47,8 @@ function caseKinds(c: Record<string, unknown> | undefined): InputKind[] {
   if (on === undefined) return isStage(c.stage) ? [c.stage] : [];
   if (isStage(c.stage)) return [kindOf(c.stage, 'event')];
   const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string');
-  return events.map((e) => kindOf(e === 'end' ? 'post' : 'pre', 'event'));
+  // an emitted event is dispatched in the chain the case names (during = "end": post), else at pre
+  return events.map((e) => kindOf(e === 'end' || (e !== 'start' && c.during === 'end') ? 'post' : 'pre', 'event'));
 }
 
 // aip.md.extract_meta needs no stage environment

@@ -6,14 +6,17 @@
  * Used by the contract-test harness (src/harness) and by reports of simulated runs.
  */
 import {
+  EVENT_PARAMS_CLEARED,
   RESPONSE_FIELDS,
   checkResponse,
+  entryForm,
   ignoredFields,
   luaEqual,
   luaList,
   luaType,
   messages,
   tableEntries,
+  type EntryForm,
   type SubAgentStage,
 } from '../contract/index.ts';
 import { field, isEmptyTable } from '../contract/lua-values.ts';
@@ -59,6 +62,8 @@ export interface UnknownKey {
 
 export interface StageEffect {
   stage: SubAgentStage;
+  /** the entry's form: `event` (it gives `on`: upstream's rules, params merged) or `stage` */
+  form: EntryForm;
   /** the sub-agent's name as configured (`agent_config.name` of the input) */
   agent: string;
   /** `nil`: no response (nothing changes); `table`: a response table; `invalid`: anything else */
@@ -92,11 +97,24 @@ const ADOPTS: Record<SubAgentStage, { params: boolean; prompts: boolean; respons
   post_task: { params: false, prompts: false, response: true },
   post: { params: false, prompts: false, response: false },
 };
+/** The event form adopts params and prompt at pre only (section 7). */
+const EVENT_ADOPTS: typeof ADOPTS = {
+  pre: ADOPTS.pre,
+  pre_task: ADOPTS.post,
+  post_task: ADOPTS.post,
+  post: ADOPTS.post,
+};
 
 const KNOWN_FIELDS = RESPONSE_FIELDS.map((f) => f.name);
 
 /** nil and AIPack's null sentinel both mean "not given". */
 const given = (v: unknown) => v !== undefined && v !== null;
+
+function without(t: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const copy = { ...t };
+  for (const k of keys) delete copy[k];
+  return copy;
+}
 
 function withoutSubAgents(t: unknown): Record<string, unknown> {
   const copy = tableEntries(t);
@@ -113,9 +131,9 @@ export function stringList(v: unknown): string[] {
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The failure message the pipeline reports for a checked response, or undefined when it succeeds. */
-function failureOf(stage: SubAgentStage, name: string, response: unknown, opts: AnalyzeOptions): string | undefined {
+function failureOf(stage: SubAgentStage, name: string, response: unknown, opts: AnalyzeOptions, form: EntryForm): string | undefined {
   if (opts.raised !== undefined) return messages.raised(name, opts.raised);
-  const what = checkResponse(stage, response);
+  const what = checkResponse(stage, response, form);
   if (what !== undefined) return messages.invalid(name, what);
   if (luaType(response) !== 'table') return undefined;
   const errorMsg = field(response, 'error_msg');
@@ -145,14 +163,17 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
   const promptsBefore = stringList(field(input, 'coder_prompts'));
   const responseBefore = field(field(input, 'coder_response'), 'content');
   const t = luaType(response);
-  const error = failureOf(stage, name, response, opts);
+  const form = entryForm(config);
+  const error = failureOf(stage, name, response, opts, form);
   const usable = error === undefined && t === 'table';
-  const adopts = ADOPTS[stage];
+  const adopts = (form === 'event' ? EVENT_ADOPTS : ADOPTS)[stage];
 
   const params: ParamsEffect = { replaced: false, added: [], changed: [], removed: [], before: paramsBefore, after: paramsBefore };
   const returnedParams = field(response, 'coder_params');
   if (usable && adopts.params && given(returnedParams)) {
-    const after = withoutSubAgents(returnedParams);
+    const returned = withoutSubAgents(returnedParams);
+    // the event form merges the keys it gives, after upstream's cleared keys are removed
+    const after = form === 'event' ? { ...paramsBefore, ...without(returned, EVENT_PARAMS_CLEARED) } : returned;
     params.replaced = true;
     params.after = after;
     for (const key of Object.keys(after).sort(byCodeUnit)) {
@@ -201,13 +222,14 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
 
   return {
     stage,
+    form,
     agent: name,
     response: t === 'nil' ? 'nil' : t === 'table' ? 'table' : 'invalid',
     ...(error !== undefined ? { error } : {}),
     params,
     prompts,
     coderResponse,
-    ignored: t === 'table' ? ignoredFields(stage, response, input) : [],
+    ignored: t === 'table' ? ignoredFields(stage, response, input, form) : [],
     unknownKeys,
     subAgentsInParams,
     subAgentsNext: given(field(response, 'sub_agents_next')),

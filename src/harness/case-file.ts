@@ -15,7 +15,7 @@ import { exists, readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { configStages, normalizeEntry, SubAgentStageSchema, type SubAgentStage } from '../contract/index.ts';
+import { configStages, eventStage, normalizeEntry, SubAgentStageSchema, WORKBENCH_DONE_EVENT, type SubAgentStage } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
@@ -68,11 +68,20 @@ const CoderResponseSchema = z.union([z.string(), CoderResponseTableSchema], {
   error: 'expected a string, or a table { content, model_name?, usage? }',
 });
 
+/** The event form's own fields of a task's answer (content_extruded, file_changes_status, content_raw_path). */
+export const EVENT_RESPONSE_FIELDS = ['content_extruded', 'file_changes_status', 'content_raw_path'] as const;
+
 const ResponsesItemSchema = z.strictObject({
   task_num: z.number().int().min(1),
   content: z.string(),
   files_changed: StringList.optional(),
   files_failed: StringList.optional(),
+  /** event form: default the content without leading blank space, as for an answer with no change blocks */
+  content_extruded: z.string().optional(),
+  /** event form: default the pack's status of files_changed (succeeded) and files_failed (failed) */
+  file_changes_status: Table.optional(),
+  /** event form: default the pack's raw-answer report path */
+  content_raw_path: z.string().optional(),
 });
 
 const PrevItemSchema = z.strictObject({
@@ -97,6 +106,12 @@ export const ExpectSchema = z.strictObject({
   agent_result: z.unknown().optional(),
   sub_agents_next: z.array(z.unknown()).optional(),
   ai_prompts: z.array(AiPromptSchema).optional(),
+  /** event form: the events the sub-agent emitted (its emit_events), in order */
+  emit: StringList.optional(),
+  /** event form, start chain: the events its entry listens to after it answered (agent_on, else its on) */
+  agent_on: z.union([z.string().min(1), StringList], { error: 'expected an event name or a list of them' }).optional(),
+  /** event form, end chain: whether the pack starts a new run of the coder (coder_redo under the cap) */
+  redo: z.boolean().optional(),
   /** a group case: each member in member order, with its agent_result, or `error` (a regex) when it failed */
   members: z.array(z.strictObject({ agent_result: z.unknown().optional(), error: z.string().optional() })).optional(),
 });
@@ -104,6 +119,12 @@ export const ExpectSchema = z.strictObject({
 /** The inputs of one stage run (a case without its name and expectations). */
 export const stageInputShape = {
   stage: SubAgentStageSchema.optional(),
+  /** the event form: the event dispatched to the agent ("start", "end", or "ns::name" another sub-agent emits) */
+  on: z.string().min(1).optional(),
+  /** an emitted event: the dispatch chain it is emitted in (default start) */
+  during: z.enum(['start', 'end']).optional(),
+  /** CTX.RUN_FLOW_REDO_COUNT of the run (the input's coder_redo_count; default 0) */
+  redo_count: z.number().int().min(0).optional(),
   prompt: z.string().optional(),
   prompts: StringList.optional(),
   params: Table.optional(),
@@ -161,6 +182,13 @@ export interface ContractCase {
   /** 1-based position in the file */
   index: number;
   stage: SubAgentStage;
+  /** an event-form case: the event dispatched to the agent */
+  event?: string;
+  /** the case's own `on` and `during` (the event form), as written */
+  on?: string;
+  during?: 'start' | 'end';
+  /** CTX.RUN_FLOW_REDO_COUNT of the run */
+  redo_count?: number;
   skip: boolean;
   prompts: string[];
   params: Record<string, unknown>;
@@ -337,9 +365,83 @@ export function caseStage(stage: SubAgentStage | undefined, config: Record<strin
   return r.ok ? (configStages(r.config)[0] ?? 'pre') : 'pre';
 }
 
+/**
+ * The event a case whose config gives `on` (and no case-level `on`) dispatches: the first of its events sent in
+ * the case's stage (start at pre, end at post), else its first event another sub-agent emits.
+ */
+export function configEvent(config: Record<string, unknown> | undefined, stage: SubAgentStage): string | undefined {
+  const on = config?.on;
+  if (on === undefined) return undefined;
+  const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string' && e !== '');
+  return events.find((e) => eventStage(e, stage) === stage && (e === 'start' || e === 'end')) ?? events.find((e) => e !== 'start' && e !== 'end');
+}
+
+/** Where a case runs: its stage, and for the event form the event dispatched there. */
+export function caseTarget(c: Pick<StageInputFields, 'stage' | 'on' | 'during' | 'config'>): { stage: SubAgentStage; event?: string } {
+  if (c.on !== undefined) {
+    const stage = c.on === 'start' ? 'pre' : c.on === 'end' ? 'post' : c.during === 'end' ? 'post' : 'pre';
+    return { stage, event: c.on };
+  }
+  const stage = caseStage(c.stage, c.config);
+  const event = configEvent(c.config, stage);
+  return event === undefined ? { stage } : { stage, event };
+}
+
+const ROOT_EVENTS = ['start', 'end'];
+
+/** What is wrong with a case's `on`, or undefined. */
+function eventProblem(on: string): string | undefined {
+  if (ROOT_EVENTS.includes(on)) return undefined;
+  if (on === WORKBENCH_DONE_EVENT) return `${on} is sent by upstream's workbench, which this pack does not have: nothing dispatches it`;
+  if (/^[^\s:]+::[^\s]+$/.test(on)) return undefined;
+  const near = suggest(on, ROOT_EVENTS);
+  return `unknown event '${on}'${near ? ` (did you mean '${near}'?)` : ''}: expected "start", "end" or an emitted event "ns::name"`;
+}
+
+/** The event form's own checks of a case: [key, message] or undefined. */
+function eventFormProblem(c: StageInputFields): [string, string] | undefined {
+  const e = c.expect ?? {};
+  const eventForm = c.on !== undefined || c.config?.on !== undefined;
+  if (c.on !== undefined && c.stage !== undefined) return ['on', 'give on (the event form) or stage (the stage form), not both'];
+  if (c.on !== undefined) {
+    const problem = eventProblem(c.on);
+    if (problem) return ['on', problem];
+  }
+  if (c.during !== undefined && (c.on === undefined || ROOT_EVENTS.includes(c.on))) {
+    const root = c.on === undefined ? '' : `; ${c.on} is dispatched at ${c.on === 'start' ? 'pre' : 'post'}`;
+    return ['during', `only for an emitted event (on = "ns::name")${root}`];
+  }
+  if (c.on !== undefined && c.config?.on !== undefined) {
+    const listens = (Array.isArray(c.config.on) ? c.config.on : [c.config.on]) as unknown[];
+    if (!listens.includes(c.on)) return ['config.on', `listens to ${JSON.stringify(listens)}, not to the case's event ${JSON.stringify(c.on)}`];
+  }
+  if (!eventForm) {
+    const stageForm = (key: string, what: string): [string, string] => [key, `only an event-form case (on = "...") ${what}; give on instead of stage`];
+    if (e.emit !== undefined) return stageForm('expect.emit', 'emits events');
+    if (e.agent_on !== undefined) return stageForm('expect.agent_on', 'has agent_on');
+    if (e.redo !== undefined) return stageForm('expect.redo', 'can ask for a redo');
+    if (c.redo_count !== undefined) return stageForm('redo_count', 'gets coder_redo_count');
+    for (const [i, r] of (c.responses ?? []).entries()) {
+      const key = EVENT_RESPONSE_FIELDS.find((k) => r[k] !== undefined);
+      if (key) return [`responses[${i + 1}].${key}`, 'only event-form agents receive it (on = "end")'];
+    }
+    return undefined;
+  }
+  const { stage, event } = caseTarget(c);
+  if (stage === 'post' && e.agent_on !== undefined) {
+    return ['expect.agent_on', `the pack honours agent_on only in the start dispatch chain (this case's event ${event} is dispatched at post)`];
+  }
+  if (stage === 'pre' && e.redo !== undefined) {
+    return ['expect.redo', `a redo is asked at post only (on = "end", or an event emitted during end); this case's event ${event} is dispatched at pre`];
+  }
+  return undefined;
+}
+
 /** Checks of one case (or runStage request) that the schema cannot express: [key, message] or undefined. */
 export function caseProblem(c: StageInputFields): [string, string] | undefined {
-  const stage = caseStage(c.stage, c.config);
+  const eventProblemOf = eventFormProblem(c);
+  if (eventProblemOf) return eventProblemOf;
+  const { stage } = caseTarget(c);
   const onlyIn = (key: string, stages: SubAgentStage[]): [string, string] =>
     [key, `only used in stage ${stages.join(' and ')} (this case's stage is ${stage})`];
   if (c.prompt !== undefined && c.prompts !== undefined) return ['prompts', 'give prompt or prompts, not both'];
@@ -367,7 +469,7 @@ export function caseProblem(c: StageInputFields): [string, string] | undefined {
     } catch (err) {
       return ['expect.error', `invalid regex: ${(err as Error).message}`];
     }
-    for (const key of ['params', 'params_contains', 'prompts', 'prompt', 'response', 'unchanged', 'agent_result', 'sub_agents_next'] as const) {
+    for (const key of ['params', 'params_contains', 'prompts', 'prompt', 'response', 'unchanged', 'agent_result', 'sub_agents_next', 'emit', 'agent_on', 'redo'] as const) {
       if (e[key] !== undefined) return [`expect.${key}`, 'cannot be combined with expect.error (a failed stage has no result)'];
     }
   }
@@ -376,7 +478,7 @@ export function caseProblem(c: StageInputFields): [string, string] | undefined {
     if (!p.name.endsWith('.aip') || nodePath.isAbsolute(p.name) || p.name.split(/[\\/]/).includes('..')) {
       return [`prev[${i + 1}].name`, `expected a workspace-relative .aip path (no leading /, no ..), got '${p.name}'`];
     }
-    for (const key of ['name', 'stages'] as const) {
+    for (const key of ['name', 'stages', 'on'] as const) {
       if (p.config && key in p.config) return [`prev[${i + 1}].config.${key}`, 'set by the harness; remove it'];
     }
   }
@@ -404,10 +506,15 @@ export function caseProblem(c: StageInputFields): [string, string] | undefined {
 }
 
 function toCase(c: z.infer<typeof CaseSchema>, index: number): ContractCase {
+  const target = caseTarget(c);
   return {
     name: c.name,
     index,
-    stage: caseStage(c.stage, c.config),
+    stage: target.stage,
+    ...(target.event !== undefined ? { event: target.event } : {}),
+    ...(c.on !== undefined ? { on: c.on } : {}),
+    ...(c.during !== undefined ? { during: c.during } : {}),
+    ...(c.redo_count !== undefined ? { redo_count: c.redo_count } : {}),
     skip: c.skip ?? false,
     prompts: c.prompts ?? [c.prompt ?? ''],
     params: c.params ?? {},

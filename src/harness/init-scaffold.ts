@@ -322,6 +322,90 @@ ai_prompts = []
   return { aip, contract, entry };
 }
 
+/**
+ * The event-form starter (`init --form event`): written as upstream pro@coder's README shows a sub-agent, so it runs
+ * unchanged under upstream's pack. At start it returns only the params it changes (they are merged) and a new
+ * coder_prompt; at end it reads each answer's file_changes_status.
+ */
+export function eventStarter(name: string, path: string): StarterFiles {
+  const entry = `{ name = "${path}", on = ["start", "end"], focus = "auth" }`;
+  const aip = `# Description
+
+${name}: a sub-agent for pro@coder in the event form (upstream pro@coder's rules). It listens to \`start\`
+(before the coder resolves its files: it points the instruction and the context files at one area of the code)
+and to \`end\` (after every task: it counts the file changes that failed).
+
+Enable it in the meta block of your coder-prompt.md (the name is a path from the workspace root):
+
+    sub_agents = [${entry}]
+
+It receives one input table (event, stage, coder_params, coder_prompt, agent_config = its entry, with its own
+keys such as focus, coder_redo_count, and at end coder_responses) and returns a table with only the fields it
+changes, or nil to change nothing. Test it with its cases in ${name}.contract.toml: \`npx coder-subagents test\`.
+
+# Output
+
+\`\`\`lua
+---@param input CoderEventPreInput|CoderEventPostInput
+-- No # Instruction section, so no AI call: this Output stage gets \`input\` and returns the response.
+if input.event == "start" then
+  local focus = input.agent_config.focus  -- an entry's own keys reach the agent in agent_config
+  if focus == nil then
+    return nil -- nothing to change
+  end
+  -- coder_params are MERGED key by key: return only the keys you change (here the whole context_globs list)
+  local globs = input.coder_params.context_globs  -- the glob lists are always there
+  table.insert(globs, "src/" .. focus .. "/**")
+  return {
+    coder_params = { context_globs = globs },
+    coder_prompt = input.coder_prompt .. "\\n\\nFocus: " .. focus,
+  }
+end
+
+-- end: one item per task answer, with the status of its file changes
+local failed = 0
+for _, res in ipairs(input.coder_responses) do
+  failed = failed + res.file_changes_status.fail_count
+end
+-- agent_result is shown to the sub-agents that run after this one; coder_redo = true would ask for a new run
+return { agent_result = { failed_changes = failed } }
+\`\`\`
+`;
+  const contract = `# Contract cases for ${name}.aip: npx coder-subagents test
+agent = "${name}.aip"
+
+[[case]]
+name = "start: adds a focus line and a context glob, the other params stay"
+on = "start"
+prompt = "Fix the login form"
+params = { model = "flash", context_globs = ["src/app.ts"] }
+config = { focus = "auth" }
+[case.expect]
+prompt = "Fix the login form\\n\\nFocus: auth"
+params_contains = { model = "flash", context_globs = ["src/app.ts", "src/auth/**"] }
+emit = []
+
+[[case]]
+name = "start: without a focus it changes nothing"
+on = "start"
+prompt = "Fix the login form"
+[case.expect]
+unchanged = true
+
+[[case]]
+name = "end: counts the failed file changes"
+on = "end"
+responses = [
+  { task_num = 1, content = "...", files_changed = ["src/auth/login.ts"] },
+  { task_num = 2, content = "...", files_changed = ["src/auth/form.ts"], files_failed = ["src/auth/api.ts"] },
+]
+[case.expect]
+agent_result = { failed_changes = 1 }
+redo = false
+`;
+  return { aip, contract, entry };
+}
+
 /** The starter of a sub-agent that asks its own model (`init --with-model`): pre_task only, for now. */
 export function starterWithModel(name: string, stage: SubAgentStage, path: string): StarterFiles | undefined {
   return stage === 'pre_task' ? preTaskWithModel(name, path) : undefined;

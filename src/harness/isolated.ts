@@ -23,7 +23,7 @@ export class SuiteStoppedError extends Error {}
 export async function runContractFilesIsolated(
   files: string[],
   options: SuiteOptions = {},
-  isolate: Pick<IsolateOptions, 'timeoutMs' | 'maxMemoryMb'> = {},
+  isolate: Pick<IsolateOptions, 'timeoutMs' | 'maxMemoryMb' | 'youngMb'> = {},
 ): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
   const finished = new Map<string, CaseResult>();
@@ -48,7 +48,8 @@ export async function runContractFilesIsolated(
       const r = await runJob(
         'suite',
         { files, options: { ...plain, skipCases: [...finished.keys()], failedBefore } },
-        { ...isolate, restartOnProgress: true, onPart },
+        // a small young generation: thousands of cases make much short-lived garbage, and RSS follows its size
+        { youngMb: 16, ...isolate, restartOnProgress: true, onPart },
       );
       return merge(files, r, finished, agents);
     } catch (err) {

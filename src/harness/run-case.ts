@@ -3,7 +3,7 @@
  * (the contract, warnings) and the case's expectations.
  */
 import nodePath from 'node:path';
-import type { SubAgentStage } from '../contract/index.ts';
+import { MAX_REDOS, type SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
 import { orderCheck, prepareSubject } from './group.ts';
@@ -18,6 +18,8 @@ export interface CaseResult {
   /** 1-based position in the file */
   index: number;
   stage: SubAgentStage;
+  /** an event-form case: the event dispatched to the agent */
+  event?: string;
   status: CaseStatus;
   /** why the case failed: one or more lines, each problem naming what differs */
   message?: string;
@@ -119,6 +121,36 @@ function memberProblems(want: NonNullable<ContractCase['expect']['members']>, r:
   return problems;
 }
 
+/** `expect.emit`, `expect.agent_on` and `expect.redo` of an event-form case. */
+function eventProblems(x: ContractCase['expect'], r: StageResult): string[] {
+  const problems: string[] = [];
+  if (x.emit !== undefined) problems.push(...listProblem('emit', x.emit, r.emitted ?? []));
+  if (x.agent_on !== undefined) {
+    problems.push(...listProblem('agent_on', typeof x.agent_on === 'string' ? [x.agent_on] : x.agent_on, r.agentOn ?? []));
+  }
+  if (x.redo !== undefined) {
+    const redo = r.redo ?? { requested: false, started: false };
+    if (x.redo && !redo.requested) problems.push('redo: expected the pack to start a redo, but the agent did not ask for one (coder_redo = true)');
+    else if (x.redo && !redo.started) {
+      problems.push(`redo: the agent asked for a redo (coder_redo = true), but the pack starts none: ${redoRefusal(redo.pin)}`);
+    } else if (!x.redo && redo.started) problems.push('redo: expected no redo, but the agent asked for one (coder_redo = true) and the pack starts a new run');
+  }
+  return problems;
+}
+
+/** Why the pack started no redo, from the pin it showed. */
+function redoRefusal(pin: string | undefined): string {
+  const count = /Redo count: (\d+)/.exec(pin ?? '')?.[1];
+  if (count !== undefined) return `the cap of ${MAX_REDOS} redos is reached (redo_count = ${count})`;
+  return pin?.split('\n')[0] ?? 'no reason shown';
+}
+
+/** A list expectation compared as a whole: `key: expected [...], got [...]`. */
+function listProblem(key: string, want: string[], got: string[]): string[] {
+  const same = want.length === got.length && want.every((w, i) => w === got[i]);
+  return same ? [] : [`${key}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`];
+}
+
 /** The problems of a finished stage run against the case's expectations and the always-on checks. */
 export function checkCase(c: ContractCase, r: StageResult, strict = false): string[] {
   const problems: string[] = [];
@@ -154,6 +186,7 @@ export function checkCase(c: ContractCase, r: StageResult, strict = false): stri
       if (!x.unchanged && changes.length === 0) problems.push('unchanged = false: expected a change, but the stage changed nothing');
     }
   }
+  if (r.ok) problems.push(...eventProblems(x, r));
   if (x.ai_prompts !== undefined) problems.push(...aiPromptProblems(x.ai_prompts, r.aiPrompts));
   if (x.members !== undefined) problems.push(...memberProblems(x.members, r));
   for (const [path, want] of Object.entries(x.files ?? {})) {
@@ -195,7 +228,7 @@ export function runCase(
     c = caseOrName;
   }
   const t0 = performance.now();
-  const base = { file: file.file, name: c.name, index: c.index, stage: c.stage };
+  const base = { file: file.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}) };
   if (c.skip) return { ...base, status: 'skipped', warnings: [], ms: 0 };
   options.onCase?.(c.name, file.file);
   const subject = agent ?? prepareSubject(file, options, file.file);

@@ -13,7 +13,7 @@ import { findWorkspace } from '../runtime/workspace.ts';
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { ENTRY_KEYS, GROUP_KEYS, configStages, eventStage, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type SubAgentStage } from '../contract/index.ts';
+import { ENTRY_KEYS, EVENT_GLOB_DEFAULT_KEYS, GLOB_DEFAULT_KEYS, GROUP_KEYS, configStages, messages, normalizeEntry, PARALLEL_AGENT, paramsFromLua, type SubAgentStage } from '../contract/index.ts';
 import { analyzeEffect, effectWarnings, pickResponse, stringList, type StageEffect } from '../effects/effects.ts';
 import { suggest } from '../support/suggest.ts';
 import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/ai.ts';
@@ -21,13 +21,16 @@ import { REPO_PACK } from '../runtime/packs.ts';
 import { AgentNotFoundError, resolveAgent, type PackLocation } from '../runtime/resolve.ts';
 import { AgentRunError, DEFAULT_AIPACK_VERSION, RunLimitError, Simulator } from '../runtime/simulator.ts';
 import { Trace, type TraceEvent } from '../aip/support/trace.ts';
+import { isEmptyTable } from '../contract/lua-values.ts';
+import { compareVersions } from '../aip/catalog.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
 import { readPolicy } from '../runtime/read-guard.ts';
 import { walkFiles } from '../support/walk.ts';
 import {
   CaseFileError,
   caseProblem,
-  caseStage,
+  caseTarget,
+  configEvent,
   stageInputShape,
   unknownKeysMessage,
   type AiAnswer,
@@ -45,6 +48,9 @@ import { DRIVER_AIP, DRIVER_FILE } from './driver.ts';
 export const SANDBOX_ROOT = '/home/user';
 /** The sandbox workspace (nested one `w` dir deeper per `..` the agent's files climb). */
 export const SANDBOX_WS = `${SANDBOX_ROOT}/project`;
+
+/** The AIPack version that brought CTX.RUN_FLOW_REDO_COUNT. */
+const REDO_COUNT_SINCE = '0.8.22';
 
 /** The model name a simulated coder answer reports (the simulator's stock model). */
 const SIM_MODEL = 'sim-model';
@@ -67,6 +73,12 @@ export interface HarnessOptions {
 /** The inputs of one stage run, as a case gives them (every field optional). */
 export interface StageInput {
   stage?: SubAgentStage;
+  /** the event form: the event dispatched to the agent (`start`, `end`, or an emitted `ns::name`), instead of stage */
+  on?: string;
+  /** an emitted event: the dispatch chain it is emitted in (default start) */
+  during?: 'start' | 'end';
+  /** CTX.RUN_FLOW_REDO_COUNT of the run: the input's coder_redo_count (default 0) */
+  redo_count?: number;
   /** scripted aip.cmd.exec / aip.web answers (aip/support/scripted-io.ts) */
   commands?: Record<string, unknown>[];
   web?: Record<string, unknown>[];
@@ -104,6 +116,14 @@ export interface StageRequest extends StageInput, HarnessOptions {
 
 export interface StageResult {
   stage: SubAgentStage;
+  /** an event-form stage run: the event dispatched to the agent */
+  event?: string;
+  /** event form: the events the sub-agent emitted (its emit_events: the non-empty names, in order) */
+  emitted?: string[];
+  /** event form: the events its entry listens to after the stage (agent_on applied) */
+  agentOn?: string[];
+  /** event form, at post: whether it asked for a redo, whether the pack starts one, and the pack's pin when not */
+  redo?: { requested: boolean; started: boolean; pin?: string };
   /** the stage succeeded (the pipeline reported no failure) */
   ok: boolean;
   /** the pipeline's failure message (sandbox paths written relative to the base dir, as the agent is named) */
@@ -349,38 +369,32 @@ const plain = (v: unknown): Record<string, unknown> => {
 };
 
 /**
- * The stage of a case whose config gives upstream's `on` (pack/SUB_AGENTS.md section 7): the case's own stage, which
- * must be one `on` maps to, else the first of them. An invalid `on` is left to the pipeline, which fails the
- * stage with the message naming the entry, as the pack does.
+ * Where a case runs: its stage and, in the event form, the event dispatched there. A config giving upstream's `on`
+ * with a case `stage` must map to that stage. An invalid config `on` is left to the pipeline, which fails the stage
+ * with the message naming the entry, as the pack does.
  */
-function stageOf(agent: AgentUnderTest, input: StageInput): SubAgentStage {
-  if (agent.group) return caseStage(input.stage, undefined);
+function targetOf(agent: AgentUnderTest, input: StageInput): { stage: SubAgentStage; event?: string } {
+  if (agent.group && input.on === undefined) {
+    // a group's config `on` picks the event, never the stage
+    const stage = caseTarget({ stage: input.stage }).stage;
+    const event = configEvent(input.config, stage);
+    return event === undefined ? { stage } : { stage, event };
+  }
+  const target = caseTarget(input);
   const on = input.config?.on;
-  const stage = caseStage(input.stage, input.config);
-  if (on === undefined) return stage;
+  if (on === undefined || input.on !== undefined) return target;
   const r = normalizeEntry({ ...input.config, name: agent.name }, 'config');
-  if (!r.ok) return stage;
+  if (!r.ok) return target;
   const stages = configStages(r.config);
-  if (!stages.includes(stage)) {
+  if (!stages.includes(target.stage)) {
     throw new CaseFileError(
-      `config.on ${JSON.stringify(on)} runs the agent in ${stages.join(', ')}, not in the case's stage ${stage}`,
+      `config.on ${JSON.stringify(on)} runs the agent in ${stages.join(', ')}, not in the case's stage ${target.stage}`,
       agent.name,
       undefined,
       'stage',
     );
   }
-  return stage;
-}
-
-/**
- * The event an event-form case dispatches: the first of its config's `on` events sent in the case's stage (start at
- * pre, end at post), else its first event another sub-agent emits; undefined for a stage-form case.
- */
-export function caseEvent(config: Record<string, unknown> | undefined, stage: SubAgentStage): string | undefined {
-  const on = config?.on;
-  if (on === undefined) return undefined;
-  const events = (Array.isArray(on) ? on : [on]).filter((e): e is string => typeof e === 'string' && e !== '');
-  return events.find((e) => eventStage(e, stage) === stage && (e === 'start' || e === 'end')) ?? events.find((e) => e !== 'start' && e !== 'end');
+  return target;
 }
 
 /**
@@ -399,9 +413,28 @@ function inputWarnings(input: StageInput, group: boolean): string[] {
   return out;
 }
 
-/** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
-export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
-  const stage = stageOf(agent, input);
+/** One stage run in the making: the sandbox, its simulator and the names the driver runs under. */
+interface Sandbox {
+  ws: string;
+  vfs: ReturnType<typeof createOverlayVfs>;
+  sim: Simulator;
+  ai: ScriptedAi;
+  driverName: string;
+  runnerName: string;
+  view: (text: string) => string;
+}
+
+/** The sandbox of one stage run: the agent's and the case's files, the driver, `prev` stand-ins, the scripted AI. */
+function buildSandbox(agent: AgentUnderTest, input: StageInput, options: HarnessOptions): Sandbox {
+  const version = options.aipackVersion ?? DEFAULT_AIPACK_VERSION;
+  if (input.redo_count !== undefined && compareVersions(version, REDO_COUNT_SINCE) < 0) {
+    throw new CaseFileError(
+      `redo_count: CTX.RUN_FLOW_REDO_COUNT exists from AIPack ${REDO_COUNT_SINCE} on; this run simulates ${version} (set aipack_version, or --aipack-version)`,
+      agent.name,
+      undefined,
+      'redo_count',
+    );
+  }
   const ws = sandboxDir(agent);
   const pack = agent.pack;
   const driverName = `${pack.namespace}@${pack.name}/${DRIVER_FILE.replace(/\.aip$/, '')}`;
@@ -433,45 +466,45 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     budget: options.budget,
     timeoutMs: options.timeoutMs,
     engine: options.engine,
+    flowRedoBase: input.redo_count ?? 0,
     ...(options.memberOrder ? { taskOrder: (name: string, count: number) => (name === runnerName && count === options.memberOrder!.length ? options.memberOrder : undefined) } : {}),
     // the agent may sit above the workspace (named '../agents/x.aip'): the whole virtual sandbox is readable
     readRoots: [nodePath.dirname(sandboxDir({ ...agent, depth: 0 }))],
   });
+  return { ws, vfs, sim, ai, driverName, runnerName, view };
+}
 
-  const prompts = input.prompts ?? [input.prompt ?? ''];
-  const params = input.params ?? {};
-  const inTask = stage === 'pre_task' || stage === 'post_task';
+/** The driver's input (driver.ts): the case's state before the stage, in the shapes the pack's stage code takes. */
+function driverInputOf(agent: AgentUnderTest, input: StageInput, target: { stage: SubAgentStage; event?: string }, ws: string): Record<string, unknown> {
+  const { stage, event } = target;
+  const pack = agent.pack;
   const num = input.task?.num ?? 1;
-  const driverInput: Record<string, unknown> = {
+  // a prev stand-in runs in the same dispatch as the agent: it listens to the case's event, or lists its stage
+  const prevEntry = (p: PrevItem) => ({ ...(p.config ?? {}), name: p.name, ...(event !== undefined ? { on: [event] } : { stages: [stage] }) });
+  const out: Record<string, unknown> = {
     stage,
-    params,
-    prompts,
+    params: input.params ?? {},
+    prompts: input.prompts ?? [input.prompt ?? ''],
     prompt_dir: nodePath.join(ws, '.aipack', '.prompt', `${pack.namespace}@${pack.name}`),
-    // an upstream `on` stays as written (the pipeline maps it, or fails on it); else the case's stage
-    entries: [
-      ...(input.prev ?? []).map((p) => ({ ...(p.config ?? {}), name: p.name, stages: [stage] })),
-      subjectEntry(agent, input, stage),
-    ],
+    entries: [...(input.prev ?? []).map(prevEntry), subjectEntry(agent, input, target)],
   };
-  if (inTask) {
-    driverInput.task = { num, count: input.task?.count ?? Math.max(num, 1), working_files: input.task?.working_files ?? [] };
+  if (event !== undefined) out.event = event;
+  if (stage === 'pre_task' || stage === 'post_task') {
+    out.task = { num, count: input.task?.count ?? Math.max(num, 1), working_files: input.task?.working_files ?? [] };
   }
-  if (stage === 'post_task') driverInput.response = coderResponse(input.response);
+  if (stage === 'post_task') out.response = coderResponse(input.response);
   if (stage === 'post') {
-    driverInput.responses = (input.responses ?? []).map((r) => ({
-      task_num: r.task_num,
-      content: r.content,
-      files_changed: r.files_changed ?? [],
-      files_failed: r.files_failed ?? [],
-    }));
+    out.responses = (input.responses ?? []).map((r) => ({ ...r, files_changed: r.files_changed ?? [], files_failed: r.files_failed ?? [] }));
   }
-  const event = caseEvent(input.config, stage);
-  if (event !== undefined) driverInput.event = event;
+  return out;
+}
 
+/** Runs the driver: its output as a plain table, and the wall time. Throws CaseFileError for a harness problem. */
+function runDriver(box: Sandbox, agent: AgentUnderTest, driverInput: Record<string, unknown>): { result: Record<string, unknown>; ms: number } {
   const t0 = performance.now();
   let out: unknown;
   try {
-    out = sim.run({ name: driverName, inputs: [driverInput] }).outputs?.[0];
+    out = box.sim.run({ name: box.driverName, inputs: [driverInput] }).outputs?.[0];
   } catch (err) {
     // a spent run tree fails the case with the limit's own message (the agent under test spent it, or a case
     // gave it too little): the pipeline could not catch it, so it is no harness problem
@@ -486,16 +519,28 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
   if (typeof result.ok !== 'boolean') {
     throw new CaseFileError(`the contract driver returned no result (got ${JSON.stringify(out)})`, agent.name);
   }
+  return { result, ms };
+}
 
-  // The driver's first run of the agent under test (prev stand-ins run before it, sub_agents_next tails after it).
-  const driverCalls = sim.trace.of('agent_call').filter((e) => e.caller === driverName && e.depth === 0);
+/** The agent under test's part of the driver's run: its call (or the group runner's), and what it answered. */
+function subjectRun(box: Sandbox, agent: AgentUnderTest, stage: SubAgentStage) {
+  // the driver's calls: prev stand-ins run before the agent, sub_agents_next tails after it
+  const driverCalls = box.sim.trace.of('agent_call').filter((e) => e.caller === box.driverName && e.depth === 0);
   const call = agent.group ? undefined : driverCalls.find((e) => e.agent === agent.name);
-  const runner = agent.group ? driverCalls.find((e) => e.agent === runnerName) : undefined;
-  const members = runner ? memberOutcomes(runner, ws) : undefined;
+  const runner = agent.group ? driverCalls.find((e) => e.agent === box.runnerName) : undefined;
+  const members = runner ? memberOutcomes(runner, box.ws) : undefined;
   const subInput = call?.inputs[0];
   const rawResponse = call && call.error === undefined ? pickResponse(call) : undefined;
   const effect = call ? analyzeEffect(stage, subInput, rawResponse, call.error !== undefined ? { raised: call.error } : {}) : undefined;
+  // the stage's starting point: what its first sub-agent (a prev stand-in, or the agent) was given; the group
+  // runner's inputs wrap each member's input
+  const first = driverCalls[0];
+  const firstInput = (first?.agent === box.runnerName ? plain(first.inputs[0]).input : first?.inputs[0]) as Record<string, unknown> | undefined;
+  return { subInput, rawResponse, effect, members, firstInput };
+}
 
+/** Allowed but suspicious things about a stage run: the case's inputs, the response, unused or unaddressed AI answers. */
+function stageWarnings(agent: AgentUnderTest, input: StageInput, effect: StageEffect | undefined, ai: ScriptedAi): string[] {
   const warnings = [...inputWarnings(input, agent.group !== undefined), ...(effect ? effectWarnings(effect) : [])];
   const unused = ai.remaining().length;
   if (unused > 0) warnings.push(`${unused} scripted AI answer${unused === 1 ? ' was' : 's were'} not used (ai has ${input.ai?.length ?? 0})`);
@@ -506,64 +551,112 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
       }
     });
   }
+  return warnings;
+}
 
-  const ok = result.ok === true;
-  const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
-  delete paramsBefore.sub_agents;
-  // the stage's starting point: what its first sub-agent (a prev stand-in, or the agent) was given
-  const first = driverCalls[0];
-  // the group runner's inputs wrap each member's input
-  const firstInput = (first?.agent === runnerName ? plain(first.inputs[0]).input : first?.inputs[0]) as Record<string, unknown> | undefined;
-  const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
-  delete startParams.sub_agents;
-  const before = {
-    params: paramsFromLua(startParams),
-    prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
-    ...(stage === 'post_task' ? { response: coderResponse(input.response).content as string } : {}),
-  };
-  const finalPrompts = ok ? stringList(result.prompts) : effect?.prompts.before ?? prompts;
+/** The sub-agent's events of the simulated run (not the driver's own lifecycle), with the paths the user knows. */
+function sandboxTrace(box: Sandbox): Trace {
   const trace = new Trace();
-  // the sub-agent's events, with the paths the user knows
-  for (const e of sim.trace.events) {
-    if (isDriverEvent(e, driverName)) continue;
+  for (const e of box.sim.trace.events) {
+    if (isDriverEvent(e, box.driverName)) continue;
     const copy: Record<string, unknown> = { ...e };
     for (const key of ['file', 'error', 'reason'] as const) {
       const v = copy[key];
-      if (typeof v === 'string') copy[key] = unsandbox(v, ws);
+      if (typeof v === 'string') copy[key] = unsandbox(v, box.ws);
     }
     trace.record(copy as TraceEvent);
   }
+  return trace;
+}
+
+/** The event form's outcome: events emitted, what the entry listens to afterwards, the redo the pack would start. */
+function eventOutcome(agent: AgentUnderTest, box: Sandbox, result: Record<string, unknown>, rawResponse: unknown): Pick<StageResult, 'emitted' | 'agentOn' | 'redo'> {
+  const response = plain(rawResponse);
+  // upstream keeps the non-empty names
+  const emitted = Array.isArray(response.emit_events) ? response.emit_events.filter((e): e is string => typeof e === 'string' && e !== '') : [];
+  const configs = Object.values(plain(result.configs)).map(plain);
+  const own = agent.group ? undefined : configs.find((c) => c.name === agent.name);
+  const out: Pick<StageResult, 'emitted' | 'agentOn' | 'redo'> = { emitted };
+  if (own !== undefined) out.agentOn = stringList(own.on);
+  if (result.redo !== undefined) {
+    const redo = plain(result.redo);
+    // the pin the pack showed when it started none
+    const pin = box.sim.trace.of('pin').filter((p) => p.agent === box.driverName && p.iden.startsWith('coder_redo_') && p.iden !== 'coder_redo_requested').pop();
+    const pinText = pin ? plain(pin.content).content : undefined;
+    out.redo = { requested: redo.requested === true, started: redo.started === true, ...(typeof pinText === 'string' ? { pin: pinText } : {}) };
+  }
+  return out;
+}
+
+/**
+ * The params an event-form stage began with, from the view its first sub-agent got (section 7): at pre the view
+ * adds the upstream-only glob lists ({} when absent), which are no params of the run; at post params never change.
+ */
+function eventStartParams(stage: SubAgentStage, view: Record<string, unknown>, given: Record<string, unknown>, final: Record<string, unknown>): Record<string, unknown> {
+  if (stage === 'post') return paramsFromLua(final);
+  const out = paramsFromLua(view);
+  for (const key of EVENT_GLOB_DEFAULT_KEYS) {
+    if ((GLOB_DEFAULT_KEYS as readonly string[]).includes(key) || key in given) continue;
+    if (isEmptyTable(out[key])) delete out[key];
+  }
+  return out;
+}
+
+/** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
+export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
+  const target = targetOf(agent, input);
+  const { stage } = target;
+  const box = buildSandbox(agent, input, options);
+  const driverInput = driverInputOf(agent, input, target, box.ws);
+  const { result, ms } = runDriver(box, agent, driverInput);
+  const { subInput, rawResponse, effect, members, firstInput } = subjectRun(box, agent, stage);
+  const warnings = stageWarnings(agent, input, effect, box.ai);
+
+  const ok = result.ok === true;
+  const prompts = driverInput.prompts as string[];
+  const params = input.params ?? {};
+  const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
+  delete paramsBefore.sub_agents;
+  const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
+  delete startParams.sub_agents;
+  const coderText = stage === 'post_task' ? (coderResponse(input.response).content as string) : undefined;
+  const before = {
+    params: target.event === undefined ? paramsFromLua(startParams) : eventStartParams(stage, startParams, params, ok ? plain(result.params) : paramsBefore),
+    prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
+    ...(coderText !== undefined ? { response: coderText } : {}),
+  };
+  const finalPrompts = ok ? stringList(result.prompts) : effect?.prompts.before ?? prompts;
 
   return {
     stage,
+    ...(target.event !== undefined ? { event: target.event, ...eventOutcome(agent, box, result, rawResponse) } : {}),
     ok,
-    ...(ok ? {} : { error: unsandbox(explainMissingAgent(String(result.error), ws, agent), ws) }),
+    ...(ok ? {} : { error: unsandbox(explainMissingAgent(String(result.error), box.ws, agent), box.ws) }),
     // lists the contract knows are arrays, also when empty, so a user's toEqual works without luaEqual
     params: paramsFromLua(ok ? plain(result.params) : paramsBefore),
     prompts: finalPrompts,
     prompt: finalPrompts.join('\n\n'),
-    ...(stage === 'post_task' ? { response: ok && typeof result.response === 'string' ? result.response : coderResponse(input.response).content as string } : {}),
+    ...(coderText !== undefined ? { response: ok && typeof result.response === 'string' ? result.response : coderText } : {}),
     rawResponse,
     before,
-    aiPrompts: sim.trace.of('ai').map((e) => view(e.prompt).trim()),
+    aiPrompts: box.sim.trace.of('ai').map((e) => box.view(e.prompt).trim()),
     input: subInput,
     effect,
     warnings,
-    files: Object.fromEntries(vfs.snapshot()),
-    readFile: (path: string) => vfs.readFile(nodePath.resolve(ws, path)),
-    trace,
+    files: Object.fromEntries(box.vfs.snapshot()),
+    readFile: (path: string) => box.vfs.readFile(nodePath.resolve(box.ws, path)),
+    trace: sandboxTrace(box),
     ms,
     ...(members ? { members } : {}),
   };
 }
 
-/** The entry of the agent (or group) under test in the stage run: an upstream `on` stays as written. */
-function subjectEntry(agent: AgentUnderTest, input: StageInput, stage: SubAgentStage): Record<string, unknown> {
-  if (agent.group) {
-    const entry = { ...agent.group.entry, ...(input.config ?? {}) };
-    return entry.on !== undefined ? entry : { ...entry, stages: [stage] };
-  }
-  return input.config?.on !== undefined ? { ...input.config, name: agent.name } : { ...(input.config ?? {}), name: agent.name, stages: [stage] };
+/** The entry of the agent (or group) under test: it listens to the case's event, or lists the case's stage. */
+function subjectEntry(agent: AgentUnderTest, input: StageInput, target: { stage: SubAgentStage; event?: string }): Record<string, unknown> {
+  const base: Record<string, unknown> = agent.group ? { ...agent.group.entry, ...(input.config ?? {}) } : { ...(input.config ?? {}), name: agent.name };
+  // a config's own `on` stays as written (the pipeline maps it, or fails on it)
+  if (base.on !== undefined) return base;
+  return target.event !== undefined && input.on !== undefined ? { ...base, on: [target.event] } : { ...base, stages: [target.stage] };
 }
 
 /** Each member's outcome from the group runner's outputs (`{ ok, response }` or `{ ok = false, error }`). */

@@ -21,6 +21,11 @@ export interface SuiteOptions extends RunOptions {
   onCaseStart?: (c: CaseStart) => void;
   /** told each case's result as soon as it is known */
   onCaseDone?: (r: CaseResult) => void;
+  /**
+   * keep of each case only its verdict (status, message, warnings, time), not the stage run (`result`): what a
+   * finished case holds then stays the same however many cases run
+   */
+  verdictsOnly?: boolean;
 }
 
 /** A case about to run: what a result for it needs if it never finishes. */
@@ -108,7 +113,8 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
           continue;
         }
         options.onCaseStart?.({ file: file.file, name: c.name, index: c.index, stage: c.stage, agent: file.agent, agentFile: agent.file });
-        const r = runCase(file, c, options, agent);
+        const full = runCase(file, c, options, agent);
+        const r = options.verdictsOnly ? verdictOf(full) : full;
         options.onCaseDone?.(r);
         done.push(r);
         if (r.status === 'failed') failed++;
@@ -137,6 +143,12 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
     agentsWithoutContract: (options.agents ?? []).filter((a) => !tested.has(a)),
     coverage: coverageOf(results),
   };
+}
+
+/** A case result without its stage run. */
+function verdictOf(c: CaseResult): CaseResult {
+  const { result: _result, ...verdict } = c;
+  return verdict;
 }
 
 /** Per agent under test, the stages its cases ran (skipped cases left out). */

@@ -61,7 +61,7 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
     packs: spec.packs,
     mocks: spec.mocks,
     aipackBase: spec.aipackBase,
-    onStage: (where) => port.at(where),
+    onStage: (where) => port.note(where),
   });
   port.at(request.name);
   let outcome: RunOutcome | undefined;

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** V8 heap of a run's worker: a runaway allocation ends the run, not the process */
 const DEFAULT_MAX_MEMORY_MB = 2048;
+const DEFAULT_YOUNG_MB = 64;
 /** the least time a worker gets before its first progress note when the deadline is per step */
 const STARTUP_MS = 30_000;
 
@@ -18,6 +19,11 @@ export interface IsolateOptions {
   timeoutMs?: number;
   /** heap limit of the worker in MiB (default 2048) */
   maxMemoryMb?: number;
+  /**
+   * the worker's young generation in MiB (default 64): a smaller one is collected more often, so a long job that
+   * makes much short-lived garbage (a suite of thousands of cases) keeps a lower peak RSS, at a little more GC time
+   */
+  youngMb?: number;
   /** called with each partial result the job sends */
   onPart?: (value: unknown) => void;
   /** called with each progress note the job sends */
@@ -62,8 +68,13 @@ const WORKER = new URL('./worker.mjs', import.meta.url);
 
 /** What a worker hands a job besides its argument. */
 export interface Port {
-  /** where the job is now (agent and stage, or case), named by a DeadlineError */
+  /** a step begins (a case): where the job is, named by a DeadlineError; a deadline per step restarts */
   at(where: string): void;
+  /**
+   * where the job is now (agent and stage), named by a DeadlineError: kept in memory shared with the parent, which
+   * reads it only when the deadline passes, so a note costs no message (a run notes every stage of every call)
+   */
+  note(where: string): void;
   /** a partial result (e.g. one case file's results) */
   send(value: unknown): void;
 }
@@ -83,24 +94,45 @@ export function siblingModule(base: string, rel: string): string {
 const idle = new Map<string, Worker>();
 let nextId = 0;
 
-function takeWorker(jobsUrl: string, maxMemoryMb: number): Worker {
-  const key = `${maxMemoryMb} ${jobsUrl}`;
+/** bytes of a worker's shared note (Port.note): a sequence number, a length, then the UTF-8 text */
+export const NOTE_BYTES = 4096;
+const notes = new WeakMap<Worker, SharedArrayBuffer>();
+
+/** The worker's last note (worker.mjs writes it under a sequence number that is odd while it writes). */
+function readNote(w: Worker): string | undefined {
+  const sab = notes.get(w);
+  if (!sab) return undefined;
+  const head = new Int32Array(sab, 0, 2);
+  for (let tries = 0; tries < 100; tries++) {
+    const seq = Atomics.load(head, 0);
+    if (seq % 2 === 1) continue;
+    const len = Atomics.load(head, 1);
+    const text = new TextDecoder().decode(new Uint8Array(sab, 8, len).slice());
+    if (Atomics.load(head, 0) === seq) return len > 0 ? text : undefined;
+  }
+  return undefined;
+}
+
+function takeWorker(jobsUrl: string, maxMemoryMb: number, youngMb: number): Worker {
+  const key = `${maxMemoryMb} ${youngMb} ${jobsUrl}`;
   const w = idle.get(key);
   if (w) {
     idle.delete(key);
     w.ref();
     return w;
   }
+  const note = new SharedArrayBuffer(NOTE_BYTES);
   const created = new Worker(WORKER, {
-    workerData: { jobsUrl },
-    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 64 },
+    workerData: { jobsUrl, note },
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: youngMb },
   });
+  notes.set(created, note);
   created.on('error', () => undefined); // while idle nobody listens; a running job has its own listener
   return created;
 }
 
-function giveBack(w: Worker, jobsUrl: string, maxMemoryMb: number): void {
-  const key = `${maxMemoryMb} ${jobsUrl}`;
+function giveBack(w: Worker, jobsUrl: string, maxMemoryMb: number, youngMb: number): void {
+  const key = `${maxMemoryMb} ${youngMb} ${jobsUrl}`;
   if (idle.has(key)) {
     void w.terminate();
     return;
@@ -124,29 +156,35 @@ export function runIsolated<J extends JobTable, K extends keyof J & string>(
 ): Promise<Awaited<ReturnType<J[K]>>> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_MEMORY_MB;
+  const youngMb = options.youngMb ?? DEFAULT_YOUNG_MB;
   return new Promise((resolve, reject) => {
     const id = nextId++;
-    let where: string | undefined;
+    let stepWhere: string | undefined;
     let settled = false;
-    const worker = takeWorker(jobsUrl, maxMemoryMb);
+    const worker = takeWorker(jobsUrl, maxMemoryMb, youngMb);
+    // a step clears the note (worker.mjs), so a note is always the more precise of the two
+    const where = () => readNote(worker) ?? stepWhere;
     const finish = (fn: () => void, healthy: boolean) => {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-      if (healthy) giveBack(worker, jobsUrl, maxMemoryMb);
+      if (healthy) giveBack(worker, jobsUrl, maxMemoryMb, youngMb);
       else void worker.terminate();
       fn();
     };
-    const expire = () => finish(() => reject(new DeadlineError(timeoutMs, where)), false);
+    const expire = () => {
+      const at = where();
+      finish(() => reject(new DeadlineError(timeoutMs, at)), false);
+    };
     // with a deadline per step, the worker's start-up (loading the runtime: ~1 s, more on a busy machine) is not
     // charged to the first step
     let timer = timeoutMs > 0 ? setTimeout(expire, options.restartOnProgress ? Math.max(timeoutMs, STARTUP_MS) : timeoutMs) : undefined;
     const onMessage = (m: { id: number; kind: string; where?: string; value?: unknown; error?: SerializedError }) => {
       if (m.id !== id) return;
       if (m.kind === 'at') {
-        where = m.where;
-        options.onProgress?.(where as string);
+        stepWhere = m.where;
+        options.onProgress?.(stepWhere as string);
         if (timer && options.restartOnProgress) {
           clearTimeout(timer);
           timer = setTimeout(expire, timeoutMs);
@@ -156,15 +194,17 @@ export function runIsolated<J extends JobTable, K extends keyof J & string>(
       else if (m.kind === 'failed') finish(() => reject(rebuild(m.error as SerializedError)), true);
     };
     const onError = (err: Error & { code?: string }) => {
-      const at = where ? ` in ${where}` : '';
+      const place = where();
+      const at = place ? ` in ${place}` : '';
       const message =
         err.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? `memory limit exceeded${at} (the run used more than ${maxMemoryMb} MiB and was stopped)`
           : `the simulated run crashed${at}: ${err.message}`;
-      finish(() => reject(new IsolateCrashError(message, where)), false);
+      finish(() => reject(new IsolateCrashError(message, place)), false);
     };
     const onExit = (code: number) => {
-      finish(() => reject(new IsolateCrashError(`the simulated run stopped unexpectedly (worker exit code ${code})${where ? ` in ${where}` : ''}`, where)), false);
+      const place = where();
+      finish(() => reject(new IsolateCrashError(`the simulated run stopped unexpectedly (worker exit code ${code})${place ? ` in ${place}` : ''}`, place)), false);
     };
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage({ id, job, arg });

@@ -9,9 +9,27 @@ if (workerData.jobsUrl.endsWith('.ts')) {
 }
 const jobs = await import(workerData.jobsUrl);
 
+// Port.note: the parent reads it when a deadline passes (isolate.ts readNote); the sequence number is odd while
+// the text is written, so a reader never takes half of one note and half of the next
+const noteHead = new Int32Array(workerData.note, 0, 2);
+const noteText = new Uint8Array(workerData.note, 8);
+const encoder = new TextEncoder();
+function note(where) {
+  Atomics.add(noteHead, 0, 1);
+  // a note longer than the buffer is cut at a character boundary (encodeInto writes whole characters)
+  const { written } = encoder.encodeInto(where, noteText);
+  Atomics.store(noteHead, 1, written);
+  Atomics.add(noteHead, 0, 1);
+}
+
 parentPort.on('message', async ({ id, job, arg }) => {
+  note('');
   const port = {
-    at: (where) => parentPort.postMessage({ id, kind: 'at', where }),
+    at: (where) => {
+      note('');
+      parentPort.postMessage({ id, kind: 'at', where });
+    },
+    note,
     send: (value) => parentPort.postMessage({ id, kind: 'part', value }),
   };
   try {

@@ -84,6 +84,8 @@ export interface SimulatorOptions {
    * order; undefined keeps input order. Outputs stay in input order whatever the order.
    */
   taskOrder?: (agent: string, count: number) => number[] | undefined;
+  /** CTX.RUN_FLOW_REDO_COUNT of the first top-level run (as if that many redos came before it; default 0) */
+  flowRedoBase?: number;
 }
 
 export interface RunRequest {
@@ -201,16 +203,17 @@ export class Simulator implements StageHost {
   /** Runs an agent as the top-level `aip run` would. Throws AgentRunError when the run fails. */
   run(request: RunRequest): RunOutcome {
     const outer = this.limits;
-    this.limits = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
-    const limits = this.limits;
+    const first = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
     try {
       return runWithRedos(request.name, this.trace, (redoCount) => {
-        this.flowRedoCount = redoCount;
+        this.flowRedoCount = (this.opts.flowRedoBase ?? 0) + redoCount;
+        // each redo is a new run in AIPack (new budget and memory), but the command's deadline stays the first one's
+        this.limits = redoCount === 0 ? first : { ...createLimits(first.budget, first.memoryMax, first.timeoutMs), deadline: first.deadline };
         return this.runAgent(request, [], undefined);
       });
     } catch (err) {
       // callers tell a spent tree from an agent's own failure: no pcall inside the tree could catch it
-      if (err instanceof AgentRunError && spent(limits)) throw new RunLimitError(err);
+      if (err instanceof AgentRunError && this.limits && spent(this.limits)) throw new RunLimitError(err);
       throw err;
     } finally {
       this.flowRedoCount = 0;

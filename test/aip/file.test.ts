@@ -1,504 +1,57 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import nodePath from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyChanges, file as fileNs } from '../../src/aip/file.ts';
-import { LuaError, LuaMulti } from '../../src/engine/values.ts';
-import { makeStageEnv, type TestStageEnv } from '../helpers/stage-env.ts';
+import { describe, expect, it } from 'vitest';
+import { aipFunctionsAt } from '../../src/aip/catalog.ts';
+import { file } from '../../src/aip/file.ts';
+import { fileAccess } from '../../src/aip/file-access.ts';
+import { fileData } from '../../src/aip/file-data.ts';
+import { fileFormats } from '../../src/aip/file-formats.ts';
+import { fileList } from '../../src/aip/file-list.ts';
+import { fileOps } from '../../src/aip/file-ops.ts';
+import { useFileWorkspace, type HostFns } from '../helpers/file-workspace.ts';
 
-let root: string;
-let ws: string;
-let env: TestStageEnv;
-let f: Record<string, (...args: any[]) => any>;
+const w = useFileWorkspace();
 
-function put(rel: string, content: string): void {
-  const abs = nodePath.join(ws, rel);
-  fs.mkdirSync(nodePath.dirname(abs), { recursive: true });
-  fs.writeFileSync(abs, content);
-}
+describe('aip.file registry', () => {
+  it('is the disjoint union of its groups', () => {
+    const access = fileAccess(w.env);
+    const groups = [fileData(access), fileOps(access), fileList(access), fileFormats(access)].map((g) => Object.keys(g));
+    const all = groups.flat();
+    expect(new Set(all).size).toBe(all.length);
+    expect(Object.keys(file(w.env)).sort()).toEqual([...all].sort());
+  });
 
-/** Every file under the workspace with its content, read from the real disk. */
-function diskState(): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const abs = nodePath.join(d, e.name);
-      if (e.isDirectory()) walk(abs);
-      else out[nodePath.relative(ws, abs)] = fs.readFileSync(abs, 'utf8');
+  it('implements every aip.file function of the catalog but the HTML / DOCX converters', () => {
+    const ns = file(w.env);
+    const missing = aipFunctionsAt('0.8.15')
+      .filter((f) => f.path.startsWith('aip.file.'))
+      .map((f) => f.path.slice('aip.file.'.length))
+      .filter((name) => typeof ns[name] !== 'function');
+    expect(missing.sort()).toEqual(
+      ['load_docx_as_md', 'load_html_as_md', 'load_html_as_slim', 'save_docx_to_md', 'save_html_to_md', 'save_html_to_slim'],
+    );
+  });
+
+  it('every writing function, whatever its group, refuses a path outside the workspace and writes nothing', () => {
+    const f = file(w.env) as HostFns;
+    const before = w.diskState();
+    const writes: [string, (p: string) => unknown][] = [
+      ['save', (p) => f.save(p, 'x')],
+      ['append', (p) => f.append(p, 'x')],
+      ['ensure_exists', (p) => f.ensure_exists(p)],
+      ['ensure_dir', (p) => f.ensure_dir(p)],
+      ['save_changes', (p) => f.save_changes(p, 'x')],
+      ['copy', (p) => f.copy('README.md', p)],
+      ['append_json_line', (p) => f.append_json_line(p, {})],
+      ['append_json_lines', (p) => f.append_json_lines(p, [{}])],
+      ['save_as_csv', (p) => f.save_as_csv(p, [['a']])],
+      ['append_csv_row', (p) => f.append_csv_row(p, ['a'])],
+    ];
+    for (const [name, write] of writes) {
+      expect(() => write('../out.txt'), name).toThrow(/Save file protection/);
     }
-  };
-  walk(ws);
-  return out;
-}
-
-const paths = (list: { path: string }[]) => list.map((x) => x.path);
-
-beforeEach(() => {
-  root = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'aip-file-'));
-  ws = nodePath.join(root, 'ws');
-  put('README.md', '# Readme\n');
-  put('src/main.ts', 'console.log(1);\n');
-  put('src/lib/util.ts', 'export const x = 1;\n');
-  put('src/lib/.DS_Store', 'junk');
-  put('src/lib/util.ts.swp', 'junk');
-  put('node_modules/dep/index.ts', 'dep');
-  put('target/debug/out.ts', 'out');
-  put('.git/config', 'git');
-  put('.aipack/config.toml', '[options]');
-  put('.aipack/pack/custom/demo/proof/main.aip', '# Data');
-  put('.aipack/pack/custom/demo/proof/doc/guide.md', 'guide');
-  env = makeStageEnv(ws);
-  f = fileNs(env) as Record<string, (...args: any[]) => any>;
-});
-
-afterEach(() => {
-  fs.rmSync(root, { recursive: true, force: true });
-});
-
-describe('aip.file.load', () => {
-  it('returns a FileRecord with the path as given and times in microseconds', () => {
-    const rec = f.load('./src/main.ts');
-    const st = fs.statSync(nodePath.join(ws, 'src', 'main.ts'));
-    expect(rec).toMatchObject({
-      _type: 'FileRecord',
-      path: './src/main.ts',
-      dir: './src',
-      name: 'main.ts',
-      stem: 'main',
-      ext: 'ts',
-      size: st.size,
-      content: 'console.log(1);\n',
-      is_likely_text: true,
-    });
-    expect(rec.mtime).toBe(Math.round(st.mtimeMs * 1000));
-    expect(Number.isInteger(rec.ctime)).toBe(true);
-  });
-
-  it('resolves against base_dir (relative or pack ref)', () => {
-    expect(f.load('util.ts', { base_dir: 'src/lib' }).content).toBe('export const x = 1;\n');
-    expect(f.load('main.aip', { base_dir: 'demo@proof' })).toMatchObject({ path: 'main.aip', content: '# Data' });
-    expect(f.load('demo@proof/doc/guide.md').content).toBe('guide');
-  });
-
-  it('raises for missing files and directories', () => {
-    expect(() => f.load('nope.md')).toThrow(/aip.file.load - Fail to read file 'nope.md' \(resolved to '.*nope.md'\): file not found/);
-    expect(() => f.load('src')).toThrow(/it is a directory/);
-  });
-
-  it('marks binary content as not likely text', () => {
-    env.vfs.writeFile(nodePath.join(ws, 'data.dat'), new Uint8Array([1, 0, 2]));
-    expect(f.load('data.dat').is_likely_text).toBe(false);
-  });
-});
-
-describe('aip.file.save / append / delete keep the disk untouched', () => {
-  it('writes only to the overlay, traces, and returns a FileInfo', () => {
-    const before = diskState();
-    const info = f.save('./notes/../notes/a.md', 'hello');
-    expect(info).toMatchObject({ _type: 'FileInfo', path: 'notes/a.md', dir: 'notes', name: 'a.md', size: 5 });
-    expect(typeof info.mtime).toBe('number');
-    expect(f.append('notes/a.md', ' world').size).toBe(11);
-    expect(f.load('notes/a.md').content).toBe('hello world');
-    expect(f.delete('README.md')).toBe(true);
-    expect(f.delete('README.md')).toBe(false);
-    expect(f.exists('README.md')).toBe(false);
-
-    expect(diskState()).toEqual(before);
-    expect(env.vfs.changes()).toEqual({ created: ['notes/a.md'], changed: [], deleted: ['README.md'] });
-    expect(env.trace.of('file').map((e) => [e.op, e.path])).toEqual([
-      ['write', 'notes/a.md'],
-      ['append', 'notes/a.md'],
-      ['delete', 'README.md'],
-    ]);
-  });
-
-  it('applies save options in order: trim_start, trim_end, single_trailing_newline', () => {
-    f.save('a.txt', '   Leading.\n', { trim_start: true });
-    expect(f.load('a.txt').content).toBe('Leading.\n');
-    f.save('b.txt', 'Content.   \n\t', { trim_end: true });
-    expect(f.load('b.txt').content).toBe('Content.');
-    f.save('c.txt', 'Multi\n\n\n', { single_trailing_newline: true });
-    expect(f.load('c.txt').content).toBe('Multi\n');
-    f.save('d.txt', 'None', { single_trailing_newline: true });
-    expect(f.load('d.txt').content).toBe('None\n');
-    f.save('e.txt', '   All.  \n\n', { trim_start: true, trim_end: true, single_trailing_newline: true });
-    expect(f.load('e.txt').content).toBe('All.\n');
-    f.save('f.txt', 'x', []); // an empty Lua table arrives as []
-    expect(f.load('f.txt').content).toBe('x');
-  });
-
-  it('refuses to save outside the workspace, with the AIPack message', () => {
-    const outsideAbs = nodePath.join(root, 'evil.txt');
-    const msg =
-      `Save file protection - The path \`../evil.txt\` does not belong to the workspace dir \`${ws}\` or to the .aipack-base.\n` +
-      'Cannot save file out of workspace or aipack base at this point';
-    expect(() => f.save(outsideAbs, 'x')).toThrow(new LuaError(msg));
-    expect(() => f.save('../evil.txt', 'x')).toThrow(new LuaError(msg));
-    expect(() => f.save('src/../../evil.txt', 'x')).toThrow(new LuaError(msg));
-    expect(() => f.append('../evil.txt', 'x')).toThrow(/Save file protection/);
-    expect(() => f.save('/etc/passwd', 'x')).toThrow(/Save file protection - The path `\.\.\/.*etc\/passwd`/);
-    expect(() => f.save('~/x.txt', 'x')).toThrow(/Save file protection/);
-    expect(() => f.ensure_exists('../e.txt')).toThrow(/Save file protection/);
-    expect(() => f.ensure_dir('../d')).toThrow(/Save file protection/);
-    expect(() => f.save_changes('../c.txt', 'x')).toThrow(/Save file protection/);
-    expect(() => f.append_json_line('../j.ndjson', {})).toThrow(/Save file protection/);
-    expect(fs.existsSync(outsideAbs)).toBe(false);
-    expect(env.vfs.readFile(outsideAbs)).toBeUndefined();
-  });
-
-  it('allows saving to the simulated .aipack-base, which never reaches the disk', () => {
-    const info = f.save('demo@proof$base/cache/x.txt', 'cached');
-    expect(info.path).toBe('~/.aipack-base/support/pack/demo/proof/cache/x.txt');
-    expect(f.load('~/.aipack-base/support/pack/demo/proof/cache/x.txt').content).toBe('cached');
-    env.vfs.commit();
-    expect(fs.existsSync(env.dirs.home)).toBe(false);
-  });
-
-  it('refuses deletes outside the workspace and in .aipack-base', () => {
-    fs.writeFileSync(nodePath.join(root, 'keep.txt'), 'keep');
-    expect(() => f.delete('../keep.txt')).toThrow(
-      new LuaError(
-        `Delete file protection - The path \`../keep.txt\` does not belong to the workspace dir \`${ws}\`.\n` +
-          'Cannot delete files outside the workspace',
-      ),
-    );
-    f.save('~/.aipack-base/x.txt', 'x');
-    expect(() => f.delete('~/.aipack-base/x.txt')).toThrow(
-      new LuaError('Delete file protection - Deleting files from the `.aipack-base` folder is not allowed'),
-    );
-    expect(fs.readFileSync(nodePath.join(root, 'keep.txt'), 'utf8')).toBe('keep');
-  });
-
-  it('refuses a directory before 0.8.14, then removes it whole as AIPack trashes it (files deleted on commit)', () => {
-    const old = fileNs(makeStageEnv(ws, { aipackVersion: '0.8.13' })) as Record<string, (...args: any[]) => any>;
-    expect(() => old.delete('src')).toThrow(/aip.file.delete - Cannot delete 'src': it is a directory/);
-
-    expect(f.delete('src/lib')).toBe(true);
-    expect(f.exists('src/lib')).toBe(false);
-    expect(f.exists('src/lib/util.ts')).toBe(false);
-    expect(paths(f.list('src/**/*.ts'))).toEqual(['src/main.ts']);
-    expect(f.delete('src/lib')).toBe(false);
-    expect(() => f.delete('.')).toThrow(/Delete file protection \(simulator\) - '\.' is the workspace dir/);
-    // it can be made again, holding only what is written now
-    f.save('src/lib/new.ts', 'new');
-    expect(paths(f.list('src/lib/**/*.*'))).toEqual(['src/lib/new.ts']);
-    env.vfs.commit();
-    expect(Object.keys(diskState()).filter((p) => p.startsWith('src/'))).toEqual(['src/lib/new.ts', 'src/main.ts']);
-  });
-
-  it('raises for a non-string content', () => {
-    expect(() => f.save('a.txt', undefined)).toThrow(new LuaError("aip.file.save: expected 'content' to be a string, got nil"));
-  });
-});
-
-describe('aip.file.copy / move', () => {
-  it('copies and moves files in the overlay', () => {
-    expect(f.copy('README.md', 'docs/README.md')).toMatchObject({ path: 'docs/README.md', size: 9 });
-    expect(f.move('docs/README.md', 'docs/INDEX.md').path).toBe('docs/INDEX.md');
-    expect(f.exists('docs/README.md')).toBe(false);
-    expect(f.load('docs/INDEX.md').content).toBe('# Readme\n');
-    expect(env.trace.of('file').map((e) => [e.op, e.path])).toEqual([
-      ['copy', 'docs/README.md'],
-      ['move', 'docs/INDEX.md'],
-    ]);
-  });
-
-  it('refuses to overwrite unless asked', () => {
-    expect(() => f.copy('README.md', 'src/main.ts')).toThrow(
-      new LuaError(
-        'Copy file failed - Destination `src/main.ts` already exists and overwrite is set to false.\n' +
-          'Use `aip.file.copy(src_path, dst_path,{overwrite = true}` to allow overwrite.',
-      ),
-    );
-    expect(() => f.move('README.md', 'src/main.ts')).toThrow(/Move file failed - Destination `src\/main.ts` already exists/);
-    f.copy('README.md', 'src/main.ts', { overwrite: true });
-    expect(f.load('src/main.ts').content).toBe('# Readme\n');
-  });
-
-  it('checks the move source (delete rule) and destination (write rule)', () => {
-    expect(() => f.move('missing.md', 'x.md')).toThrow(new LuaError('Move file failed - Source `missing.md` does not exist'));
-    expect(() => f.move('README.md', '../x.md')).toThrow(/Save file protection/);
-    fs.writeFileSync(nodePath.join(root, 'out.md'), 'o');
-    expect(() => f.move('../out.md', 'in.md')).toThrow(/Delete file protection/);
-    expect(f.copy('../out.md', 'in.md').path).toBe('in.md'); // reads are unrestricted
-    expect(() => f.copy('missing.md', 'x.md')).toThrow(/Fail to open source file `missing.md` for copy/);
-  });
-});
-
-describe('aip.file.exists / info / ensure_exists / ensure_dir', () => {
-  it('exists sees files and dirs, and is false on unresolvable paths', () => {
-    expect(f.exists('src')).toBe(true);
-    expect(f.exists('./src/lib/util.ts')).toBe(true);
-    expect(f.exists('demo@proof/main.aip')).toBe(true);
-    expect(f.exists('nope@missing/file.txt')).toBe(false);
-  });
-
-  it('info is nil for nil, blank, dirs and missing files', () => {
-    expect(f.info(undefined)).toBeUndefined();
-    expect(f.info('  ')).toBeUndefined();
-    expect(f.info('src')).toBeUndefined();
-    expect(f.info('nope.txt')).toBeUndefined();
-    expect(f.info('./README.md')).toMatchObject({ _type: 'FileInfo', path: './README.md', name: 'README.md', size: 9 });
-  });
-
-  it('ensure_exists creates once, and refills empty files only when asked', () => {
-    expect(f.ensure_exists('new/file.md', 'first').path).toBe('new/file.md');
-    f.ensure_exists('new/file.md', 'second');
-    expect(f.load('new/file.md').content).toBe('first');
-    f.save('blank.md', '  \n');
-    f.ensure_exists('blank.md', 'filled');
-    expect(f.load('blank.md').content).toBe('  \n');
-    f.ensure_exists('blank.md', 'filled', { content_when_empty: true });
-    expect(f.load('blank.md').content).toBe('filled');
-    expect(f.ensure_exists('empty.md').size).toBe(0);
-  });
-
-  it('ensure_dir tells whether it created the dir', () => {
-    expect(f.ensure_dir('a/b/c')).toBe(true);
-    expect(f.ensure_dir('a/b/c')).toBe(false);
-    expect(f.ensure_dir('src')).toBe(false);
-    expect(() => f.ensure_dir('README.md')).toThrow(/already exists and is not a directory/);
-    expect(env.vfs.isDir(nodePath.join(ws, 'a', 'b', 'c'))).toBe(true);
-  });
-});
-
-describe('aip.file.list', () => {
-  it('applies the default excludes and the always-excluded files', () => {
-    expect(paths(f.list('**/*.ts'))).toEqual(['src/lib/util.ts', 'src/main.ts']);
-    expect(paths(f.list('**/*'))).toEqual(['README.md', 'src/lib/util.ts', 'src/main.ts']);
-  });
-
-  it('lifts an exclude when an include glob names the folder', () => {
-    expect(paths(f.list(['**/*.ts', 'node_modules/**/*.ts']))).toEqual(['src/lib/util.ts', 'src/main.ts', 'node_modules/dep/index.ts']);
-    expect(paths(f.list('target/**/*.ts'))).toEqual(['target/debug/out.ts']);
-    expect(paths(f.list('.git/*'))).toEqual(['.git/config']);
-    expect(paths(f.list('**/.aipack/**/*.md'))).toEqual(['.aipack/pack/custom/demo/proof/doc/guide.md']);
-    // still excluded where not named
-    expect(paths(f.list(['**/*.ts', 'target/**/*.ts']))).not.toContain('node_modules/dep/index.ts');
-  });
-
-  it('sorts by the glob that listed the file, then by path', () => {
-    expect(paths(f.list(['src/*.ts', '*.md', 'src/lib/*.ts']))).toEqual(['src/main.ts', 'README.md', 'src/lib/util.ts']);
-    // end-weighted: a file matched by a later glob too sorts with that later glob
-    expect(paths(f.list(['src/main.ts', 'src/**/*.ts']))).toEqual(['src/lib/util.ts', 'src/main.ts']);
-  });
-
-  it('returns FileInfo with meta, relative to base_dir or absolute', () => {
-    const [util] = f.list('*.ts', { base_dir: 'src/lib', with_meta: false });
-    expect(util).toMatchObject({ _type: 'FileInfo', path: 'util.ts', dir: '', name: 'util.ts', size: 20 });
-    expect(typeof util.mtime).toBe('number');
-    expect(paths(f.list('*.ts', { base_dir: 'src', absolute: true }))).toEqual([nodePath.join(ws, 'src', 'main.ts')]);
-    expect(paths(f.list(nodePath.join(ws, 'src', 'lib', '*.ts'), { base_dir: 'src/lib' }))).toEqual(['util.ts']);
-    // outside the base dir: absolute even without `absolute`
-    expect(paths(f.list(nodePath.join(ws, '*.md'), { base_dir: 'src' }))).toEqual([nodePath.join(ws, 'README.md')]);
-  });
-
-  it('lists pack refs, overlay files, and not deleted files', () => {
-    expect(paths(f.list('demo@proof/**/*.md'))).toEqual(['.aipack/pack/custom/demo/proof/doc/guide.md']);
-    expect(paths(f.list('**/*.md', { base_dir: 'demo@proof' }))).toEqual(['doc/guide.md']);
-    f.save('src/virtual.ts', 'v');
-    f.delete('src/main.ts');
-    expect(paths(f.list('src/**/*.ts'))).toEqual(['src/lib/util.ts', 'src/virtual.ts']);
-  });
-
-  it('supports braces, literal paths and ./ prefixes', () => {
-    expect(paths(f.list('{src,docs}/*.ts'))).toEqual(['src/main.ts']);
-    expect(paths(f.list('./src/main.ts'))).toEqual(['src/main.ts']);
-    expect(paths(f.list('src'))).toEqual([]);
-  });
-
-  it('refuses globs starting with ../', () => {
-    const msg = "Glob '../*.md' starting with '../'.\nStarting glob with '../' is not supported at the moment.";
-    expect(() => f.list('../*.md')).toThrow(new LuaError(msg));
-    expect(() => f.list('./../x')).toThrow(/starting with '\.\.\/'/);
-    expect(() => f.list(undefined)).toThrow(/aip.file.list: expected 'globs' to be a string or a list of strings, got nil/);
-  });
-
-  it('does not walk excluded dirs', () => {
-    // a listDir spy: node_modules and target must never be opened
-    const opened: string[] = [];
-    const listDir = env.vfs.listDir.bind(env.vfs);
-    const spyEnv = makeStageEnv(ws, { vfs: { ...env.vfs, listDir: (p: string) => (opened.push(p), listDir(p)) } });
-    (fileNs(spyEnv) as Record<string, (...a: any[]) => any>).list('**/*.ts');
-    expect(opened.some((d) => d.includes('node_modules') || d.includes('target') || d.includes('.git'))).toBe(false);
-    expect(opened).toContain(nodePath.join(ws, 'src', 'lib'));
-  });
-  it('a glob naming a file that merely starts like an excluded folder does not open that folder', () => {
-    // only a glob that names the folder itself ("node_modules/") lifts its exclusion
-    put('src/node_modules_shim.ts', 'shim');
-    put('node_modules/dep/node_modules_shim.ts', 'dep shim');
-    const opened: string[] = [];
-    const listDir = env.vfs.listDir.bind(env.vfs);
-    const spyEnv = makeStageEnv(ws, { vfs: { ...env.vfs, listDir: (p: string) => (opened.push(p), listDir(p)) } });
-    const list = (fileNs(spyEnv) as Record<string, (...a: any[]) => any>).list('**/node_modules_shim.ts');
-    expect(paths(list)).toEqual(['src/node_modules_shim.ts']);
-    expect(opened.some((d) => d.includes(`${nodePath.sep}node_modules`))).toBe(false);
-  });
-});
-
-describe('aip.file.list_load / first / stats', () => {
-  it('list_load returns FileRecords', () => {
-    const recs = f.list_load('src/**/*.ts');
-    expect(recs.map((r: any) => [r._type, r.path, r.content])).toEqual([
-      ['FileRecord', 'src/lib/util.ts', 'export const x = 1;\n'],
-      ['FileRecord', 'src/main.ts', 'console.log(1);\n'],
-    ]);
-  });
-
-  it('first does not apply the default excludes', () => {
-    expect(f.first('**/index.ts')).toMatchObject({ path: 'node_modules/dep/index.ts' });
-    expect(f.first('**/*.nothing')).toBeUndefined();
-  });
-
-  it('stats aggregates sizes and times; nil globs give nil', () => {
-    const s = f.stats('src/**/*.ts');
-    expect(s).toMatchObject({ _type: 'FileStats', number_of_files: 2, total_size: 16 + 20 });
-    expect(s.mtime_first).toBeLessThanOrEqual(s.mtime_last);
-    expect(f.stats(undefined)).toBeUndefined();
-    expect(f.stats('*.nothing')).toMatchObject({ number_of_files: 0, total_size: 0, mtime_first: 0 });
-  });
-});
-
-describe('aip.file data loaders and JSON lines', () => {
-  it('load_json accepts comments and trailing commas; nil path gives nil', () => {
-    put('conf.json', '{\n  // comment\n  "a": [1, 2,],\n  "b": null,\n}\n');
-    expect(f.load_json('conf.json')).toEqual({ a: [1, 2], b: null });
-    expect(f.load_json(undefined)).toBeUndefined();
-    put('bad.json', '{ "a": ');
-    expect(() => f.load_json('bad.json')).toThrow(/aip.file.load_json - Failed to read json file 'bad.json'/);
-  });
-
-  it('load_ndjson, load_toml, load_yaml', () => {
-    put('a.ndjson', '{"n":1}\n\n{"n":2}\n');
-    expect(f.load_ndjson('a.ndjson')).toEqual([{ n: 1 }, { n: 2 }]);
-    put('a.toml', 'title = "x"\n[owner]\nname = "y"\n');
-    expect(f.load_toml('a.toml')).toEqual({ title: 'x', owner: { name: 'y' } });
-    put('a.yaml', 'a: 1\nb: ~\n---\n- x\n');
-    expect(f.load_yaml('a.yaml')).toEqual([{ a: 1, b: null }, ['x']]);
-  });
-
-  it('append_json_line(s) write one JSON document per line', () => {
-    f.append_json_line('log.ndjson', { b: 1, a: 'x' });
-    f.append_json_lines('log.ndjson', [[1, 2], null]);
-    expect(f.load('log.ndjson').content).toBe('{"a":"x","b":1}\n[1,2]\nnull\n');
-    expect(f.load_ndjson('log.ndjson')).toEqual([{ a: 'x', b: 1 }, [1, 2], null]);
-  });
-});
-
-describe('aip.file.load_md_sections / load_md_split_first', () => {
-  const md = 'Intro\n# One\n\none body\n## One.a\n\nsub\n# Two\n\n```\n# not a heading\n```\n';
-
-  it('lists every section when no heading filter is given', () => {
-    put('doc.md', md);
-    const secs = f.load_md_sections('doc.md');
-    expect(secs.map((s: any) => [s.heading_level, s.heading_name])).toEqual([
-      [0, ''],
-      [1, 'One'],
-      [2, 'One.a'],
-      [1, 'Two'],
-    ]);
-    expect(secs[1]).toEqual({
-      _type: 'MdSection',
-      content: '# One\n\none body\n',
-      heading_raw: '# One\n',
-      heading_content: '# One',
-      heading_level: 1,
-      heading_name: 'One',
-    });
-    expect(secs[3].content).toBe('# Two\n\n```\n# not a heading\n```\n');
-  });
-
-  it('filters by heading, keeping sub-sections', () => {
-    put('doc.md', md);
-    expect(f.load_md_sections('doc.md', '# One').map((s: any) => s.content)).toEqual(['# One\n\none body\n## One.a\n\nsub\n']);
-    expect(f.load_md_sections('doc.md', ['', '# Two']).map((s: any) => s.heading_name)).toEqual(['', 'Two']);
-    expect(() => f.load_md_sections('doc.md', 'One')).toThrow(/heading 'One' is not a valid markdown heading/);
-  });
-
-  it('splits the first section from the rest', () => {
-    put('doc.md', '# A\na\n# B\nb\n');
-    const split = f.load_md_split_first('doc.md');
-    expect(split.before).toBe('');
-    expect(split.first).toMatchObject({ heading_name: 'A', content: '# A\na\n' });
-    expect(split.after).toBe('# B\nb');
-  });
-});
-
-describe('aip.file.save_changes', () => {
-  const call = (p: string, changes: string) => (f.save_changes(p, changes) as LuaMulti).values as [Record<string, unknown>, unknown];
-
-  it('writes the text as is for a missing file', () => {
-    const [info, changes] = call('new.ts', 'const a = 1;\n');
-    expect(info).toMatchObject({ _type: 'FileInfo', path: 'new.ts', size: 13 });
-    expect(changes).toEqual({ changed_count: 1 });
-    expect(f.load('new.ts').content).toBe('const a = 1;\n');
-  });
-
-  it('replaces the whole content when there is no SEARCH line', () => {
-    const [, changes] = call('src/main.ts', 'whole new\n');
-    expect(changes).toEqual({ changed_count: 1 });
-    expect(f.load('src/main.ts').content).toBe('whole new\n');
-  });
-
-  it('applies blocks in order to the first occurrence, collecting misses', () => {
-    f.save('x.ts', 'a\nb\nc\nb\n');
-    const changes = [
-      '<<<<<<< SEARCH',
-      'b',
-      '=======',
-      'B',
-      '>>>>>>> REPLACE',
-      '',
-      '<<<<<<< SEARCH',
-      'B',
-      'c',
-      '=======',
-      'C',
-      '>>>>>>> REPLACE',
-      '<<<<<<< SEARCH',
-      'zzz',
-      '=======',
-      'y',
-      '>>>>>>> REPLACE',
-    ].join('\n');
-    const [info, res] = call('x.ts', changes);
-    expect(f.load('x.ts').content).toBe('a\nC\nb\n');
-    expect(res).toEqual({
-      changed_count: 2,
-      failed_changes: [{ search: 'zzz', replace: 'y', reason: 'Search block not found in content' }],
-    });
-    expect(info.path).toBe('x.ts');
-    expect(env.trace.of('file').at(-1)).toMatchObject({ op: 'write', path: 'x.ts' });
-  });
-
-  it('removes one adjacent newline with an empty replacement', () => {
-    expect(applyChanges('a\nb\nc\n', '<<<<<<< SEARCH\nb\n=======\n>>>>>>> REPLACE\n', 'f').content).toBe('a\nc\n');
-    expect(applyChanges('a\nb', '<<<<<<< SEARCH\nb\n=======\n>>>>>>> REPLACE', 'f').content).toBe('a');
-    expect(applyChanges('b\nc', '<<<<<<< SEARCH\nb\n=======\n>>>>>>> REPLACE', 'f').content).toBe('c');
-  });
-
-  it('retries with CRLF line ends', () => {
-    const r = applyChanges('one\r\ntwo\r\nthree\r\n', '<<<<<<< SEARCH\none\ntwo\n=======\nONE\nTWO\n>>>>>>> REPLACE\n', 'f');
-    expect(r.content).toBe('ONE\r\nTWO\r\nthree\r\n');
-    expect(r.info).toEqual({ changed_count: 1 });
-    const crlfChanges = '<<<<<<< SEARCH\r\ntwo\r\n=======\r\n2\r\n>>>>>>> REPLACE\r\n';
-    expect(applyChanges('one\ntwo\n', crlfChanges, 'f').content).toBe('one\n2\n');
-  });
-
-  it('raises on malformed text outside blocks and on unterminated blocks', () => {
-    f.save('m.ts', 'a\n');
-    expect(() => call('m.ts', 'stray\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n')).toThrow(
-      /aip.file.save_changes - Malformed change blocks for 'm.ts' at line 1: text outside a '<<<<<<< SEARCH' ... '>>>>>>> REPLACE' block: 'stray'/,
-    );
-    expect(() => call('m.ts', '<<<<<<< SEARCH\na\n=======\nb\n')).toThrow(/unterminated block, expected '>>>>>>> REPLACE'/);
-    expect(f.load('m.ts').content).toBe('a\n');
-  });
-
-  it('keeps everything in the overlay', () => {
-    const before = diskState();
-    call('src/main.ts', '<<<<<<< SEARCH\nconsole.log(1);\n=======\nconsole.log(2);\n>>>>>>> REPLACE');
-    expect(f.load('src/main.ts').content).toBe('console.log(2);\n');
-    expect(diskState()).toEqual(before);
-    expect(env.vfs.changes().changed).toEqual(['src/main.ts']);
+    expect(fs.existsSync(nodePath.join(w.root, 'out.txt'))).toBe(false);
+    expect(w.diskState()).toEqual(before);
+    expect(w.env.vfs.changes()).toEqual({ created: [], changed: [], deleted: [] });
   });
 });

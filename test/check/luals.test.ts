@@ -105,6 +105,19 @@ describe('LuaLS definitions', () => {
     expect(contract).toContain('---@class CoderAgentConfig\n');
   });
 
+  it('declare the event form\'s input classes too (upstream pro@coder\'s fields), and its response fields', () => {
+    const contract = files.get('contract.lua')!;
+    const fieldsOf = (cls: string) => [...contract.split(`---@class ${cls}\n`)[1].split('\n\n')[0].matchAll(/^---@field (\w+)/gm)].map((m) => m[1]);
+    const common = ['stage', 'event', 'coder_prompt_dir', 'coder_params', 'coder_prompt', 'agent_config', 'sub_agents_prev', 'sub_agents_next', 'coder_redo_count'];
+    expect(fieldsOf('CoderEventPreInput')).toEqual(common);
+    expect(fieldsOf('CoderEventPostInput')).toEqual([...common, 'coder_responses', 'coder_context_file_refs', 'coder_knowledge_file_refs', 'coder_working_file_refs']);
+    expect(fieldsOf('CoderEventResponsesItem')).toEqual(['content_extruded', 'file_changes_status', 'content_raw_path']);
+    expect(fieldsOf('CoderEventPrev')).toEqual(['event', 'stage', 'config', 'agent_result', 'sub_agent_result']);
+    expect(fieldsOf('CoderSubAgentResponse')).toEqual(expect.arrayContaining(['emit_events', 'agent_on', 'coder_redo']));
+    // the global input names both forms' classes
+    expect(contract).toMatch(/CoderEventPreInput[\s\S]*CoderEventPostInput/);
+  });
+
   it('the shipped copy (lua-types) is what the generator writes', () => {
     for (const [name, content] of files) expect(readFileSync(nodePath.join(PACKAGE_TYPES_DIR, name), 'utf8'), name).toBe(content);
     expect(staleLuaDefinitions(nodePath.dirname(nodePath.dirname(PACKAGE_TYPES_DIR)), ['lua-types'])).toEqual([]);

@@ -139,3 +139,24 @@ describe('luaEqual', () => {
     expect(luaEqual(null, undefined)).toBe(false);
   });
 });
+
+describe('analyzeEffect in the event form (upstream pro@coder\'s rules: the entry gives on)', () => {
+  const eventInput = (stage: 'pre' | 'post') => input(stage, { event: stage === 'pre' ? 'start' : 'end', agent_config: { name: 'agents/up.aip', enabled: true, on: [stage === 'pre' ? 'start' : 'end'] } });
+
+  it('pre: a partial coder_params is merged (keys it omits stay), auto_context/chat/sub_agents are dropped, no warning', () => {
+    const e = analyzeEffect('pre', eventInput('pre'), { coder_params: { context_globs: ['src/auth/**'], temperature: 0, chat: true } });
+    expect(e.form).toBe('event');
+    expect(e.params).toMatchObject({ replaced: true, added: ['temperature'], changed: ['context_globs'], removed: [] });
+    expect(e.params.after).toMatchObject({ model: 'flash', write_mode: true, context_globs: ['src/auth/**'], temperature: 0 });
+    expect(e.params.after).not.toHaveProperty('chat');
+    expect(effectWarnings(e)).toEqual([]);
+  });
+
+  it('post: coder_params and coder_prompt are ignored; emit_events and coder_redo are known fields', () => {
+    const e = analyzeEffect('post', eventInput('post'), { coder_params: { model: 'pro' }, emit_events: ['review::done'], coder_redo: true });
+    expect(e.params.replaced).toBe(false);
+    expect(e.unknownKeys).toEqual([]);
+    expect(e.changed).toBe(false);
+  });
+});
+

@@ -118,6 +118,53 @@ files = { "src/a.ts" = "x" }
   });
 });
 
+describe('event-form cases (on)', () => {
+  const c = (body: string) => problem(`${head}[[case]]\nname = "a"\n${body}`).message;
+
+  it('reads on, during and redo_count: start is pre, end and an event emitted during end are post', () => {
+    const f = parseContractFile(
+      `${head}[[case]]\nname = "s"\non = "start"\n[[case]]\nname = "e"\non = "end"\nredo_count = 2\n[[case]]\nname = "x"\non = "review::done"\nduring = "end"\n[[case]]\nname = "y"\non = "ctx::ready"\n`,
+      FILE,
+    );
+    expect(f.cases.map((x) => [x.stage, x.event, x.redo_count])).toEqual([
+      ['pre', 'start', undefined],
+      ['post', 'end', 2],
+      ['post', 'review::done', undefined],
+      ['pre', 'ctx::ready', undefined],
+    ]);
+  });
+
+  it('rejects a case mixing on and stage, and unknown events, in one line', () => {
+    expect(c('on = "start"\nstage = "pre"\n')).toBe(
+      `${FILE}: case #1 "a": on: give on (the event form) or stage (the stage form), not both`,
+    );
+    expect(c('on = "strat"\n')).toBe(
+      `${FILE}: case #1 "a": on: unknown event 'strat' (did you mean 'start'?): expected "start", "end" or an emitted event "ns::name"`,
+    );
+    expect(c('on = "post"\n')).toContain(`on: unknown event 'post': expected "start", "end" or an emitted event "ns::name"`);
+    expect(c('on = "workbench::done"\n')).toContain('on: workbench::done is sent by upstream\'s workbench, which this pack does not have: nothing dispatches it');
+    expect(c('on = "end"\nconfig = { on = "start" }\n')).toContain(`config.on: listens to ["start"], not to the case's event "end"`);
+  });
+
+  it('rejects expectations that make no sense for the event', () => {
+    expect(c('on = "end"\n[case.expect]\nagent_on = ["end"]\n')).toContain(
+      'expect.agent_on: the pack honours agent_on only in the start dispatch chain (this case\'s event end is dispatched at post)',
+    );
+    expect(c('on = "start"\n[case.expect]\nredo = true\n')).toContain(
+      'expect.redo: a redo is asked at post only (on = "end", or an event emitted during end); this case\'s event start is dispatched at pre',
+    );
+    expect(c('stage = "pre"\n[case.expect]\nemit = []\n')).toContain(
+      'expect.emit: only an event-form case (on = "...") emits events; give on instead of stage',
+    );
+    expect(c('redo_count = 1\nstage = "post"\n')).toContain('redo_count: only an event-form case (on = "...") gets coder_redo_count');
+    expect(c('on = "start"\nduring = "end"\n')).toContain('during: only for an emitted event (on = "ns::name"); start is dispatched at pre');
+    expect(c('on = "end"\n[case.expect]\nerror = "x"\nemit = []\n')).toContain('expect.emit: cannot be combined with expect.error');
+    expect(c('stage = "post"\nresponses = [{ task_num = 1, content = "x", content_extruded = "x" }]\n')).toContain(
+      'responses[1].content_extruded: only event-form agents receive it (on = "end")',
+    );
+  });
+});
+
 describe('loadContractFile', () => {
   it('loads a fixture', () => {
     const f = loadContractFile(nodePath.join(AGENTS, 'prompt-refiner.contract.toml'));

@@ -383,3 +383,158 @@ config = { enable = false, focus = "auth" }
     expect(only(toml, true).status).toBe('failed');
   });
 });
+
+/** Writes agents (path under the temp dir -> text) and a case file next to them, and runs it. */
+function runWith(agents: Record<string, string>, toml: string, aipackVersion?: string) {
+  const dir = tmpDir(true);
+  for (const [rel, text] of Object.entries(agents)) write(dir, rel, text);
+  return runContractFile(write(dir, 'agents/t.contract.toml', toml), aipackVersion ? { aipackVersion } : {});
+}
+
+const aip = (lua: string) => `# Output\n\n\`\`\`lua\n${lua}\n\`\`\`\n`;
+
+/** An agent written as upstream's README shows: it reads its input and records what it saw. */
+const RECORDER = aip(`local p = input.coder_params
+local seen = {
+  event = input.event, stage = input.stage, prompt = input.coder_prompt, redo_count = input.coder_redo_count,
+  globs = p.context_globs, model = p.model, prev = input.sub_agents_prev,
+}
+aip.file.save("seen.json", aip.json.stringify(seen))
+return { coder_params = { context_globs = { "src/**/*.ts" } }, emit_events = { "ctx::ready", "ctx::indexed" }, agent_result = "recorded" }`);
+
+describe('event-form cases: on instead of stage', () => {
+  it('on = "start": the input is built as the pack builds it, the partial coder_params are merged', () => {
+    const r = runWith({ 'agents/rec.aip': RECORDER }, `agent = "rec.aip"
+[[case]]
+name = "start"
+on = "start"
+prompt = "Fix the form"
+params = { model = "flash", write_mode = true }
+prev = [{ name = "ctx.aip", agent_result = { n = 1 } }]
+[case.expect]
+params = { model = "flash", write_mode = true, context_globs = ["src/**/*.ts"], structure_globs = [], knowledge_globs = [] }
+emit = ["ctx::ready", "ctx::indexed"]
+agent_on = ["start"]
+`);
+    const c = r.cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+    expect(c.stage).toBe('pre');
+    expect(c.event).toBe('start');
+    const seen = JSON.parse(c.result!.readFile('seen.json')!);
+    expect(seen).toEqual({
+      event: 'start', stage: 'pre', prompt: 'Fix the form', redo_count: 0, globs: [], model: 'flash',
+      // upstream's history shape
+      prev: [{ event: 'start', stage: 'pre', config: { name: 'ctx.aip', enabled: true, on: ['start'] }, agent_result: { n: 1 }, sub_agent_result: { n: 1 } }],
+    });
+  });
+
+  it('emit and agent_on that differ fail naming what was expected', () => {
+    const c = runWith({ 'agents/rec.aip': RECORDER }, `agent = "rec.aip"
+[[case]]
+name = "wrong"
+on = "start"
+[case.expect]
+emit = ["ctx::ready"]
+agent_on = ["start", "end"]
+`).cases[0]!;
+    expect(c.status).toBe('failed');
+    expect(c.message).toBe([
+      'emit: expected ["ctx::ready"], got ["ctx::ready","ctx::indexed"]',
+      'agent_on: expected ["start","end"], got ["start"]',
+    ].join('\n'));
+  });
+
+  it('agent_on: a start agent that turns itself into a start+end agent', () => {
+    const c = runWith({ 'agents/both.aip': aip('return { agent_on = { "start", "end" } }') }, `agent = "both.aip"
+[[case]]
+name = "both"
+on = "start"
+[case.expect]
+agent_on = ["start", "end"]
+emit = []
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+  });
+
+  it('an emitted event is dispatched during start by default, during end when the case says so', () => {
+    // it records what it saw, and emits nothing (an agent emitting the event it listens to loops to the cap)
+    const agents = { 'agents/rec.aip': aip('aip.file.save("seen.json", aip.json.stringify({ event = input.event, stage = input.stage }))') };
+    const pre = runWith(agents, `agent = "rec.aip"\n[[case]]\nname = "emitted"\non = "ctx::ready"\n`).cases[0]!;
+    expect(pre.status, pre.message).toBe('passed');
+    expect(JSON.parse(pre.result!.readFile('seen.json')!)).toMatchObject({ event: 'ctx::ready', stage: 'pre' });
+    const post = runWith(agents, `agent = "rec.aip"\n[[case]]\nname = "emitted at end"\non = "review::done"\nduring = "end"\n`).cases[0]!;
+    expect(post.status, post.message).toBe('passed');
+    expect(post.stage).toBe('post');
+    expect(JSON.parse(post.result!.readFile('seen.json')!)).toMatchObject({ event: 'review::done', stage: 'post' });
+  });
+
+  it('redo: honoured under the cap, refused at the cap (redo_count is CTX.RUN_FLOW_REDO_COUNT)', () => {
+    const agents = { 'agents/again.aip': aip('aip.file.save("count.txt", tostring(input.coder_redo_count))\nreturn { coder_redo = true }') };
+    const under = runWith(agents, `agent = "again.aip"\n[[case]]\nname = "under"\non = "end"\nredo_count = 3\n[case.expect]\nredo = true\nfiles = { "count.txt" = "3" }\n`, '0.8.33').cases[0]!;
+    expect(under.status, under.message).toBe('passed');
+    const capped = runWith(agents, `agent = "again.aip"\n[[case]]\nname = "capped"\non = "end"\nredo_count = 20\n[case.expect]\nredo = true\n`, '0.8.33').cases[0]!;
+    expect(capped.status).toBe('failed');
+    expect(capped.message).toBe('redo: the agent asked for a redo (coder_redo = true), but the pack starts none: the cap of 20 redos is reached (redo_count = 20)');
+    const none = runWith({ 'agents/quiet.aip': aip('return nil') }, `agent = "quiet.aip"\n[[case]]\nname = "quiet"\non = "end"\n[case.expect]\nredo = true\n`).cases[0]!;
+    expect(none.message).toBe('redo: expected the pack to start a redo, but the agent did not ask for one (coder_redo = true)');
+    // AIPack before 0.8.22 has no redo count: the pack refuses to redo, and a case cannot set the count
+    const old = runWith(agents, `agent = "again.aip"\n[[case]]\nname = "old"\non = "end"\n[case.expect]\nredo = false\n`, '0.8.15').cases[0]!;
+    expect(old.status, old.message).toBe('passed');
+    expect(old.result!.redo?.pin).toMatch(/has no CTX.RUN_FLOW_REDO_COUNT/);
+    expect(() => runWith(agents, `agent = "again.aip"\n[[case]]\nname = "count"\non = "end"\nredo_count = 1\n`, '0.8.15')).toThrow(
+      'redo_count: CTX.RUN_FLOW_REDO_COUNT exists from AIPack 0.8.22 on; this run simulates 0.8.15 (set aipack_version, or --aipack-version)',
+    );
+  });
+
+  it('a post agent reads the post input fields as the pack builds them', () => {
+    const agents = {
+      'agents/post.aip': aip(`local r = input.coder_responses[1]
+local refs = {}
+for _, ref in ipairs(input.coder_context_file_refs or {}) do refs[#refs + 1] = ref.path end
+aip.file.save("post.json", aip.json.stringify({
+  extruded = r.content_extruded, ok = r.file_changes_status.success, total = r.file_changes_status.total_count,
+  raw = r.content_raw_path, context = refs, stage_form = r.task_num,
+}))`),
+    };
+    const c = runWith(agents, `agent = "post.aip"
+[[case]]
+name = "post fields"
+on = "end"
+params = { context_globs = ["src/*.ts"] }
+files = { "src/a.ts" = "a", "src/b.ts" = "b", "README.md" = "r" }
+responses = [{ task_num = 1, content = "  Done.", files_changed = ["src/a.ts"], file_changes_status = { success = true, total_count = 1, success_count = 1, fail_count = 0, items = [] } }]
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+    expect(JSON.parse(c.result!.readFile('post.json')!)).toEqual({
+      extruded: 'Done.', ok: true, total: 1, raw: '.aipack/.prompt/pro@coder/.cache/last_ai_responses_for_raw.md', context: ['src/a.ts', 'src/b.ts'], stage_form: 1,
+    });
+  });
+});
+
+describe('event-form cases: what the always-on checks see', () => {
+  it('a partial coder_params is no dropped-keys warning (--strict passes), and unchanged compares the run params, not the view', () => {
+    const agents = {
+      'agents/part.aip': aip('if input.agent_config.focus == nil then return nil end\nreturn { coder_params = { model = "pro" } }'),
+    };
+    const r = runWith(agents, `agent = "part.aip"
+[[case]]
+name = "partial"
+on = "start"
+params = { model = "flash", write_mode = true }
+config = { focus = "x" }
+[case.expect]
+params_contains = { model = "pro", write_mode = true }
+unchanged = false
+[[case]]
+name = "nothing"
+on = "start"
+params = { model = "flash" }
+[case.expect]
+unchanged = true
+`);
+    expect(r.cases.map((c) => [c.status, c.warnings, c.message])).toEqual([
+      ['passed', [], undefined],
+      ['passed', [], undefined],
+    ]);
+  });
+});

@@ -3,7 +3,7 @@
  * CTX.RUN_FLOW_REDO_COUNT one higher, as AIPack's executor does, and stops a loop that never ends (sandbox rule).
  */
 import { describe, expect, it } from 'vitest';
-import { AgentRunError, Simulator } from '../../src/runtime/simulator.ts';
+import { AgentRunError, RunLimitError, Simulator } from '../../src/runtime/simulator.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 
 const WS = '/home/user/redo-ws';
@@ -58,5 +58,28 @@ describe('aip.flow.redo_run() at the top level', () => {
     expect(() => simWith(agent(1000)).run({ name: 'again.aip', inputs: ['x'], baseDir: WS })).toThrow(
       'again.aip asked for a redo after 100 redo runs: the simulator stops the loop here (AIPack would go on)',
     );
+  });
+
+  // AIPack starts a new run for each redo, so each gets its own instruction budget (about 2M instructions a run
+  // here, 2 per loop turn on both engines); a redo loop still ends on the simulator's cap
+  const busy = (turns: number, redos: number) => `# After All
+
+\`\`\`lua
+local n = 0
+for i = 1, ${turns} do n = n + i end
+if CTX.RUN_FLOW_REDO_COUNT < ${redos} then return aip.flow.redo_run() end
+return "done after " .. CTX.RUN_FLOW_REDO_COUNT
+\`\`\`
+`;
+  const busyRun = (turns: number, redos: number) => {
+    const vfs = createOverlayVfs(WS, { files: { [`${WS}/busy.aip`]: busy(turns, redos) }, diskless: ['/home/user'] });
+    const sim = new Simulator({ workspaceDir: WS, vfs, aipackVersion: '0.8.33', readRoots: [WS], budget: 3_000_000 });
+    return () => sim.run({ name: 'busy.aip', inputs: [], baseDir: WS });
+  };
+
+  it('each redo run gets a fresh instruction budget, as each is a new run in AIPack', () => {
+    expect(busyRun(1_000_000, 2)().afterAll).toBe('done after 2');
+    // the same work in one run is over the budget: the budget is really spent per run
+    expect(busyRun(3_000_000, 0)).toThrow(RunLimitError);
   });
 });

@@ -3,7 +3,8 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type SubAgentStage } from '../../contract/index.ts';
 import { setUpLuaTypes } from '../../check/luals.ts';
-import { starterFiles, starterWithModel } from '../../harness/init-scaffold.ts';
+import { eventStarter, starterFiles, starterWithModel } from '../../harness/init-scaffold.ts';
+import { suggest } from '../../support/suggest.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { relativeToCwd } from '../../support/paths.ts';
@@ -12,8 +13,31 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 interface InitOptions {
   dir: string;
-  stage: string;
+  stage?: string;
+  form: string;
   withModel?: boolean;
+}
+
+const FORMS = ['stage', 'event'];
+
+/** The starter files the options ask for; a combination that makes no sense is a UsageError. */
+function starterFor(base: string, o: InitOptions, agentPath: string) {
+  if (!FORMS.includes(o.form)) {
+    const near = suggest(o.form, FORMS);
+    throw new UsageError(`--form ${o.form}: expected stage (the seed's stages) or event (upstream pro@coder's on)${near ? `; did you mean ${near}?` : ''}`);
+  }
+  if (o.form === 'event') {
+    if (o.stage !== undefined) throw new UsageError(`--stage ${o.stage}: the event form has no stages; its entry listens to events (on = ["start", "end"])`);
+    if (o.withModel) throw new UsageError('--with-model: the model-calling starter is in the stage form; drop --form event');
+    return eventStarter(base, agentPath);
+  }
+  const stage = o.stage ?? 'pre';
+  if (!(STAGES as readonly string[]).includes(stage)) {
+    throw new UsageError(`--stage ${stage}: expected one of ${STAGES.join(', ')}`);
+  }
+  const files = o.withModel ? starterWithModel(base, stage as SubAgentStage, agentPath) : starterFiles(base, stage as SubAgentStage, agentPath);
+  if (!files) throw new UsageError(`--with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task`);
+  return files;
 }
 
 
@@ -34,15 +58,13 @@ export function register(program: Command, _setExit: SetExit): void {
     .command('init <name>')
     .description('write a starter sub-agent <name>.aip for one stage, and <name>.contract.toml with passing cases')
     .option('--dir <dir>', 'directory to write them in', '.')
-    .option('--stage <stage>', `the stage it runs in: ${STAGES.join(', ')}`, 'pre')
+    .option('--stage <stage>', `the stage it runs in: ${STAGES.join(', ')} (default pre)`)
+    .option('--form <form>', "stage (the seed's stages) or event (upstream pro@coder's on: start and end)", 'stage')
     .option('--with-model', 'a sub-agent that asks a model of its own (# Data, # Instruction, # Output), with scripted answers in its cases (--stage pre_task)')
     .action((name: string, o: InitOptions) => {
       const base = name.endsWith('.aip') ? name.slice(0, -4) : name;
       if (!NAME.test(base)) {
         throw new UsageError(`name '${name}': expected letters, digits, '-' and '_' (e.g. prompt-refiner), no path`);
-      }
-      if (!(STAGES as readonly string[]).includes(o.stage)) {
-        throw new UsageError(`--stage ${o.stage}: expected one of ${STAGES.join(', ')}`);
       }
       const dir = nodePath.resolve(o.dir);
       if (exists(dir) && !statPath(dir).isDirectory()) throw new UsageError(`--dir ${o.dir}: not a directory`);
@@ -52,9 +74,7 @@ export function register(program: Command, _setExit: SetExit): void {
       if (existing.length > 0) {
         throw new UsageError(`${existing.map((p: string) => relativeToCwd(p)).join(' and ')} already exist${existing.length === 1 ? 's' : ''}: not overwritten (choose another name or --dir)`);
       }
-      const agentPath = entryName(aipFile, base);
-      const files = o.withModel ? starterWithModel(base, o.stage as SubAgentStage, agentPath) : starterFiles(base, o.stage as SubAgentStage, agentPath);
-      if (!files) throw new UsageError(`--with-model: the model-calling starter is a pre_task sub-agent; use --stage pre_task`);
+      const files = starterFor(base, o, entryName(aipFile, base));
       makeUserDir(dir);
       writeUserFile(aipFile, files.aip, { exclusive: true });
       writeUserFile(contractFile, files.contract, { exclusive: true });

@@ -150,7 +150,8 @@ function report(r: SuiteResult, s: Settings): void {
 
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
   // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
-  const result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents }, { timeoutMs: s.timeoutMs });
+  // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
+  const result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs });
   if ((s.options.filter || s.options.testNamePattern) && result.cases.length === 0 && result.errors.length === 0 && !s.options.shard) {
     const what = [s.options.filter ? `--filter ${JSON.stringify(s.options.filter)}` : '', s.options.testNamePattern ? `--test-name-pattern ${s.options.testNamePattern}` : '']
       .filter(Boolean)

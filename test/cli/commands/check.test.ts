@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
 // The real checker (test/check/cli.test.ts stubs it): what a user outside this repository sees.
 describe('coder-subagents check, outside this repository', () => {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderLuaDefinitions } from '../../src/check/luals.ts';
-import { runCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { renderLuaDefinitions } from '../../../src/check/luals.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
 describe('coder-subagents types', () => {
   it('writes the definitions into --dir and points .luarc.json at them; check then passes', async () => {

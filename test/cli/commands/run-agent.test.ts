@@ -3,10 +3,10 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { cliArgs, runCli, spawnCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { cliArgs, runCli, spawnCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
-const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
+const WS = fileURLToPath(new URL('../../../fixtures/runtime', import.meta.url));
 
 describe('coder-subagents run-agent', () => {
   it('prints one JSON object with nil as null, the skip reason and the files, and exits 0 (real binary)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCli, spawnCli } from '../helpers/cli.ts';
-import { FIXTURES, tmpDir, write } from '../harness/helpers.ts';
+import { runCli, spawnCli } from '../../helpers/cli.ts';
+import { FIXTURES, tmpDir, write } from '../../harness/helpers.ts';
 
 /** Output lines, without the per-case times (they vary from run to run). */
 const lines = (s: string) => s.trimEnd().split('\n').map((l) => l.replace(/ \d+ ms( \(slow\))?$/, ''));

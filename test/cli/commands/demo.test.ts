@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/runtime/packs.ts';
-import { runCli } from '../helpers/cli.ts';
+import { REPO_ROOT } from '../../../src/runtime/packs.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 describe('coder-subagents demo (npm run demo)', () => {
   it('runs the coder with sub-agents at all four stages and shows each effect and the changed files', async () => {

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../src/runtime/packs.ts';
-import { runCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { REPO_ROOT } from '../../../src/runtime/packs.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
 describe('coder-subagents install', () => {
   it('installs into an existing workspace, then reports it up to date', async () => {

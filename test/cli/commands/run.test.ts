@@ -1,10 +1,10 @@
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
-const WS = fileURLToPath(new URL('../../fixtures/coder-run', import.meta.url));
+const WS = fileURLToPath(new URL('../../../fixtures/coder-run', import.meta.url));
 const PROMPT = `${WS}/.aipack/.prompt/pro@coder/coder-prompt.md`;
 
 describe('coder-subagents run', () => {
@@ -162,7 +162,7 @@ describe('coder-subagents run', () => {
 });
 
 describe('a workspace that used upstream pro@coder (fixtures/coder-upstream)', () => {
-  const UPSTREAM = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url));
+  const UPSTREAM = fileURLToPath(new URL('../../../fixtures/coder-upstream', import.meta.url));
 
   it('install --workspace puts the pack in place of pro@coder, then run works on the existing prompt file', async () => {
     const ws = tmpDir();
@@ -183,7 +183,7 @@ describe('a workspace that used upstream pro@coder (fixtures/coder-upstream)', (
     expect(parts.map((p) => p.cache)).toEqual([true, true, true, false, false]);
     expect(parts[1]!.content).toContain('<FILE_CHANGES>');
     // the answer's change into the installed pack was refused: the installed pack is intact
-    expect(readFileSync(`${ws}/.aipack/pack/custom/pro/coder/main.aip`, 'utf8')).toBe(readFileSync(fileURLToPath(new URL('../../pack/main.aip', import.meta.url)), 'utf8'));
+    expect(readFileSync(`${ws}/.aipack/pack/custom/pro/coder/main.aip`, 'utf8')).toBe(readFileSync(fileURLToPath(new URL('../../../pack/main.aip', import.meta.url)), 'utf8'));
     const after = readFileSync(`${ws}/.aipack/.prompt/pro@coder/coder-prompt.md`, 'utf8');
     expect(after.startsWith(before.slice(0, before.indexOf('\n====\n')))).toBe(true);
     expect(after).toContain('Added `farewell` and changed the greeting.');
@@ -199,7 +199,7 @@ describe('a workspace that used upstream pro@coder (fixtures/coder-upstream)', (
 });
 
 describe('run: the built-in sub-agents of an upstream prompt (auto_context: flash, auto_fix: lite)', () => {
-  const UP = fileURLToPath(new URL('../../fixtures/builtins/upstream-prompt', import.meta.url));
+  const UP = fileURLToPath(new URL('../../../fixtures/builtins/upstream-prompt', import.meta.url));
 
   it("lists auto-context and auto-fix with their effects, and every built-in's model calls", async () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.33'], UP);

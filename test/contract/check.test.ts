@@ -1,61 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   AgentConfigSchema,
-  AgentEntrySchema,
-  DEFAULT_ENABLED,
-  DEFAULT_STAGES,
-  MAX_STEPS,
-  MIN_AIPACK_VERSION,
   ResponseSchema,
-  STAGES,
-  SubAgentInputSchemas,
-  SubAgentStageSchema,
   checkResponse,
   ignoredFields,
-  messages,
   normalizeEntry,
   normalizeList,
   type SubAgentStage,
 } from '../../src/contract/index.ts';
-import { contractJsonSchemas, jsonSchemaOf, SCHEMA_NAMES } from '../../src/contract/json-schema.ts';
-import { luaList, luaType } from '../../src/contract/lua-values.ts';
 
 const msgOf = (r: { ok: boolean; message?: string }) => (r.ok ? undefined : r.message);
-
-describe('constants', () => {
-  it('match the contract', () => {
-    expect(STAGES).toEqual(['pre', 'pre_task', 'post_task', 'post']);
-    expect(SubAgentStageSchema.options).toEqual([...STAGES]);
-    expect(MAX_STEPS).toBe(100);
-    expect(MIN_AIPACK_VERSION).toBe('0.8.15');
-    expect(DEFAULT_ENABLED).toBe(true);
-    expect(DEFAULT_STAGES).toEqual(['pre']);
-  });
-});
-
-describe('Lua value vocabulary', () => {
-  it('names types as Lua does, and the null sentinel "null"', () => {
-    expect([undefined, null, true, 1, 'x', [], {}, () => 1].map(luaType)).toEqual([
-      'nil',
-      'null',
-      'boolean',
-      'number',
-      'string',
-      'table',
-      'table',
-      'function',
-    ]);
-  });
-  it('reads lists as Lua tables with keys 1..n', () => {
-    expect(luaList([1, 2])).toEqual([1, 2]);
-    expect(luaList([])).toEqual([]);
-    expect(luaList({})).toEqual([]);
-    expect(luaList([1, undefined])).toEqual([1]); // a trailing nil does not exist
-    expect(luaList([1, undefined, 3])).toBeUndefined(); // a hole
-    expect(luaList({ a: 1 })).toBeUndefined();
-    expect(luaList('x')).toBeUndefined();
-  });
-});
 
 describe('normalizeEntry (section 1)', () => {
   it('a non-empty string becomes { name, enabled = true, stages = {"pre"} }', () => {
@@ -274,97 +228,6 @@ describe('ignoredFields (section 3)', () => {
     expect(ignoredFields('pre_task', { coder_params: { working_globs: ['src/*.ts'], model: 'b' } }, given)).toEqual([]);
     expect(ignoredFields('pre_task', { coder_params: { working_globs: ['lib/*.ts'] } }, given)).toEqual(['coder_params.working_globs']);
     expect(ignoredFields('pre_task', { coder_params: { input_concurrency: 4 } }, given)).toEqual(['coder_params.input_concurrency']);
-  });
-});
-
-describe('messages (sections 3 and 4)', () => {
-  it('failed', () => {
-    expect(messages.failed('a.aip', 'boom')).toBe('Sub-agent [a.aip] failed: boom');
-    expect(messages.failed('a.aip', 'boom', 'more')).toBe('Sub-agent [a.aip] failed: boom\nDetails: more');
-    expect(messages.failed('a.aip')).toBe('Sub-agent [a.aip] failed: no error_msg given');
-    expect(messages.failed('a.aip', undefined, 'd')).toBe('Sub-agent [a.aip] failed: no error_msg given\nDetails: d');
-    expect(messages.failed('a.aip', null, null)).toBe('Sub-agent [a.aip] failed: no error_msg given');
-    expect(messages.failed('x', '{name} $1 %1')).toBe('Sub-agent [x] failed: {name} $1 %1');
-  });
-  it('invalid', () => {
-    expect(messages.invalid('pro@coder/x', 'coder_prompts[2] must be a string, got number')).toBe(
-      'Sub-agent [pro@coder/x] returned an invalid response: coder_prompts[2] must be a string, got number',
-    );
-  });
-  it('raised', () => {
-    expect(messages.raised('a', 'agent not found')).toBe('Sub-agent [a] failed: agent not found');
-    expect(messages.raised('a', new Error('bad'))).toBe('Sub-agent [a] failed: bad');
-    expect(messages.raised('a', { message: 'm' })).toBe('Sub-agent [a] failed: m');
-  });
-  it('step cap and version', () => {
-    expect(messages.stepCap('pre_task')).toBe('Sub-agent pipeline exceeded 100 steps in stage pre_task');
-    expect(messages.version('0.8.14')).toBe('Sub-agents require AIPack 0.8.15 or above (current: 0.8.14)');
-  });
-});
-
-describe('schemas', () => {
-  it('AgentEntrySchema accepts both forms', () => {
-    expect(AgentEntrySchema.safeParse('a').success).toBe(true);
-    expect(AgentEntrySchema.safeParse({ name: 'a', x: 1 }).success).toBe(true);
-    expect(AgentEntrySchema.safeParse('').success).toBe(false);
-  });
-  it('stage inputs carry the stage additions', () => {
-    const base = {
-      coder_prompt_dir: '/w',
-      coder_params: {},
-      coder_prompts: ['x'],
-      coder_prompt: 'x',
-      agent_config: { name: 'a', enabled: true, stages: ['pre'] },
-      sub_agents_prev: [],
-      sub_agents_next: [],
-    };
-    expect(SubAgentInputSchemas.pre.safeParse({ coder_stage: 'pre', stage: 'pre', event: 'start', ...base }).success).toBe(true);
-    // upstream's names are part of every input: stage always, event at pre and post
-    expect(SubAgentInputSchemas.pre.safeParse({ coder_stage: 'pre', ...base }).success).toBe(false);
-    expect(SubAgentInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base }).success).toBe(false);
-    const task = { num: 1, count: 2, working_files: ['a.ts'] };
-    expect(SubAgentInputSchemas.pre_task.safeParse({ coder_stage: 'pre_task', stage: 'pre_task', ...base, coder_task: task }).success).toBe(true);
-    expect(
-      SubAgentInputSchemas.post_task.safeParse({
-        coder_stage: 'post_task',
-        stage: 'post_task',
-        ...base,
-        coder_task: task,
-        coder_response: { content: 'x', model_name: 'm', usage: { prompt_tokens: 1, completion_tokens: 2 } },
-      }).success,
-    ).toBe(true);
-    expect(
-      SubAgentInputSchemas.post.safeParse({
-        coder_stage: 'post',
-        stage: 'post',
-        event: 'end',
-        ...base,
-        coder_responses: [{ task_num: 1, content: 'x', files_changed: ['a'], files_failed: [] }],
-      }).success,
-    ).toBe(true);
-  });
-  it('are published as JSON Schema', () => {
-    const all = contractJsonSchemas();
-    expect(Object.keys(all)).toEqual(SCHEMA_NAMES);
-    expect(jsonSchemaOf('nope')).toBeUndefined();
-    const response = jsonSchemaOf('response') as { properties: Record<string, { type?: string; 'x-stages'?: string[] }> };
-    expect(response.properties.coder_prompts?.type).toBe('array');
-    expect(response.properties.coder_response?.['x-stages']).toEqual(['post_task']);
-    expect((jsonSchemaOf('stage') as { enum: string[] }).enum).toEqual([...STAGES]);
-  });
-});
-
-describe('coder-subagents schema', () => {
-  it('prints all schemas keyed by name, or one', async () => {
-    const { runCli } = await import('../helpers/cli.ts');
-    const all = await runCli(['schema'], process.cwd());
-    expect(all.code).toBe(0);
-    expect(Object.keys(JSON.parse(all.stdout))).toEqual(SCHEMA_NAMES);
-    const one = await runCli(['schema', 'agent_config'], process.cwd());
-    expect(JSON.parse(one.stdout)).toEqual(jsonSchemaOf('agent_config'));
-    const bad = await runCli(['schema', 'nope'], process.cwd());
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('unknown schema "nope"');
   });
 });
 

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseContractFile } from '../../src/harness/case-file.ts';
-import { runCli } from '../helpers/cli.ts';
-import { tmpDir, write } from '../harness/helpers.ts';
+import { parseContractFile } from '../../../src/harness/case-file.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tmpDir, write } from '../../harness/helpers.ts';
 
 describe('coder-subagents init', () => {
   for (const stage of ['pre', 'pre_task', 'post_task', 'post'] as const) {
@@ -142,6 +142,42 @@ describe('coder-subagents init', () => {
     expect(r.stderr).toBe('error: x.contract.toml already exists: not overwritten (choose another name or --dir)\n');
     expect(existsSync(nodePath.join(dir, 'x.aip'))).toBe(false);
     expect(readFileSync(nodePath.join(dir, 'x.contract.toml'), 'utf8')).toBe('mine');
+  });
+
+  it('--form event writes an upstream-style sub-agent (on, merged params, the post fields) whose cases pass `test` and `check`', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'focus', '--dir', 'agents', '--form', 'event'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sub_agents = [{ name = "agents/focus.aip", on = ["start", "end"], focus = "auth" }]');
+    const aip = readFileSync(nodePath.join(dir, 'agents/focus.aip'), 'utf8');
+    expect(aip).toContain('---@param input CoderEventPreInput|CoderEventPostInput');
+    expect(aip).toContain('input.coder_prompt');
+    expect(aip).not.toContain('coder_prompts');
+    const cases = parseContractFile(readFileSync(nodePath.join(dir, 'agents/focus.contract.toml'), 'utf8'), 'focus.contract.toml').cases;
+    expect(cases.map((c) => c.event)).toEqual(['start', 'start', 'end']);
+    const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
+    const out = JSON.parse(t.stdout);
+    expect(out.cases.filter((c: { status: string }) => c.status !== 'passed')).toEqual([]);
+    expect(out.passed).toBe(3);
+    const check = await runCli(['check', 'agents'], dir);
+    expect(check.stdout).toMatch(/^check passed/);
+    expect(check.code).toBe(0);
+  });
+
+  it('--form stage is the default; --form event takes no --stage nor --with-model; a bad form is named', async () => {
+    const dir = tmpDir();
+    expect((await runCli(['init', 'a', '--form', 'stage'], dir)).stdout).toContain('stages = ["pre"]');
+    const bad = await runCli(['init', 'b', '--form', 'events'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe("error: --form events: expected stage (the seed's stages) or event (upstream pro@coder's on); did you mean event?\n");
+    const staged = await runCli(['init', 'c', '--form', 'event', '--stage', 'post'], dir);
+    expect(staged.code).toBe(2);
+    expect(staged.stderr).toBe('error: --stage post: the event form has no stages; its entry listens to events (on = ["start", "end"])\n');
+    const model = await runCli(['init', 'd', '--form', 'event', '--with-model'], dir);
+    expect(model.code).toBe(2);
+    expect(model.stderr).toBe('error: --with-model: the model-calling starter is in the stage form; drop --form event\n');
+    expect(existsSync(nodePath.join(dir, 'b.aip')) || existsSync(nodePath.join(dir, 'c.aip')) || existsSync(nodePath.join(dir, 'd.aip'))).toBe(false);
   });
 
   it('rejects a bad stage or name', async () => {

@@ -1,0 +1,267 @@
+/**
+ * What a user waits for: the compiled CLI (`node dist/cli/bin.js`, as the published package runs it) measured from
+ * outside as whole processes, interleaved round by round with the same Lua on native `lua5.4` and a pure-Lua `aip`
+ * stub (the floor). Not a test: figures depend on the machine. Run `npm run build` first; `npm run bench` runs it
+ * after the in-process bench, `npm run bench:cli` alone.
+ *
+ * Figures are medians over rounds; a ratio is taken round by round (same moment, same machine load), then its median.
+ *   per call    CPU (user+sys) of `run-agent` running two 100-chains minus one 100-chain, / 100: a warm call
+ *   first chain CPU of one 100-chain minus a 0-chain (the same agent, no call), / 100: JIT warm-up, lazy loads
+ *   test        wall time of `test` on a 100-case contract file (CLI start-up included)
+ * Growth: per-call CPU over chains of 50..400 (flat when linear), and `test` on 1k / 10k cases: wall time per case
+ * and peak RSS (`--cases` adds 10k; `--quick` skips the growth tables).
+ *
+ * CPU time of a child comes from the shell's `times` (getrusage of reaped children, 1 ms resolution); peak RSS from
+ * GNU time's %M when it is installed.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { aipFunctionsAt } from '../src/aip/catalog.ts';
+import { DEFAULT_AIPACK_VERSION } from '../src/runtime/simulator.ts';
+
+const ROOT = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = nodePath.join(ROOT, 'dist', 'cli', 'bin.js');
+const ENGINES = ['fengari', 'lua54'] as const;
+type Runner = (typeof ENGINES)[number] | 'native';
+const CHAIN = 100;
+const GROWTH_LENGTHS = [50, 100, 200, 400];
+const args = process.argv.slice(2);
+const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 7;
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function agent(ws: string, name: string, stage: string, code: string): void {
+  writeFileSync(nodePath.join(ws, name), `# ${stage}\n\n\`\`\`lua\n${code}\n\`\`\`\n`);
+}
+
+/** `chains-K`: K chains of CHAIN calls one after the other; `chain-N`: one chain of N calls. */
+function workspace(): string {
+  const ws = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-cli-'));
+  mkdirSync(nodePath.join(ws, '.aipack'));
+  agent(ws, 'leaf.aip', 'Output', 'return input + 1');
+  const chains = (k: number, n: number) =>
+    `local v = 0\nfor c = 1, ${k} do\n  for i = 1, ${n} do\n    v = aip.agent.run("leaf", { input = v }).outputs[1]\n  end\nend\nreturn v`;
+  for (const k of [0, 1, 2]) agent(ws, `chains-${k}.aip`, 'After All', chains(k, CHAIN));
+  for (const n of GROWTH_LENGTHS) agent(ws, `chain-${n}.aip`, 'After All', chains(1, n));
+  return ws;
+}
+
+/**
+ * The floor: the same agents on native Lua 5.4, with aip.agent.run as a pure-Lua stand-in doing per call what
+ * AIPack does in Lua terms: read the .aip and take its code block, a fresh environment (library tables copied as a
+ * fresh state opens them, an `aip` table of as many functions as the simulated one, CTX), compile the chunk, copy
+ * the input in and the result out.
+ */
+function nativeStub(ws: string): string {
+  const file = nodePath.join(ws, 'native-stub.lua');
+  writeFileSync(
+    file,
+    `
+local WS, AIP_FUNCTIONS, NAME = ${JSON.stringify(ws)}, ${aipFunctionsAt(DEFAULT_AIPACK_VERSION).length}, arg[1]
+local function copy(v)
+  if type(v) ~= "table" then return v end
+  local t = {}
+  for k, x in pairs(v) do t[k] = copy(x) end
+  return t
+end
+local function agent_code(name)
+  local f = assert(io.open(WS .. "/" .. name .. ".aip", "r"))
+  local text = f:read("a")
+  f:close()
+  return assert(text:match("\\n\`\`\`lua\\n(.-)\\n\`\`\`"), name)
+end
+local LIBS = { "string", "table", "math", "utf8", "coroutine", "os", "io", "package" }
+local run
+local function fresh_env(name)
+  local g = {}
+  for k, v in pairs(_G) do
+    if type(v) ~= "table" then g[k] = v end
+  end
+  for _, lib in ipairs(LIBS) do
+    local t = {}
+    for k, f in pairs(_G[lib]) do t[k] = f end
+    g[lib] = t
+  end
+  local aip = {}
+  for i = 1, AIP_FUNCTIONS do
+    local ns = "ns" .. (i % 20)
+    aip[ns] = aip[ns] or {}
+    aip[ns]["fn" .. i] = function(...) return i, ... end
+  end
+  aip.agent = { run = function(n, opts) return run(n, opts) end }
+  g.aip = aip
+  g.CTX = { AGENT_NAME = name, AGENT_FILE_PATH = WS .. "/" .. name .. ".aip", WORKSPACE_DIR = WS, STAGE = "Output",
+    RUN_UID = tostring({}), TASK_NUM = 1, RUN_NUM = 1, PWD = WS, TMP_DIR = WS .. "/.tmp" }
+  return g
+end
+run = function(name, opts)
+  local env = fresh_env(name)
+  env.input = copy(opts and opts.input)
+  local chunk = assert(load(agent_code(name), "=" .. name, "t", env))
+  return { outputs = { copy(chunk()) } }
+end
+print(run(NAME, {}).outputs[1])
+`,
+  );
+  return file;
+}
+
+interface Sample {
+  cpuMs: number;
+  wallMs: number;
+  rssMb?: number;
+}
+
+/** Runs `argv` as a child of a shell that reports its children's CPU time; checks its output. */
+function timed(argv: string[], cwd: string, expect: (stdout: string) => boolean): Sample {
+  const rssFile = nodePath.join(os.tmpdir(), `bench-cli-rss-${process.pid}`);
+  const cmd = (GNU_TIME ? [GNU_TIME, '-f', '%M', '-o', rssFile, ...argv] : argv).map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const out = nodePath.join(os.tmpdir(), `bench-cli-out-${process.pid}`);
+  const t0 = performance.now();
+  const r = spawnSync('bash', ['-c', `${cmd} >'${out}' 2>&1; echo "exit $?"; times`], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CODER_SUBAGENTS_DIST: '1' },
+  });
+  const wallMs = performance.now() - t0;
+  const stdout = readFileSync(out, 'utf8');
+  const lines = r.stdout.trim().split('\n');
+  if (!expect(stdout)) throw new Error(`${argv.join(' ')}: unexpected output (${lines[0]}):\n${stdout.slice(-800)}`);
+  // `times`: the shell's own user/sys, then its children's
+  const [user, sys] = lines[2].trim().split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t) as RegExpExecArray;
+    return (Number(m[1]) * 60 + Number(m[2])) * 1000;
+  });
+  const rssMb = GNU_TIME ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024 : undefined;
+  return { cpuMs: user + sys, wallMs, rssMb };
+}
+
+function runAgent(runner: Runner, ws: string, name: string, expected: number): Sample {
+  const argv = runner === 'native' ? ['lua5.4', nodePath.join(ws, 'native-stub.lua'), name] : [process.execPath, BIN, 'run-agent', name, '--engine', runner];
+  return timed(argv, ws, (s) => (runner === 'native' ? s.trim() === String(expected) : s.includes(`after_all: ${expected}\n`)));
+}
+
+/** A contract file of `n` copies of a fixture case (a model call, a prompt segment). */
+function casesDir(n: number): string {
+  const dir = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-cli-cases-'));
+  const src = nodePath.join(ROOT, 'fixtures', 'sub-agents');
+  writeFileSync(nodePath.join(dir, 'instruction-clarifier.aip'), readFileSync(nodePath.join(src, 'instruction-clarifier.aip')));
+  const text = readFileSync(nodePath.join(src, 'instruction-clarifier.contract.toml'), 'utf8');
+  const [head, first] = text.split(/(?=\[\[case\]\])/);
+  const cases = Array.from({ length: n }, (_, i) => first.replace(/^name = "(.*)"$/m, `name = "$1 #${i + 1}"`));
+  writeFileSync(nodePath.join(dir, 'bench.contract.toml'), head + cases.join('\n'));
+  return dir;
+}
+
+function testRun(engine: Runner, dir: string, n: number): Sample {
+  return timed([process.execPath, BIN, 'test', dir, '--engine', engine, '--timeout', '0'], dir, (s) => new RegExp(`\\b${n} passed`).test(s));
+}
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+  console.log(line(head));
+  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  for (const r of rows) console.log(line(r));
+}
+
+const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const ms = (v: number, d = 2) => `${v.toFixed(d)} ms`;
+
+function headline(ws: string): void {
+  const runners: Runner[] = [...ENGINES, 'native'];
+  const per = new Map<Runner, { call: number[]; first: number[] }>(runners.map((r) => [r, { call: [], first: [] }]));
+  const tests = new Map<Runner, number[]>(ENGINES.map((e) => [e, []]));
+  const dir = casesDir(100);
+  const loadBefore = load();
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const r of runners) {
+      const [c0, c1, c2] = [0, 1, 2].map((k) => runAgent(r, ws, `chains-${k}`, k * CHAIN).cpuMs);
+      if (round === 0) continue; // warm-up: the file cache, the compile cache
+      (per.get(r) as { call: number[] }).call.push((c2 - c1) / CHAIN);
+      (per.get(r) as { first: number[] }).first.push((c1 - c0) / CHAIN);
+    }
+    for (const e of ENGINES) {
+      const s = testRun(e, dir, 100);
+      if (round > 0 && round <= 5) (tests.get(e) as number[]).push(s.wallMs);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const nat = per.get('native') as { call: number[]; first: number[] };
+  const ratio = (xs: number[], ys: number[]) => median(xs.map((x, i) => x / ys[i]));
+  console.log(`\nThrough the CLI (compiled, whole processes, ${ROUNDS} interleaved rounds; load average ${loadBefore} before, ${load()} after)`);
+  const rows: string[][] = [];
+  for (const e of ENGINES) {
+    const p = per.get(e) as { call: number[]; first: number[] };
+    rows.push([
+      e,
+      ms(median(p.call), 3),
+      `${ratio(p.call, nat.call).toFixed(1)}x (target ≤ ${e === 'fengari' ? 10 : 5}x)`,
+      ms(median(p.first), 3),
+      `${ratio(p.first, nat.first).toFixed(1)}x (target ≤ ${e === 'fengari' ? 15 : 7}x)`,
+      `${(median(tests.get(e) as number[]) / 1000).toFixed(2)} s (target ≤ 1.0 s)`,
+    ]);
+  }
+  rows.push(['native lua5.4 + Lua aip stub', ms(median(nat.call), 3), '1x', ms(median(nat.first), 3), '1x', '-']);
+  printTable(['', `per call, ${CHAIN}-chain (CPU)`, 'vs native', 'per call, first chain (CPU)', 'vs native', '`test`, 100 cases (wall)'], rows);
+}
+
+function chainGrowth(ws: string): void {
+  const runners: Runner[] = [...ENGINES, 'native'];
+  const per = new Map<string, number[]>();
+  for (let round = 0; round < 3; round++) {
+    for (const r of runners) {
+      const c0 = runAgent(r, ws, 'chains-0', 0).cpuMs;
+      for (const n of GROWTH_LENGTHS) {
+        const key = `${r} ${n}`;
+        per.set(key, [...(per.get(key) ?? []), (runAgent(r, ws, `chain-${n}`, n).cpuMs - c0) / n]);
+      }
+    }
+  }
+  console.log(`\nGrowth with the chain length through the CLI: per-call CPU, the chain minus a 0-chain (flat when linear; load ${load()})`);
+  printTable(
+    ['chain length', ...runners.map((r) => `${r} ms/call`)],
+    GROWTH_LENGTHS.map((n) => [String(n), ...runners.map((r) => median(per.get(`${r} ${n}`) as number[]).toFixed(3))]),
+  );
+}
+
+function caseGrowth(counts: number[]): void {
+  const rows: string[][] = [];
+  for (const n of counts) {
+    const dir = casesDir(n);
+    const cells = ENGINES.flatMap((e) => {
+      const s = testRun(e, dir, n);
+      return [ms(s.wallMs / n), ms(s.cpuMs / n), s.rssMb === undefined ? 'n/a' : `${s.rssMb.toFixed(0)} MB`];
+    });
+    rmSync(dir, { recursive: true, force: true });
+    rows.push([String(n), ...cells]);
+  }
+  console.log(`\nGrowth with the case count: \`test\` per case (wall, CPU) and peak RSS of the largest process (flat per case; target < 300 MB at 10k; load ${load()})`);
+  printTable(['cases', ...ENGINES.flatMap((e) => [`${e} wall/case`, `${e} CPU/case`, `${e} peak RSS`])], rows);
+}
+
+if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` first`);
+const ws = workspace();
+nativeStub(ws);
+try {
+  const native = spawnSync('lua5.4', ['-v']).status === 0;
+  if (!native) throw new Error('lua5.4 is not installed: the native floor cannot be measured');
+  console.log(`node ${process.version}, ${os.cpus().length} cores`);
+  if (args.includes('--cases-only')) caseGrowth(args.includes('--cases') ? [1000, 10_000] : [1000]);
+  else {
+    headline(ws);
+    if (!args.includes('--quick')) {
+      chainGrowth(ws);
+      caseGrowth(args.includes('--cases') ? [1000, 10_000] : [1000]);
+    }
+  }
+} finally {
+  rmSync(ws, { recursive: true, force: true });
+}

@@ -1,0 +1,116 @@
+/**
+ * How every `aip.file.*` function reaches a file, for one stage: FileInfo / FileRecord tables, traced writes,
+ * and Vfs failures turned into Lua errors naming the function and the path. Reads go through the Vfs (overlay
+ * over disk); writes only through `env.vfs`, after the AIPack access checks.
+ */
+import { LuaError, luaTypeName } from '../engine/values.ts';
+import type { StageEnv } from './types.ts';
+import { checkAccessWrite, displayForTrace, fileInfoOf, isPlainRelative, pathArg, relToWorkspace, renderHome, resolvePath } from './support/paths.ts';
+
+export type FileOp = 'write' | 'append' | 'delete' | 'copy' | 'move';
+
+export interface FileAccess {
+  readonly env: StageEnv;
+  /** Records one write-like operation in the run trace. */
+  trace(op: FileOp, abs: string): void;
+  /** Runs a Vfs operation; its plain errors become Lua errors naming the function and the path. */
+  guarded<T>(fn: string, p: string, f: () => T): T;
+  /** The `base_dir` option resolved, or undefined when absent. */
+  baseDirOf(v: unknown, fn: string): string | undefined;
+  /** FileInfo path after a write: workspace-relative for relative input, else absolute (`~/` under home). */
+  writtenPath(input: string, abs: string): string;
+  infoOf(displayPath: string, abs: string): Record<string, unknown>;
+  /** FileRecord of a file that must exist (a directory or a missing file raises). */
+  recordOf(displayPath: string, abs: string, fn: string): Record<string, unknown>;
+  /** Text of a file that must exist. */
+  readText(p: string, abs: string, fn: string): string;
+  /** A string (or a number, as Lua coerces it) content argument. */
+  contentArg(v: unknown, fn: string): string;
+  /** The file's bytes (none when missing) followed by `text`: what an append writes. */
+  appended(abs: string, text: string): Uint8Array;
+  /** Write-checked, traced append with the function's error wording. */
+  appendText(fn: string, p: string, abs: string, text: string): void;
+}
+
+const decoder = new TextDecoder('utf-8');
+
+export function fileAccess(env: StageEnv): FileAccess {
+  const { vfs } = env;
+
+  const trace = (op: FileOp, abs: string): void => {
+    env.trace.record({ kind: 'file', depth: env.depth, agent: env.agent.name, op, path: displayForTrace(env, abs) });
+  };
+
+  const guarded = <T>(fn: string, p: string, f: () => T): T => {
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof LuaError) throw e;
+      throw new LuaError(`${fn} - Fail for '${p}'. Cause: ${(e as Error).message}`);
+    }
+  };
+
+  const infoOf = (displayPath: string, abs: string): Record<string, unknown> => {
+    const st = vfs.stat(abs);
+    return fileInfoOf(displayPath, st && { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
+  };
+
+  const appended = (abs: string, text: string): Uint8Array => {
+    const prev = vfs.isFile(abs) ? (vfs.readBytes(abs) ?? new Uint8Array()) : new Uint8Array();
+    const add = new TextEncoder().encode(text);
+    const next = new Uint8Array(prev.length + add.length);
+    next.set(prev);
+    next.set(add, prev.length);
+    return next;
+  };
+
+  return {
+    env,
+    trace,
+    guarded,
+    infoOf,
+    appended,
+
+    baseDirOf: (v, fn) => (v === undefined || v === null ? undefined : resolvePath(env, pathArg(v, fn, 'base_dir'))),
+
+    writtenPath(input, abs) {
+      if (isPlainRelative(input)) {
+        const rel = relToWorkspace(env, abs);
+        if (rel !== '' && !rel.startsWith('..')) return rel;
+      }
+      return renderHome(env, abs);
+    },
+
+    recordOf(displayPath, abs, fn) {
+      // read first: outside the allowed roots the read itself raises the protection error
+      const bytes = vfs.readBytes(abs);
+      if (bytes === undefined) {
+        const why = vfs.isDir(abs) ? 'it is a directory' : 'file not found';
+        throw new LuaError(`${fn} - Fail to read file '${displayPath}' (resolved to '${abs}'): ${why}`);
+      }
+      const info = infoOf(displayPath, abs);
+      const probe = bytes.subarray(0, 8000);
+      const text = (info.is_likely_text as boolean) && !probe.includes(0);
+      return { ...info, _type: 'FileRecord', content: decoder.decode(bytes), is_likely_text: text };
+    },
+
+    readText(p, abs, fn) {
+      const s = vfs.readFile(abs);
+      if (s === undefined) throw new LuaError(`${fn} - Fail to read file '${p}' (resolved to '${abs}'): file not found`);
+      return s;
+    },
+
+    contentArg(v, fn) {
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number') return String(v);
+      throw new LuaError(`${fn}: expected 'content' to be a string, got ${luaTypeName(v)}`);
+    },
+
+    appendText(fn, p, abs, text) {
+      checkAccessWrite(env, abs);
+      const next = appended(abs, text);
+      guarded(fn, p, () => vfs.writeFile(abs, next));
+      trace('append', abs);
+    },
+  };
+}
