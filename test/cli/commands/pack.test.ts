@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.ts';
+import { makeRoot, SOURCES, tempDir } from '../../pack/fixture.ts';
+
+const tmp = () => tempDir('coder-subagents-out-');
+
+describe('coder-subagents pack', () => {
+  it('pack prints the path, size and files', async () => {
+    const root = makeRoot(SOURCES, '0.4.0');
+    const out = tmp();
+    const r = await runCli(['pack', '--root', root, '--out', out], root);
+    expect(r.code).toBe(0);
+    const file = join(out, 'pro@coder-v0.4.0.aipack');
+    expect(r.stdout).toContain(`wrote ${file} (${readFileSync(file).length} bytes, 8 files)\n`);
+    expect(r.stdout).toContain('\n  pack.toml\n');
+  });
+  it('exits 1 naming a root that holds no pack', async () => {
+    const root = makeRoot({});
+    const r = await runCli(['pack', '--root', root, '--out', tmp()], root);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: no pack in .*: neither lua\/ \(the sources\) nor pack\/pack\.toml \(the built pack\) is there/);
+  });
+});
