@@ -5,8 +5,9 @@
  * `prepare_task`, utils_output `run_post_task` / `task_info`, utils_after_all `run_post` / `redo_or_nil`), so a
  * case's sub-agent gets the input the pack builds, and its answer is adopted as the pack adopts it.
  *
- * Every stage starts with Before All's `pre` run over the case's entries (the agent under test and its `prev`
- * stand-ins run there only when they listen to `pre`), then the stage under test runs as the coder runs it.
+ * A `pre` case is Before All's `pre` run over the case's entries. A later stage begins from the case's params: Before
+ * All runs no sub-agent there (the entries are only normalised, as it keeps them), then the stage under test runs
+ * as the coder runs it.
  *
  * Its single input:
  *   { stage, event?, params, prompts, prompt_dir, entries, task?, response?, responses? }
@@ -28,6 +29,7 @@ Contract-test driver of coder-subagents: runs one stage of the sub-agent pipelin
 # Output
 
 \`\`\`lua
+local SA = require("utils_sub_agent")
 local BA = require("utils_before_all")
 local D = require("utils_data")
 local O = require("utils_output")
@@ -55,11 +57,20 @@ local prompt = {
   prompts = case.prompts,
 }
 
-local pre, fail = call(BA.run_pre, prompt, case.stage == "pre" and case.event or nil)
-if not pre then return fail end
 if case.stage == "pre" then
+  local pre, fail = call(BA.run_pre, prompt, case.event)
+  if not pre then return fail end
   return { ok = true, params = pre.params, prompts = pre.prompts, configs = pre.configs }
 end
+
+-- a later stage begins from the case's params: Before All runs no sub-agent, and keeps the entries as it
+-- normalises them for the later stages
+prompt.meta = U.copy_without(meta, "sub_agents")
+local pre, fail = call(BA.run_pre, prompt)
+if not pre then return fail end
+local configs, prepare_err = SA.prepare(meta)
+if not configs then return failed(prepare_err) end
+pre.configs = configs
 
 local run, groups, err = BA.prepare_run(prompt, pre)
 if not run then return failed(err) end
