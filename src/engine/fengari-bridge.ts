@@ -18,7 +18,8 @@ import {
   type LuaTable,
   type TValue,
 } from './fengari-vm.ts';
-import { ConversionError, HOST_OPTIONS, LuaError, LuaMulti, MAX_DEPTH, MAX_NODES, PathedConversionError, tableValue, through, type ConvertMode, type HostFunction } from './values.ts';
+import { hostFunctionBody, jsToLua, luaToJs, type HostCallIO, type ValueBuilder, type ValueReader } from './conversion.ts';
+import { MAX_NODES, type ConvertMode } from './values.ts';
 
 /** The identity behind AIPack's `null` global: one light userdata shared by every state. */
 export const NULL_TOKEN = Object.freeze({ aipackNull: true });
@@ -130,223 +131,77 @@ function arrayMetatable(L: L): LuaTable {
   return mt;
 }
 
-/**
- * Pushes a JS value (see values.ts for the mapping). `topNullIsNil`: a top-level null becomes nil, as for stage
- * variables (docs/aipack.md section 7.0); nested nulls always become the `null` sentinel.
- */
-export function pushJs(L: L, value: unknown, topNullIsNil: boolean, seen = new Set<object>()): void {
-  if (value === undefined) return lua.lua_pushnil(L);
-  if (value === null) {
-    if (topNullIsNil) return lua.lua_pushnil(L);
-    return lua.lua_pushlightuserdata(L, NULL_TOKEN);
-  }
-  switch (typeof value) {
-    case 'boolean':
-      return lua.lua_pushboolean(L, value);
-    case 'number':
-      // fengari integers are 32-bit; anything larger stays a float (docs/engines.md)
-      if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) return lua.lua_pushinteger(L, value);
-      return lua.lua_pushnumber(L, value);
-    case 'string':
-      return pushString(L, value);
-    case 'function':
-      return pushHostFunction(L, value as HostFunction);
-    case 'object':
-      break;
-    default:
-      throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
-  }
-  lauxlib.luaL_checkstack(L, 1, null);
-  pushValue(L, tableOf(L, value as object, seen));
-}
+/** fengari's values as the conversion policy reads them (conversion.ts): value slots, tables read in place. */
+const reader: ValueReader<L, TValue> = {
+  type: (_L, v) => v.type & 0x0f,
+  boolean: (_L, v) => v.value as boolean,
+  number: (_L, v) => v.value as number,
+  string: (_L, v) => stringOf((v.value as LuaString).realstring),
+  identity: (_L, t) => t.value,
+  rawLength: (_L, t) => rawLength(t.value as LuaTable),
+  isArray: (L, t) => {
+    const mt = (t.value as LuaTable).metatable;
+    return mt !== null && mt === arrayMetatable(L);
+  },
+  item: (_L, t, i) => getInt(t.value as LuaTable, i),
+  drop: () => {},
+  forEach: (_L, t, visit) => {
+    // fengari's insertion-ordered entry list, the order lua_next walks
+    for (let e = (t.value as LuaTable).f; e !== undefined; e = e.n) visit(e.key, e.value);
+  },
+  reserve: () => {},
+};
 
 /**
- * A JS value as a Lua value slot, for a table element. Tables are built directly in fengari's structures (no stack
- * traffic per element): the same raw sets lua_rawseti/lua_rawset do, with the array metatable set as
+ * fengari's values as the conversion policy builds them: tables are made directly in fengari's structures (no
+ * stack traffic per element), with the same raw sets lua_rawseti/lua_rawset do and the array metatable set as
  * lua_setmetatable does.
  */
-function slotOf(L: L, value: unknown, seen: Set<object>): TValue {
-  if (value === null) return tvalue(TAG.LUA_TLIGHTUSERDATA, NULL_TOKEN);
-  switch (typeof value) {
-    case 'boolean':
-      return tvalue(TAG.LUA_TBOOLEAN, value);
-    case 'number':
-      // fengari integers are 32-bit; anything larger stays a float (docs/engines.md)
-      return Number.isInteger(value) && value >= -2147483648 && value <= 2147483647 ? tvalue(TAG.LUA_TNUMINT, value) : tvalue(TAG.LUA_TNUMFLT, value);
-    case 'string':
-      return tvalue(TAG.LUA_TLNGSTR, luaStr(L, value));
-    case 'function':
-      return tvalue(TAG.LUA_TLCF, hostFunction(value as HostFunction));
-    case 'object':
-      return tableOf(L, value as object, seen);
-    default:
-      throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
-  }
-}
-
-function tableOf(L: L, obj: object, seen: Set<object>): TValue {
-  if (seen.has(obj)) throw new ConversionError('cannot pass a cyclic value to Lua');
-  if (seen.size >= MAX_DEPTH) throw new ConversionError(`cannot pass a value nested deeper than ${MAX_DEPTH} levels to Lua`);
-  seen.add(obj);
-  const t = newTable(L);
-  if (Array.isArray(obj)) {
-    for (let i = 0; i < obj.length; i++) {
-      const item = obj[i];
-      if (item === undefined) continue; // a nil hole
-      setInt(t, i + 1, slotOf(L, item, seen));
-    }
+const builder: ValueBuilder<L, TValue, LuaTable> = {
+  nil: () => tvalue(TAG.LUA_TNIL, null),
+  null: () => tvalue(TAG.LUA_TLIGHTUSERDATA, NULL_TOKEN),
+  boolean: (_L, b) => tvalue(TAG.LUA_TBOOLEAN, b),
+  // fengari integers are 32-bit; anything larger stays a float (docs/engines.md)
+  number: (_L, n) => (Number.isInteger(n) && n >= -2147483648 && n <= 2147483647 ? tvalue(TAG.LUA_TNUMINT, n) : tvalue(TAG.LUA_TNUMFLT, n)),
+  string: (L, s) => tvalue(TAG.LUA_TLNGSTR, luaStr(L, s)),
+  function: (_L, fn) => tvalue(TAG.LUA_TLCF, hostFunctionBody(hostCalls, fn)),
+  list: (L) => {
+    const t = newTable(L);
     t.metatable = arrayMetatable(L);
-  } else {
-    for (const key in obj) {
-      if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
-      const item = (obj as Record<string, unknown>)[key];
-      if (item === undefined) continue;
-      setField(L, t, tvalue(TAG.LUA_TLNGSTR, luaStr(L, key)), slotOf(L, item, seen));
-    }
-  }
-  seen.delete(obj);
-  return tvalue(TAG.LUA_TTABLE, t);
+    return t;
+  },
+  record: (L) => newTable(L),
+  setIndex: (_L, t, i, item) => setInt(t, i, item),
+  setKey: (L, t, key, item) => setField(L, t, tvalue(TAG.LUA_TLNGSTR, luaStr(L, key)), item),
+  done: (_L, t) => tvalue(TAG.LUA_TTABLE, t),
+};
+
+/** Pushes a JS value (conversion.ts); `topNullIsNil`: a top-level null becomes nil. */
+export function pushJs(L: L, value: unknown, topNullIsNil: boolean): void {
+  lauxlib.luaL_checkstack(L, 1, null);
+  pushValue(L, jsToLua(builder, L, value, topNullIsNil));
 }
 
-function pushHostFunction(L: L, fn: HostFunction): void {
-  lua.lua_pushjsfunction(L, hostFunction(fn));
-}
+/** a Lua error in flight: fengari unwinds by throwing the thread's error record (ldo.js luaD_throw) */
+const isUnwind = (err: unknown) => !(err instanceof Error) && typeof err === 'object' && err !== null && 'status' in err;
 
-/** The Lua C function (fengari: a JS function of the state) calling a host function with converted values. */
-function hostFunction(fn: HostFunction): (L: L) => number {
-  const mode = fn[HOST_OPTIONS]?.argMode ?? 'aip';
-  return (L: L) => {
-    let failure: string | undefined;
-    let result: unknown;
-    try {
-      const n = lua.lua_gettop(L);
-      const args: unknown[] = [];
-      for (let i = 1; i <= n; i++) args.push(toJs(L, i, mode, `argument #${i}`));
-      result = fn(...args);
-    } catch (err) {
-      // raise after the try: lua_error unwinds with a JS throw that must not be caught here
-      failure = err instanceof LuaError || err instanceof ConversionError ? err.message : internalMessage(err);
-    }
-    if (failure !== undefined) {
-      lua.lua_pushstring(L, luaBytes(failure));
-      return lua.lua_error(L);
-    }
-    if (result === undefined) return 0;
-    const values = result instanceof LuaMulti ? result.values : [result];
+const hostCalls: HostCallIO<L> = {
+  top: (L) => lua.lua_gettop(L),
+  arg: (L, i, mode) => toJs(L, i, mode, `argument #${i}`),
+  push: (L, values) => {
     lauxlib.luaL_checkstack(L, values.length, null);
     for (const v of values) pushJs(L, v, false);
-    return values.length;
-  };
-}
-
-function internalMessage(err: unknown): string {
-  // Errors of nested runs carry their own message; anything else is a simulator bug worth showing as is.
-  return err instanceof Error ? err.message : String(err);
-}
+  },
+  isUnwind,
+  raise: (L, message) => {
+    lua.lua_pushstring(L, luaBytes(message));
+    return lua.lua_error(L) as never;
+  },
+};
 
 /** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
 export function toJs(L: L, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
   const abs = lua.lua_absindex(L, idx);
   if (abs < 1 || abs > lua.lua_gettop(L)) return undefined; // no value there (LUA_TNONE)
-  try {
-    return convert(L, valueAt(L, abs), mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
-  } catch (err) {
-    if (err instanceof PathedConversionError) throw err.at(where);
-    throw err;
-  }
-}
-
-interface NodeBudget {
-  left: number;
-  limit: number;
-}
-
-const TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
-/** the Lua type name of a value slot (its variant tag without the variant bits) */
-const typeNameOf = (v: TValue) => TYPE_NAMES[v.type & 0x0f] ?? 'value';
-
-// Reads fengari's structures directly (raw access, as lua_rawgeti/lua_rawlen/lua_next do, in lua_next's order).
-function convert(L: L, v: TValue, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
-  if (--budget.left < 0) throw new PathedConversionError((path) => `cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
-  switch (v.type & 0x0f) {
-    case lua.LUA_TNIL:
-      return undefined;
-    case lua.LUA_TBOOLEAN:
-      return v.value as boolean;
-    case lua.LUA_TNUMBER: {
-      const n = v.value as number;
-      if (mode === 'aip' && !Number.isFinite(n)) throw new PathedConversionError((path) => `cannot convert ${n} to JSON at ${path}`);
-      // serde_json turns a non-finite f64 into null (Value::from(f64))
-      if (!Number.isFinite(n)) return null;
-      return n;
-    }
-    case lua.LUA_TSTRING:
-      return stringOf((v.value as LuaString).realstring);
-    case lua.LUA_TLIGHTUSERDATA:
-      return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
-    case lua.LUA_TTABLE:
-      return convertTable(L, v.value as LuaTable, mode, seen, depth, budget);
-    case lua.LUA_TFUNCTION:
-      throw new PathedConversionError((path) => `cannot convert a Lua function at ${path}`);
-    default: {
-      const name = typeNameOf(v);
-      throw new PathedConversionError((path) => `cannot convert a Lua ${name} at ${path}`);
-    }
-  }
-}
-
-function convertTable(L: L, t: LuaTable, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
-  if (seen.has(t)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
-  if (depth >= MAX_DEPTH) throw new PathedConversionError((path) => `cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
-  seen.add(t);
-  try {
-    if (mode === 'serde') {
-      const len = rawLength(t);
-      if (len > 0 || (t.metatable !== null && t.metatable === arrayMetatable(L))) {
-        const out: unknown[] = new Array(len);
-        for (let i = 1; i <= len; i++) {
-          let v: unknown;
-          try {
-            v = convert(L, getInt(t, i), mode, seen, depth + 1, budget);
-          } catch (err) {
-            throw through(err, `[${i}]`);
-          }
-          out[i - 1] = v === undefined ? null : v;
-        }
-        return out;
-      }
-    }
-    const keys: (string | number)[] = [];
-    const values: unknown[] = [];
-    for (let e = t.f; e !== undefined; e = e.n) {
-      const key = keyOf(e.key);
-      let v: unknown;
-      try {
-        v = convert(L, e.value, mode, seen, depth + 1, budget);
-      } catch (err) {
-        throw through(err, `.${String(key)}`);
-      }
-      if (v === undefined) continue;
-      keys.push(key);
-      values.push(v);
-    }
-    return tableValue(keys, values, mode);
-  } finally {
-    seen.delete(t);
-  }
-}
-
-function keyOf(k: TValue): string | number {
-  switch (k.type & 0x0f) {
-    case lua.LUA_TSTRING:
-      return stringOf((k.value as LuaString).realstring);
-    case lua.LUA_TNUMBER:
-      return k.value as number;
-    case lua.LUA_TBOOLEAN:
-      return String(k.value);
-    default: {
-      const name = typeNameOf(k);
-      throw new PathedConversionError((path) => `cannot convert a table key of type ${name} at ${path}`);
-    }
-  }
+  return luaToJs(reader, L, valueAt(L, abs), mode, where, maxNodes);
 }

@@ -1,21 +1,18 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { LuaEngine, LuaState, StateOptions } from './engine.ts';
+import type { LuaEngine, StateOptions } from './engine.ts';
 import { pushJs, toJs, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
 import { getInt, lua, lauxlib, lualib, luaString, protoOf, pushLuaString, pushProto, setBigStringHook, TAG, to_luastring, valueAt, type LuaState as L, type LuaString, type LuaTable, type Proto } from './fengari-vm.ts';
-import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
-import { loadablePath, MAX_REP_BYTES, openerName, OS_REMOVED, packagePath, SANDBOX_LIBS, SANDBOX_LUA, searchPath, withLua54Hint } from './sandbox.ts';
-import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
-import { patternHost } from './pattern-hosts.ts';
+import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, spent, type RunLimits } from './limits.ts';
+import type { LuaApi } from './lua-api.ts';
+import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
+import { SandboxedState, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import type { ConvertMode } from './values.ts';
 import { RELAY_HEAD_BYTES, relayedError } from './library-guard.ts';
-import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 
-
-const HOOK_INTERVAL = 1000;
 /** a table element moved by fengari's library loops (lua_geti/lua_seti in JS) takes ~16 instructions' time */
 const ELEMENT_COST = 16;
 const str = (s: string) => to_luastring(s);
-const PACKAGE_KEY = str('coder_subagents.package');
 
 /** luaL_error with a message built in JS: passed as an argument, so a '%' in it is not a format directive. */
 function raise(L: L, message: string): never {
@@ -53,6 +50,48 @@ function libraryGuard(L: L): number {
   return lua.lua_error(L);
 }
 
+/** The C API as the engine core drives it (lua-api.ts): fengari's lua.h in JS, mostly as it is. */
+const api: LuaApi<L> = {
+  registry: lua.LUA_REGISTRYINDEX,
+  gettop: lua.lua_gettop,
+  settop: lua.lua_settop,
+  pushvalue: lua.lua_pushvalue,
+  rotate: lua.lua_rotate,
+  type: lua.lua_type,
+  pushnil: lua.lua_pushnil,
+  pushboolean: lua.lua_pushboolean,
+  pushinteger: lua.lua_pushinteger,
+  pushnumber: lua.lua_pushnumber,
+  pushstring: (L, s) => lua.lua_pushstring(L, luaBytes(s)),
+  createtable: lua.lua_createtable,
+  getfield: (L, idx, key) => lua.lua_getfield(L, idx, str(key)),
+  setfield: (L, idx, key) => lua.lua_setfield(L, idx, str(key)),
+  getglobal: (L, name) => lua.lua_getglobal(L, str(name)),
+  setglobal: (L, name) => lua.lua_setglobal(L, str(name)),
+  rawgeti: lua.lua_rawgeti,
+  rawseti: lua.lua_rawseti,
+  rawset: lua.lua_rawset,
+  next: (L, idx) => lua.lua_next(L, idx) !== 0,
+  pushglobaltable: lua.lua_pushglobaltable,
+  setupvalue: (L, funcIdx, n) => lua.lua_setupvalue(L, funcIdx, n) !== null,
+  tonumber: (L, idx) => lua.lua_tonumber(L, idx) as number,
+  tostring: (L, idx) => jsString(L, idx),
+  checkstring: (L, arg) => {
+    lauxlib.luaL_checkstring(L, arg);
+    return jsString(L, arg);
+  },
+  display: (L, idx) => {
+    lauxlib.luaL_tolstring(L, idx);
+    const s = jsString(L, -1);
+    lua.lua_pop(L, 1);
+    return s;
+  },
+  call: lua.lua_call,
+  pcall: lua.lua_pcall,
+  error: (L) => lua.lua_error(L) as never,
+  raise,
+};
+
 /**
  * Memory guard. fengari has no allocator to cap, so the run tree's memory is read from the JS heap (V8's used
  * heap + external memory, where Lua strings live) against its value when the tree started: every
@@ -61,8 +100,6 @@ function libraryGuard(L: L): number {
  * before the verdict.
  */
 const MEMORY_CHECK_HOOKS = 64;
-/** hooks between two looks at the clock (the run tree's deadline) */
-const DEADLINE_CHECK_HOOKS = 16;
 const MEMORY_CHECK_BYTES = 32 * 1024 * 1024;
 /**
  * A full GC, for the verdict over the cap only. The process's own `gc` when it has one; else one is taken from a
@@ -101,54 +138,29 @@ export const fengariEngine: LuaEngine = {
   createState: (options) => new FengariState(options),
 };
 
-class FengariState implements LuaState {
-  private readonly L: L;
-  private readonly limits: RunLimits & { heapBaseline?: number; pressure?: number };
-  private readonly memoryMessage: string;
-  /** names of the simulator's own chunks (the sandbox, preludes): their functions stand for AIPack's native ones */
-  private readonly hostChunks = new Set(['=sandbox']);
-  private used = 0;
-  private hooks = 0;
-  private running = 0;
+class FengariState extends SandboxedState<L> {
+  protected readonly L: L;
+  declare readonly limits: RunLimits & { heapBaseline?: number; pressure?: number };
+  protected readonly dialect = '5.3';
 
-  constructor(private readonly options: StateOptions) {
-    this.limits = options.limits ?? createLimits(options.budget);
+  constructor(options: StateOptions) {
+    super(api, options);
     this.limits.heapBaseline ??= heapNow();
-    this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
     this.L = lauxlib.luaL_newstate();
     byGlobal.set((this.L as unknown as { l_G: object }).l_G, this);
-    this.openSandboxedLibs();
-    // a state of a spent tree stops at its first instruction
-    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, chargeState(this.limits) ? 1 : HOOK_INTERVAL);
+    this.install(this.L);
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, this.firstHookInterval());
   }
 
-  private readonly hook = (L: L) => {
-    const hooks = ++this.hooks;
+  private readonly hook = (L: L) => this.tick(L);
+
+  protected override onHook(L: L, hooks: number): void {
     if (hooks % MEMORY_CHECK_HOOKS === 0) this.checkMemory(L);
-    if (hooks % DEADLINE_CHECK_HOOKS === 0 && checkDeadline(this.limits)) this.failFast(L);
-    this.charge(L, HOOK_INTERVAL);
-  };
-
-  /**
-   * Counts `n` instructions against the run tree's budget: the hook's steps, and work a library function does in
-   * one call (unseen by the hook). Once a limit is hit the hook fires on every instruction, so a pcall that
-   * swallowed the error cannot run on: the next instruction outside it raises again. Hooks are per thread and `L`
-   * may be a coroutine, so the main thread and each thread whose hook fires afterwards are re-armed.
-   */
-  private charge(L: L, n: number): void {
-    this.used += n;
-    if (chargeInstructions(this.limits, n)) this.failFast(L);
   }
 
-  private failFast(L: L): never {
+  protected hookEveryInstruction(L: L): void {
     lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
     lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
-    return raise(L, limitMessage(this.limits, this.options) as string);
-  }
-
-  private memoryFull(L: L): never {
-    this.limits.memoryExceeded = true;
-    return this.failFast(L);
   }
 
   onBigString(L: L, bytes: number): void {
@@ -163,12 +175,7 @@ class FengariState implements LuaState {
     if (limits.pressure >= MEMORY_CHECK_BYTES) this.checkMemory(L);
     // made in one instruction (`..`, a library call): charged by size. Raised at the next instruction, by the
     // hook: an error thrown while the VM builds a string (luaV_concat) loses its message.
-    const n = Math.floor(bytes / BYTES_PER_INSTRUCTION);
-    this.used += n;
-    if (chargeInstructions(limits, n)) {
-      lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, 1);
-      lua.lua_sethook(L, this.hook, lua.LUA_MASKCOUNT, 1);
-    }
+    if (this.chargeQuietly(Math.floor(bytes / BYTES_PER_INSTRUCTION))) this.hookEveryInstruction(L);
   }
 
   private checkMemory(L: L): void {
@@ -180,8 +187,7 @@ class FengariState implements LuaState {
     collectGarbage();
     limits.memoryUsed = heapNow() - base;
     if (limits.memoryUsed <= limits.memoryMax) return;
-    limits.memoryExceeded = true;
-    this.failFast(L);
+    this.memoryFull(L);
   }
 
   /**
@@ -285,58 +291,11 @@ class FengariState implements LuaState {
     return n;
   };
 
-  instructionsUsed(): number {
-    return this.used;
-  }
-
-  private openSandboxedLibs(): void {
-    const L = this.L;
+  protected openLibraries(L: L): void {
     for (const name of SANDBOX_LIBS) {
       lauxlib.luaL_requiref(L, str(name), lualib[openerName(name)] as (L: L) => number, 1);
       lua.lua_pop(L, 1);
     }
-    // os: only the clock functions; execute/remove/rename/exit/getenv/tmpname would reach the host.
-    lua.lua_getglobal(L, str('os'));
-    for (const name of OS_REMOVED) {
-      lua.lua_pushnil(L);
-      lua.lua_setfield(L, -2, str(name));
-    }
-    lua.lua_pop(L, 1);
-    // package: no C loader, no file searchers of fengari's own (they read any file through Node's fs), and a
-    // searchpath that does not probe the host either. package.path is AIPack's: the module dirs, then Lua's
-    // default, of which only "./?.lua;./?/init.lua" (relative to the process cwd = `baseDir`) is simulated.
-    lua.lua_getglobal(L, str('package'));
-    lua.lua_pushvalue(L, -1);
-    lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, PACKAGE_KEY);
-    lua.lua_pushnil(L);
-    lua.lua_setfield(L, -2, str('loadlib'));
-    lua.lua_pushstring(L, str(''));
-    lua.lua_setfield(L, -2, str('cpath'));
-    lua.lua_pushstring(L, luaBytes(packagePath(this.options)));
-    lua.lua_setfield(L, -2, str('path'));
-    lua.lua_pushjsfunction(L, this.searchpathFn);
-    lua.lua_setfield(L, -2, str('searchpath'));
-    lua.lua_createtable(L, 2, 0);
-    lua.lua_getfield(L, -2, str('searchers'));
-    lua.lua_rawgeti(L, -1, 1); // the preload searcher
-    lua.lua_rawseti(L, -3, 1);
-    lua.lua_pop(L, 1);
-    lua.lua_pushjsfunction(L, this.searcher);
-    lua.lua_rawseti(L, -2, 2);
-    lua.lua_setfield(L, -2, str('searchers'));
-    lua.lua_pop(L, 1);
-    // io: AIPack has it, but fengari's can only reach the process streams; give write() routed to print.
-    this.setGlobal('io', {
-      write: (...args: unknown[]) => {
-        this.options.print(args.map((a) => String(a)).join(''));
-      },
-    });
-    lua.lua_pushjsfunction(L, this.printFn);
-    lua.lua_setglobal(L, str('print'));
-    lua.lua_pushjsfunction(L, this.loadfile);
-    lua.lua_setglobal(L, str('loadfile'));
-    lua.lua_pushjsfunction(L, this.dofile);
-    lua.lua_setglobal(L, str('dofile'));
     lua.lua_getglobal(L, str('string'));
     lua.lua_pushjsfunction(L, strRep);
     lua.lua_setfield(L, -2, str('rep'));
@@ -352,24 +311,15 @@ class FengariState implements LuaState {
     lua.lua_pushnil(L);
     lua.lua_setglobal(L, str('collectgarbage')); // fengari throws on every call; absent is clearer
     setArrayMetatable(L);
-    // the sandbox's Lua side (sandbox.ts). allow_hooks: fengari 0.1.5's yieldable pcall (used inside coroutines)
-    // never saves 'allowhook' (lapi.js lua_pcallk: `callstatus &= ~CIST_OAH | allowhook` cannot set the bit), so
-    // after it catches an error the coroutine would run with hooks off for good; hooks are always allowed in Lua
-    // code here, so the pcall/xpcall wrappers turn them back on.
-    lua.lua_createtable(L, 0, 3);
-    lua.lua_pushjsfunction(L, (L: L) => {
-      const n = Math.min(Number.MAX_SAFE_INTEGER, lua.lua_tonumber(L, 1) as number);
-      if (n > 0) this.charge(L, Math.ceil(n));
-      return 0;
-    });
-    lua.lua_setfield(L, -2, str('charge'));
-    lua.lua_pushjsfunction(L, (L: L) => {
-      const hit = limitMessage(this.limits, this.options);
-      if (hit === undefined) return 0;
-      lua.lua_pushstring(L, luaBytes(hit));
-      return 1;
-    });
-    lua.lua_setfield(L, -2, str('limit_hit'));
+  }
+
+  /**
+   * allow_hooks: fengari 0.1.5's yieldable pcall (used inside coroutines) never saves 'allowhook' (lapi.js
+   * lua_pcallk: `callstatus &= ~CIST_OAH | allowhook` cannot set the bit), so after it catches an error the
+   * coroutine would run with hooks off for good; hooks are always allowed in Lua code here, so the sandbox's
+   * pcall/xpcall wrappers turn them back on.
+   */
+  protected sandboxHelpers(L: L): void {
     lua.lua_pushjsfunction(L, allowHooks);
     lua.lua_setfield(L, -2, str('allow_hooks'));
     // guard(f, globalName): f behind a C function (library-guard.ts)
@@ -379,28 +329,20 @@ class FengariState implements LuaState {
       return 1;
     });
     lua.lua_setfield(L, -2, str('guard'));
-    // hosted(f): f was defined by the simulator's own code
-    lua.lua_pushjsfunction(L, (L: L) => {
-      lua.lua_settop(L, 1);
-      const ar = new lua.lua_Debug();
-      lua.lua_getinfo(L, str('>S'), ar);
-      const source = latin1(ar.source);
-      lua.lua_pushboolean(L, source !== null && this.hostChunks.has(source));
-      return 1;
-    });
-    lua.lua_setfield(L, -2, str('hosted'));
-    this.setPatternHost(L);
-    lua.lua_setglobal(L, str('__sandbox'));
-    this.exec(SANDBOX_LUA, '=sandbox');
+    lua.lua_pushinteger(L, ELEMENT_COST);
+    lua.lua_setfield(L, -2, str('element_cost'));
+  }
+
+  /** table.unpack replaces the sandbox's Lua wrapper (see tableUnpack) */
+  protected override afterSandbox(L: L): void {
     lua.lua_getglobal(L, str('table'));
     lua.lua_pushjsfunction(L, this.tableUnpack);
     lua.lua_setfield(L, -2, str('unpack'));
     lua.lua_pop(L, 1);
   }
 
-  /** The step-counting pattern matcher's host functions (sandbox.ts routes costly pattern calls to them). */
-  private setPatternHost(L: L): void {
-    const host = patternHost<L>('5.3', {
+  protected patternPrimitives(): PatternPrimitives<L> {
+    return {
       bytes: (L, idx) => lua.lua_tostring(L, idx) as Uint8Array,
       integer: (L, idx) => lua.lua_tointeger(L, idx) as number,
       isNil: (L, idx) => lua.lua_type(L, idx) <= lua.LUA_TNIL,
@@ -411,170 +353,44 @@ class FengariState implements LuaState {
       // as fengari's lstrlib pushes a capture
       pushSubject: (L, init, len) => lua.lua_pushlstring(L, (lua.lua_tostring(L, 1) as Uint8Array).subarray(init), len),
       pushBytes: (L, bytes) => lua.lua_pushlstring(L, bytes, bytes.length),
-      charge: (L, n) => this.charge(L, n),
-      tooLarge: (L) => this.memoryFull(L),
-      memoryMax: () => this.limits.memoryMax,
       raise,
-    });
-    for (const [name, fn] of Object.entries(host)) {
-      lua.lua_pushjsfunction(L, fn);
-      lua.lua_setfield(L, -2, str(name));
-    }
-    lua.lua_pushstring(L, str('5.3'));
-    lua.lua_setfield(L, -2, str('dialect'));
-    lua.lua_pushinteger(L, ELEMENT_COST);
-    lua.lua_setfield(L, -2, str('element_cost'));
-    lua.lua_pushnumber(L, this.options.patternRouteSteps ?? PATTERN_ROUTE_STEPS);
-    lua.lua_setfield(L, -2, str('route_steps'));
+    };
   }
 
-  // print(...) joins its arguments with "\n" as AIPack's override does; tables/nil go through tostring.
-  private readonly printFn = (L: L) => {
-    const n = lua.lua_gettop(L);
-    const parts: string[] = [];
-    for (let i = 1; i <= n; i++) {
-      lauxlib.luaL_tolstring(L, i);
-      parts.push(jsString(L, -1));
-      lua.lua_pop(L, 1);
-    }
-    this.options.print(parts.join('\n'));
-    return 0;
-  };
-
-  private readonly searchpathFn = (L: L) => {
-    lauxlib.luaL_checkstring(L, 1);
-    lauxlib.luaL_checkstring(L, 2);
-    const opt = (i: number, def: string) => (lua.lua_isnoneornil(L, i) ? def : (lauxlib.luaL_checkstring(L, i), jsString(L, i)));
-    const found = searchPath(this.options, jsString(L, 1), jsString(L, 2), opt(3, '.'), opt(4, '/'));
-    if ('file' in found) {
-      lua.lua_pushstring(L, luaBytes(found.file));
-      return 1;
-    }
-    lua.lua_pushnil(L);
-    lua.lua_pushstring(L, luaBytes(found.tried));
-    return 2;
-  };
-
-  // The Lua searcher (package.searchers[2]): follows package.path as it is when `require` runs.
-  private readonly searcher = (L: L) => {
-    lauxlib.luaL_checkstring(L, 1);
-    const name = jsString(L, 1);
-    lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, PACKAGE_KEY);
-    lua.lua_getfield(L, -1, str('path'));
-    if (lua.lua_type(L, -1) !== lua.LUA_TSTRING) raise(L, "'package.path' must be a string");
-    const path = jsString(L, -1);
-    lua.lua_pop(L, 2);
-    const found = searchPath(this.options, name, path, '.', '/');
-    if (!('file' in found)) {
-      lua.lua_pushstring(L, luaBytes(found.tried));
-      return 1;
-    }
-    if (loadChunk(L, found.code, '@' + this.options.displayPath(found.abs)) !== lua.LUA_OK) {
-      raise(L, withLua54Hint(`error loading module '${name}' from file '${found.file}':\n\t${jsString(L, -1)}`, found.code));
-    }
-    lua.lua_pushstring(L, luaBytes(found.file));
-    return 2;
-  };
-
-  private loadFileOnStack(L: L, fname: string): number {
-    const where = loadablePath(this.options, fname);
-    if ('error' in where) raise(L, where.error);
-    const code = this.options.readFile(where.abs);
-    if (code === undefined) {
-      lua.lua_pushnil(L);
-      lua.lua_pushstring(L, luaBytes(`cannot open ${fname}`));
-      return 2;
-    }
-    if (loadChunk(L, code, '@' + this.options.displayPath(where.abs)) !== lua.LUA_OK) {
-      lua.lua_pushnil(L);
-      lua.lua_insert(L, -2);
-      return 2;
-    }
-    return 1;
+  /** fengari's set-up runs unprotected: its errors are JS exceptions already */
+  protected protect(body: (L: L, arg: number) => void, arg?: number): void {
+    body(this.L, arg ?? 0);
   }
 
-  private readonly loadfile = (L: L) => {
-    lauxlib.luaL_checkstring(L, 1);
-    return this.loadFileOnStack(L, jsString(L, 1));
-  };
-
-  private readonly dofile = (L: L) => {
-    lauxlib.luaL_checkstring(L, 1);
-    const fname = jsString(L, 1);
-    lua.lua_settop(L, 1);
-    if (this.loadFileOnStack(L, fname) !== 1) return lua.lua_error(L);
-    lua.lua_call(L, 0, lua.LUA_MULTRET);
-    return lua.lua_gettop(L) - 1;
-  };
-
-  setGlobal(name: string, value: unknown): void {
-    pushJs(this.L, value, false);
-    lua.lua_setglobal(this.L, str(name));
+  protected pushFunction(L: L, fn: CFunction<L>): void {
+    lua.lua_pushjsfunction(L, fn);
   }
 
-  exec(code: string, chunkName: string): void {
-    this.hostChunks.add(chunkName);
-    this.protectedRun(code, chunkName, 1, () => 0);
+  protected pushValue(L: L, value: unknown, topNullIsNil: boolean): void {
+    pushJs(L, value, topNullIsNil);
   }
 
-  runChunk(code: string, file: string, firstLine: number, scope: Record<string, unknown>, mode: ConvertMode): unknown {
-    const L = this.L;
-    return this.protectedRun(code, '@' + this.options.displayPath(file), firstLine, () => {
-      // _ENV = scope variables + shallow copy of the globals (AIPack's upgrade_scope)
-      lua.lua_createtable(L, 0, 64);
-      lua.lua_pushglobaltable(L);
-      lua.lua_pushnil(L);
-      while (lua.lua_next(L, -2) !== 0) {
-        lua.lua_pushvalue(L, -2);
-        lua.lua_insert(L, -2);
-        lua.lua_rawset(L, -5);
-      }
-      lua.lua_pop(L, 1);
-      for (const [key, value] of Object.entries(scope)) {
-        pushJs(L, value, true);
-        lua.lua_setfield(L, -2, str(key));
-      }
-      if (lua.lua_setupvalue(L, -2, 1) === null) lua.lua_pop(L, 1);
-      return 1;
-    }, mode);
+  protected toValue(L: L, idx: number, mode: ConvertMode): unknown {
+    return toJs(L, idx, mode);
   }
 
-  /** Loads `code` (padded so its lines match its file), prepares it with `setup`, calls it under a traceback handler. */
-  private protectedRun(code: string, chunkName: string, firstLine: number, setup: () => number, mode?: ConvertMode): unknown {
-    const L = this.L;
-    const base = lua.lua_gettop(L);
+  protected loadChunk(L: L, code: string | Uint8Array, chunkName: string): number {
+    return loadChunk(L, code, chunkName);
+  }
+
+  protected pushMessageHandler(L: L): void {
     lua.lua_pushjsfunction(L, messageHandler);
-    const loadStatus = loadChunk(L, '\n'.repeat(Math.max(0, firstLine - 1)) + code, chunkName);
-    if (loadStatus !== lua.LUA_OK) {
-      const msg = lua.lua_type(L, -1) === lua.LUA_TSTRING ? jsString(L, -1) : 'syntax error';
-      lua.lua_settop(L, base);
-      throw new LuaRuntimeError(withLua54Hint(msg, code), '', locationOf(msg));
-    }
-    setup();
-    this.running++;
-    let status: number;
-    try {
-      status = lua.lua_pcall(L, 0, 1, base + 1);
-    } finally {
-      this.running--;
-    }
-    if (status !== lua.LUA_OK) {
-      if (this.limits.memoryExceeded) {
-        lua.lua_settop(L, base);
-        throw new LuaRuntimeError(this.memoryMessage, '');
-      }
-      const full = lua.lua_type(L, -1) === lua.LUA_TSTRING ? jsString(L, -1) : 'unknown Lua error';
-      lua.lua_settop(L, base);
-      throw chunkFailure(full);
-    }
-    try {
-      return mode ? toJs(L, -1, mode) : undefined;
-    } catch (err) {
-      if (err instanceof ConversionError) throw new LuaRuntimeError(`${chunkName.replace(/^@/, '')}: ${err.message}`, '');
-      throw err;
-    } finally {
-      lua.lua_settop(L, base);
-    }
+  }
+
+  protected functionSource(L: L): string | null {
+    const ar = new lua.lua_Debug();
+    lua.lua_getinfo(L, str('>S'), ar);
+    return latin1(ar.source);
+  }
+
+  /** Lua 5.4 syntax gets a hint that this engine is Lua 5.3 */
+  protected override compileMessage(message: string, code: string | Uint8Array): string {
+    return withLua54Hint(message, code);
   }
 
   close(): void {

@@ -248,19 +248,25 @@ do
     if init == 0 or init < -n then return 1 end -- not -init > n: -math.mininteger overflows
     return n + init + 1
   end
+  -- find/match arguments the router may take: #s and the start, when s and p are strings, init an integer or
+  -- absent, and the start inside s or just past it
+  local function routable(s, p, init)
+    if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
+      local n = #s
+      local i = start(init, n)
+      if i <= n + 1 then return n, i end
+    end
+  end
   local cfind, cmatch, cgmatch = positioned(find, 1, 3), positioned(match, 1, 3), positioned(gmatch, 1, 3)
   string.find = guard(function(...)
     local s, p, init, plain = ...
     cost(s)
-    if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
-      local n = #s
-      local i = start(init, n)
-      if i <= n + 1 then
-        if plain or not find(p, SPECIALS) then
-          if (n - i + 2.0) * #p > ROUTE then return pplain(s, p, i) end -- a float: fengari's integers are 32-bit
-        elseif heavy(n - i + 1, p, byte(p) ~= 94) then
-          return pfind(s, p, i, true)
-        end
+    local n, i = routable(s, p, init)
+    if n then
+      if plain or not find(p, SPECIALS) then
+        if (n - i + 2.0) * #p > ROUTE then return pplain(s, p, i) end -- a float: fengari's integers are 32-bit
+      elseif heavy(n - i + 1, p, byte(p) ~= 94) then
+        return pfind(s, p, i, true)
       end
     end
     return cfind(...)
@@ -268,11 +274,8 @@ do
   string.match = guard(function(...)
     local s, p, init = ...
     cost(s)
-    if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
-      local n = #s
-      local i = start(init, n)
-      if i <= n + 1 and heavy(n - i + 1, p, byte(p) ~= 94) then return pfind(s, p, i, false) end
-    end
+    local n, i = routable(s, p, init)
+    if n and heavy(n - i + 1, p, byte(p) ~= 94) then return pfind(s, p, i, false) end
     return cmatch(...)
   end, "string.match")
   string.gmatch = guard(function(...)

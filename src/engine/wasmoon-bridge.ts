@@ -6,77 +6,23 @@
  * host functions the simulator pushes; JS sees only plain data (values.ts). The module is instantiated once per
  * process (top-level await: importing this file loads the engine).
  */
-import { LuaFactory } from 'wasmoon';
+import { loadLuaModule, type WasmModule } from './wasmoon-module.ts';
 import { BIG_STRING, bigStringBytes, bigStringOf } from './big-strings.ts';
-import { ConversionError, HOST_OPTIONS, LuaError, LuaMulti, MAX_DEPTH, MAX_NODES, PathedConversionError, tableValue, through, type ConvertMode, type HostFunction } from './values.ts';
+import { hostFunctionBody, jsToLua, luaToJs, type HostCallIO, type ValueBuilder, type ValueReader } from './conversion.ts';
+import { MAX_NODES, type ConvertMode } from './values.ts';
 
-type Fn = (...args: any[]) => any;
-interface WasmModule {
-  HEAPU8: Uint8Array;
-  HEAP32: Int32Array;
-  HEAPU32: Uint32Array;
-  addFunction(fn: Fn, signature: string): number;
-  [name: `_${string}`]: Fn;
-}
-
-/**
- * The WebAssembly build of Lua 5.4, loaded once per process. wasmoon's build wraps every export in an assertion
- * shim (a runtime-initialised check and a message built per call, then `raw.apply(null, arguments)`), which costs
- * a third of a data-heavy run; the raw exports are called directly instead (the shim calls the same functions).
- */
-const luaWasm = await new LuaFactory().getLuaModule();
-export const M: WasmModule = Object.create(luaWasm.module as unknown as WasmModule);
-Object.assign(M, rawExports(luaWasm.module as unknown as Record<string, unknown>));
-
-/**
- * Each shim's raw export, read as the shim hands it to `apply`: `Function.prototype.apply` is replaced for a
- * synchronous moment (no await, so no other code runs meanwhile) by one that records its `this` and throws before
- * anything is called. Nothing global is left changed.
- */
-function rawExports(module: Record<string, unknown>): Record<string, Fn> {
-  const out: Record<string, Fn> = {};
-  const apply = Function.prototype.apply;
-  const stop = Symbol('captured');
-  let seen: Fn | undefined;
-  Function.prototype.apply = function (this: Fn) {
-    seen = this;
-    throw stop;
-  } as typeof apply;
-  try {
-    for (const [name, shim] of Object.entries(module)) {
-      if (!name.startsWith('_') || typeof shim !== 'function' || !String(shim).includes('called before runtime initialization')) continue;
-      seen = undefined;
-      try {
-        (shim as Fn)();
-      } catch (err) {
-        if (err !== stop) continue;
-      }
-      if (seen) out[name] = seen;
-    }
-  } finally {
-    Function.prototype.apply = apply;
-  }
-  return out;
-}
+/** The WebAssembly build of Lua 5.4 with its raw exports (wasmoon-module.ts), loaded once per process. */
+export const M: WasmModule = await loadLuaModule();
 
 export const LUA_OK = 0;
 export const LUA_ERRMEM = 4;
-export const T_NONE = -1;
-export const T_NIL = 0;
-export const T_BOOLEAN = 1;
-export const T_LIGHTUSERDATA = 2;
-export const T_NUMBER = 3;
-export const T_STRING = 4;
-export const T_TABLE = 5;
-export const T_FUNCTION = 6;
+export { T_FUNCTION, T_LIGHTUSERDATA, T_NIL, T_NUMBER, T_STRING, T_TABLE } from './conversion.ts';
 export const LUA_MASKCOUNT = 8;
 export const LUA_MULTRET = -1;
 export const REGISTRY = -1_000_000 - 1000;
 export const RIDX_GLOBALS = 2n;
 export const upvalueIndex = (i: number) => REGISTRY - i;
 
-const TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
-export const typeName = (t: number) => (t === T_NONE ? 'no value' : (TYPE_NAMES[t] ?? 'value'));
 
 /** A size_t out-parameter and the `ud` out-parameter of lua_getallocf: fixed cells, never freed. */
 export const LEN_CELL = M._malloc(8) as number;
@@ -251,59 +197,74 @@ function hasArrayMetatable(L: number, idx: number): boolean {
   return same;
 }
 
-// ---- JS -> Lua ---------------------------------------------------------------------------------------------
+// ---- values, as the conversion policy reads and builds them (conversion.ts) --------------------------------------
 
-/** Integers JS holds exactly become Lua integers (64-bit here); others stay floats. */
-function pushNumber(L: number, n: number): void {
-  if (Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER) M._lua_pushinteger(L, BigInt(n));
-  else M._lua_pushnumber(L, n);
+/** Lua values by stack index, read through the C API. */
+const reader: ValueReader<number, number> = {
+  type: (L, idx) => M._lua_type(L, idx),
+  boolean: (L, idx) => M._lua_toboolean(L, idx) !== 0,
+  number: (L, idx) => (M._lua_isinteger(L, idx) ? Number(M._lua_tointegerx(L, idx, 0)) : (M._lua_tonumberx(L, idx, 0) as number)),
+  // a string key is never converted in place by lua_tolstring, so lua_next stays valid
+  string: (L, idx) => toStr(L, idx),
+  identity: (L, idx) => M._lua_topointer(L, idx) as number,
+  rawLength: (L, idx) => Number(M._lua_rawlen(L, idx)),
+  isArray: (L, idx) => hasArrayMetatable(L, idx),
+  item: (L, idx, i) => {
+    M._lua_rawgeti(L, idx, BigInt(i));
+    return M._lua_gettop(L);
+  },
+  drop: (L) => M._lua_settop(L, -2),
+  forEach: (L, idx, visit) => {
+    M._lua_pushnil(L);
+    while (M._lua_next(L, idx) !== 0) {
+      const top = M._lua_gettop(L);
+      visit(top - 1, top);
+      M._lua_settop(L, -2);
+    }
+  },
+  reserve: (L, n) => M._luaL_checkstack(L, n, 0),
+};
+
+/** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
+export function toJs(L: number, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
+  return luaToJs(reader, L, M._lua_absindex(L, idx), mode, where, maxNodes);
 }
 
 /**
- * Pushes a JS value (values.ts mapping). `topNullIsNil`: a top-level null becomes nil, as for stage variables
- * (docs/aipack.md section 7.0); nested nulls always become the `null` sentinel. `owner` receives the ids of host functions.
+ * Values built on the stack: each is pushed, a table's items are set from the top. `owner` receives the ids of
+ * the host functions made (released with the state).
  */
-export function pushJs(L: number, value: unknown, topNullIsNil: boolean, owner: number[], seen = new Set<object>()): void {
-  if (value === undefined) return M._lua_pushnil(L);
-  if (value === null) {
-    if (topNullIsNil) return M._lua_pushnil(L);
-    return M._lua_pushlightuserdata(L, NULL_PTR);
-  }
-  switch (typeof value) {
-    case 'boolean':
-      return M._lua_pushboolean(L, value ? 1 : 0);
-    case 'number':
-      return pushNumber(L, value);
-    case 'string':
-      return pushString(L, value);
-    case 'function':
-      return pushHostFunction(L, value as HostFunction, owner);
-    case 'object':
-      break;
-    default:
-      throw new ConversionError(`cannot pass a JS ${typeof value} to Lua`);
-  }
-  const obj = value as object;
-  if (seen.has(obj)) throw new ConversionError('cannot pass a cyclic value to Lua');
-  if (seen.size >= MAX_DEPTH) throw new ConversionError(`cannot pass a value nested deeper than ${MAX_DEPTH} levels to Lua`);
-  seen.add(obj);
-  M._luaL_checkstack(L, 3, 0);
-  if (Array.isArray(obj)) {
-    M._lua_createtable(L, obj.length, 0);
-    for (let i = 0; i < obj.length; i++) {
-      const item = obj[i];
-      if (item === undefined) continue; // a nil hole
-      pushJs(L, item, false, owner, seen);
-      M._lua_rawseti(L, -2, BigInt(i + 1));
-    }
-    M._lua_getfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
-    M._lua_setmetatable(L, -2);
-  } else {
-    const entries = Object.entries(obj);
-    M._lua_createtable(L, 0, entries.length);
-    for (const [key, item] of entries) {
-      if (item === undefined) continue;
-      pushJs(L, item, false, owner, seen);
+function stackBuilder(owner: number[]): ValueBuilder<number, void, void> {
+  const hostCalls: HostCallIO<number> = {
+    top: (L) => M._lua_gettop(L),
+    arg: (L, i, mode) => toJs(L, i, mode, `argument #${i}`),
+    push: (L, values) => {
+      M._luaL_checkstack(L, values.length + 3, 0);
+      for (const v of values) pushJs(L, v, false, owner);
+    },
+    isUnwind: isLongjmp,
+    raise,
+  };
+  return {
+    nil: (L) => M._lua_pushnil(L),
+    null: (L) => M._lua_pushlightuserdata(L, NULL_PTR),
+    boolean: (L, b) => M._lua_pushboolean(L, b ? 1 : 0),
+    // integers JS holds exactly become Lua integers (64-bit here); others stay floats
+    number: (L, n) => (Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? M._lua_pushinteger(L, BigInt(n)) : M._lua_pushnumber(L, n)),
+    string: pushString,
+    function: (L, fn) => pushCFunction(L, registerCFunction(hostFunctionBody(hostCalls, fn), owner)),
+    list: (L, n) => {
+      M._luaL_checkstack(L, 3, 0);
+      M._lua_createtable(L, n, 0);
+      M._lua_getfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+      M._lua_setmetatable(L, -2);
+    },
+    record: (L, n) => {
+      M._luaL_checkstack(L, 3, 0);
+      M._lua_createtable(L, 0, n);
+    },
+    setIndex: (L, _t, i) => M._lua_rawseti(L, -2, BigInt(i)),
+    setKey: (L, _t, key) => {
       if (key.includes('\0')) {
         pushString(L, key);
         M._lua_rotate(L, -2, 1);
@@ -311,143 +272,22 @@ export function pushJs(L: number, value: unknown, topNullIsNil: boolean, owner: 
       } else {
         M._lua_setfield(L, -2, cstr(key));
       }
-    }
+    },
+    done: () => {},
+  };
+}
+
+const builders = new WeakMap<number[], ValueBuilder<number, void, void>>();
+
+/**
+ * Pushes a JS value (conversion.ts). `topNullIsNil`: a top-level null becomes nil. `owner` receives the ids of
+ * host functions.
+ */
+export function pushJs(L: number, value: unknown, topNullIsNil: boolean, owner: number[]): void {
+  let builder = builders.get(owner);
+  if (!builder) {
+    builder = stackBuilder(owner);
+    builders.set(owner, builder);
   }
-  seen.delete(obj);
-}
-
-function pushHostFunction(L: number, fn: HostFunction, owner: number[]): void {
-  const mode = fn[HOST_OPTIONS]?.argMode ?? 'aip';
-  const id = registerCFunction((L: number) => {
-    let failure: string | undefined;
-    let count = 0;
-    try {
-      const n = M._lua_gettop(L);
-      const args: unknown[] = [];
-      for (let i = 1; i <= n; i++) args.push(toJs(L, i, mode, `argument #${i}`));
-      const result = fn(...args);
-      if (result !== undefined) {
-        const values = result instanceof LuaMulti ? result.values : [result];
-        M._luaL_checkstack(L, values.length + 3, 0);
-        for (const v of values) pushJs(L, v, false, owner);
-        count = values.length;
-      }
-    } catch (err) {
-      if (isLongjmp(err)) throw err;
-      // raise after the try: lua_error unwinds with a throw that must not be caught here
-      failure = err instanceof LuaError || err instanceof ConversionError ? err.message : err instanceof Error ? err.message : String(err);
-    }
-    if (failure !== undefined) raise(L, failure);
-    return count;
-  }, owner);
-  pushCFunction(L, id);
-}
-
-// ---- Lua -> JS ---------------------------------------------------------------------------------------------
-
-interface NodeBudget {
-  left: number;
-  limit: number;
-}
-
-/** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
-export function toJs(L: number, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
-  try {
-    return convert(L, M._lua_absindex(L, idx), mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
-  } catch (err) {
-    if (err instanceof PathedConversionError) throw err.at(where);
-    throw err;
-  }
-}
-
-function convert(L: number, idx: number, mode: ConvertMode, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
-  if (--budget.left < 0) throw new PathedConversionError((path) => `cannot convert a value of more than ${budget.limit} elements (simulator limit, at ${path})`);
-  const type = M._lua_type(L, idx);
-  switch (type) {
-    case T_NIL:
-    case T_NONE:
-      return undefined;
-    case T_BOOLEAN:
-      return M._lua_toboolean(L, idx) !== 0;
-    case T_NUMBER: {
-      if (M._lua_isinteger(L, idx)) return Number(M._lua_tointegerx(L, idx, 0));
-      const n = M._lua_tonumberx(L, idx, 0) as number;
-      if (mode === 'aip' && !Number.isFinite(n)) throw new PathedConversionError((path) => `cannot convert ${n} to JSON at ${path}`);
-      // serde_json turns a non-finite f64 into null (Value::from(f64))
-      if (!Number.isFinite(n)) return null;
-      return n;
-    }
-    case T_STRING:
-      return toStr(L, idx);
-    case T_LIGHTUSERDATA:
-      return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
-    case T_TABLE:
-      return convertTable(L, idx, mode, seen, depth, budget);
-    case T_FUNCTION:
-      throw new PathedConversionError((path) => `cannot convert a Lua function at ${path}`);
-    default:
-      throw new PathedConversionError((path) => `cannot convert a Lua ${typeName(type)} at ${path}`);
-  }
-}
-
-function convertTable(L: number, idx: number, mode: ConvertMode, seen: Set<number>, depth: number, budget: NodeBudget): unknown {
-  const ptr = M._lua_topointer(L, idx) as number;
-  if (seen.has(ptr)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
-  if (depth >= MAX_DEPTH) throw new PathedConversionError((path) => `cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
-  seen.add(ptr);
-  M._luaL_checkstack(L, 4, 0);
-  try {
-    if (mode === 'serde') {
-      const len = Number(M._lua_rawlen(L, idx));
-      if (len > 0 || hasArrayMetatable(L, idx)) {
-        const out: unknown[] = [];
-        for (let i = 1; i <= len; i++) {
-          M._lua_rawgeti(L, idx, BigInt(i));
-          let v: unknown;
-          try {
-            v = convert(L, M._lua_gettop(L), mode, seen, depth + 1, budget);
-          } catch (err) {
-            throw through(err, `[${i}]`);
-          }
-          M._lua_settop(L, -2);
-          out.push(v === undefined ? null : v);
-        }
-        return out;
-      }
-    }
-    const keys: (string | number)[] = [];
-    const values: unknown[] = [];
-    M._lua_pushnil(L);
-    while (M._lua_next(L, idx) !== 0) {
-      const top = M._lua_gettop(L);
-      const key = keyOf(L, top - 1);
-      let v: unknown;
-      try {
-        v = convert(L, top, mode, seen, depth + 1, budget);
-      } catch (err) {
-        throw through(err, `.${String(key)}`);
-      }
-      M._lua_settop(L, -2);
-      if (v === undefined) continue;
-      keys.push(key);
-      values.push(v);
-    }
-    return tableValue(keys, values, mode);
-  } finally {
-    seen.delete(ptr);
-  }
-}
-
-function keyOf(L: number, idx: number): string | number {
-  const type = M._lua_type(L, idx);
-  switch (type) {
-    case T_STRING:
-      return toStr(L, idx); // a string key is never converted in place by lua_tolstring, so lua_next stays valid
-    case T_NUMBER:
-      return M._lua_isinteger(L, idx) ? Number(M._lua_tointegerx(L, idx, 0)) : (M._lua_tonumberx(L, idx, 0) as number);
-    case T_BOOLEAN:
-      return String(M._lua_toboolean(L, idx) !== 0);
-    default:
-      throw new PathedConversionError((path) => `cannot convert a table key of type ${typeName(type)} at ${path}`);
-  }
+  jsToLua(builder, L, value, topNullIsNil);
 }

@@ -1,0 +1,49 @@
+/**
+ * The part of the Lua C API the engine core (sandboxed-state.ts) drives, one small adapter per engine: fengari's
+ * API mirrors lua.h in JS, wasmoon's is lua.h itself compiled to WebAssembly. `L` is the engine's thread handle.
+ * Indexes, type tags and statuses are Lua's own; strings cross as JS strings (UTF-8 on the Lua side).
+ */
+export interface LuaApi<L> {
+  /** LUA_REGISTRYINDEX */
+  readonly registry: number;
+  gettop(L: L): number;
+  settop(L: L, idx: number): void;
+  pushvalue(L: L, idx: number): void;
+  rotate(L: L, idx: number, n: number): void;
+  /** the type tag at `idx` (conversion.ts T_*) */
+  type(L: L, idx: number): number;
+  pushnil(L: L): void;
+  pushboolean(L: L, b: boolean): void;
+  pushinteger(L: L, n: number): void;
+  pushnumber(L: L, n: number): void;
+  pushstring(L: L, s: string): void;
+  createtable(L: L, narr: number, nrec: number): void;
+  getfield(L: L, idx: number, key: string): void;
+  setfield(L: L, idx: number, key: string): void;
+  getglobal(L: L, name: string): void;
+  setglobal(L: L, name: string): void;
+  rawgeti(L: L, idx: number, i: number): void;
+  rawseti(L: L, idx: number, i: number): void;
+  rawset(L: L, idx: number): void;
+  next(L: L, idx: number): boolean;
+  pushglobaltable(L: L): void;
+  setupvalue(L: L, funcIdx: number, n: number): boolean;
+  tonumber(L: L, idx: number): number;
+  /** the string (or number, converted in place) at `idx` */
+  tostring(L: L, idx: number): string;
+  /** luaL_checklstring: the argument as a string, or Lua's own "string expected" error */
+  checkstring(L: L, arg: number): string;
+  /** luaL_tolstring without the pushed copy: any value as `tostring` shows it */
+  display(L: L, idx: number): string;
+  call(L: L, nargs: number, nresults: number): void;
+  /** lua_pcall; the status */
+  pcall(L: L, nargs: number, nresults: number, msgh: number): number;
+  /** lua_error with the value on top */
+  error(L: L): never;
+  /** raises `message` as this engine's host functions raise their errors */
+  raise(L: L, message: string): never;
+}
+
+export const LUA_OK = 0;
+export const LUA_ERRMEM = 4;
+export const LUA_MULTRET = -1;

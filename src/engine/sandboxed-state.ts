@@ -1,0 +1,401 @@
+/**
+ * The engine core: a Lua state as the simulator sees it (engine.ts), written once over a small C-API adapter
+ * (lua-api.ts). Here: the sandbox's installation (what is opened, removed and replaced, the `__sandbox` host
+ * helpers, the Lua side of sandbox.ts), `require`'s searcher, `dofile`/`loadfile`, chunk runs and their error
+ * shaping, and the budget policy (charges, the spent tree that no pcall can resume). An engine subclass keeps what
+ * its VM needs: state creation, hooks, the allocator or memory guard, chunk compilation and its own library fixes.
+ *
+ * Set-up order (a later change may share the library set-up between states): the engine creates its VM and opens
+ * the libraries (`openLibraries`), then `install` runs once, then the engine arms its instruction hook.
+ */
+import type { LuaState, StateOptions } from './engine.ts';
+import type { LuaApi } from './lua-api.ts';
+import { LUA_ERRMEM, LUA_MULTRET, LUA_OK } from './lua-api.ts';
+import { T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
+import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, type RunLimits } from './limits.ts';
+import { patternHost, type PatternIO } from './pattern-hosts.ts';
+import { PATTERN_ROUTE_STEPS } from './pattern.ts';
+import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
+import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
+
+/** instructions between two hook calls */
+export const HOOK_INTERVAL = 1000;
+/** hooks between two looks at the clock (the run tree's deadline) */
+const DEADLINE_CHECK_HOOKS = 16;
+/** the registry key of the `package` table, for the searcher (a script may replace the global) */
+const PACKAGE_KEY = 'coder_subagents.package';
+
+/** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
+export type CFunction<L> = (L: L) => number;
+
+/** The pattern IO of an engine, less what the core gives it (the charges). */
+export type PatternPrimitives<L> = Omit<PatternIO<L>, 'charge' | 'tooLarge' | 'memoryMax'>;
+
+export abstract class SandboxedState<L> implements LuaState {
+  readonly limits: RunLimits;
+  protected readonly memoryMessage: string;
+  /** names of the simulator's own chunks (the sandbox, preludes): their functions stand for AIPack's native ones */
+  private readonly hostChunks = new Set(['=sandbox']);
+  /** instructions this state charged */
+  private used = 0;
+  private hooks = 0;
+  /** > 0 while Lua code of this state runs (limits that watch memory apply then; set-up is the simulator's) */
+  running = 0;
+
+  protected constructor(
+    protected readonly api: LuaApi<L>,
+    protected readonly options: StateOptions,
+  ) {
+    this.limits = options.limits ?? createLimits(options.budget);
+    this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
+  }
+
+  /** the main thread */
+  protected abstract readonly L: L;
+  /**
+   * the standard libraries of SANDBOX_LIBS (as globals and in package.loaded), the engine's fixes of them, and the
+   * array metatable (conversion.ts); the stack left as it was
+   */
+  protected abstract openLibraries(L: L): void;
+  /** runs `body` with errors caught: a Lua error becomes a JS error; `arg`, a stack index, is passed to it */
+  protected abstract protect(body: (L: L, arg: number) => void, arg?: number): void;
+  /** pushes a host C function */
+  protected abstract pushFunction(L: L, fn: CFunction<L>): void;
+  /** pushes a JS value (conversion.ts) */
+  protected abstract pushValue(L: L, value: unknown, topNullIsNil: boolean): void;
+  /** the Lua value at `idx` as JS data */
+  protected abstract toValue(L: L, idx: number, mode: ConvertMode): unknown;
+  /** loads a text chunk (or a file's bytes) as a function on the stack, or its error message; the status */
+  protected abstract loadChunk(L: L, code: string | Uint8Array, chunkName: string): number;
+  /** pushes the message handler of chunk runs: the error as "message\nstack traceback:..." */
+  protected abstract pushMessageHandler(L: L): void;
+  /** makes the hook fire at every instruction of the main thread and of `L` (hooks are per thread) */
+  protected abstract hookEveryInstruction(L: L): void;
+  /** the `source` of the Lua function on top of the stack (popped) */
+  protected abstract functionSource(L: L): string | null;
+  /** the engine's own entries of `__sandbox` (`guard`, `allow_hooks`, `element_cost`...), set in the table on top */
+  protected abstract sandboxHelpers(L: L): void;
+  protected abstract patternPrimitives(): PatternPrimitives<L>;
+  /** the Lua dialect of the pattern matcher, '5.3' or '5.4' */
+  protected abstract readonly dialect: '5.3' | '5.4';
+  /** a compile error's message, with what this engine wants to add */
+  protected compileMessage(message: string, _code: string | Uint8Array): string {
+    return message;
+  }
+  abstract close(): void;
+
+  /** Installs the sandbox over opened libraries (runs protected, before the hook is armed). */
+  protected install(L: L): void {
+    const api = this.api;
+    this.openLibraries(L);
+    // os: only the clock functions; execute/remove/rename/exit/getenv/tmpname would reach the host.
+    api.getglobal(L, 'os');
+    for (const name of OS_REMOVED) {
+      api.pushnil(L);
+      api.setfield(L, -2, name);
+    }
+    api.settop(L, -2);
+    // package: no C loader, no file searchers that read the host, a searchpath over the simulation. package.path
+    // is AIPack's: the module dirs, then Lua's default, of which only "./?.lua;./?/init.lua" (relative to the
+    // process cwd = `baseDir`) is simulated.
+    api.getglobal(L, 'package');
+    api.pushvalue(L, -1);
+    api.setfield(L, api.registry, PACKAGE_KEY);
+    api.pushnil(L);
+    api.setfield(L, -2, 'loadlib');
+    api.pushstring(L, '');
+    api.setfield(L, -2, 'cpath');
+    api.pushstring(L, packagePath(this.options));
+    api.setfield(L, -2, 'path');
+    this.pushFunction(L, this.searchpath);
+    api.setfield(L, -2, 'searchpath');
+    api.createtable(L, 2, 0);
+    api.getfield(L, -2, 'searchers');
+    api.rawgeti(L, -1, 1); // the preload searcher
+    api.rawseti(L, -3, 1);
+    api.settop(L, -2);
+    this.pushFunction(L, this.searcher);
+    api.rawseti(L, -2, 2);
+    api.setfield(L, -2, 'searchers');
+    api.settop(L, -2);
+    // io: AIPack has it; here only write(), routed to print (no files, no process streams).
+    api.createtable(L, 0, 1);
+    this.pushFunction(L, this.ioWrite);
+    api.setfield(L, -2, 'write');
+    api.getfield(L, api.registry, '_LOADED');
+    api.pushvalue(L, -2);
+    api.setfield(L, -2, 'io');
+    api.settop(L, -2);
+    api.setglobal(L, 'io');
+    this.pushFunction(L, this.print);
+    api.setglobal(L, 'print');
+    this.pushFunction(L, this.loadfile);
+    api.setglobal(L, 'loadfile');
+    this.pushFunction(L, this.dofile);
+    api.setglobal(L, 'dofile');
+    // the sandbox's Lua side (sandbox.ts) and its host helpers
+    api.createtable(L, 0, 12);
+    this.pushFunction(L, (L) => {
+      const n = Math.min(Number.MAX_SAFE_INTEGER, api.tonumber(L, 1));
+      if (n > 0) this.charge(L, Math.ceil(n));
+      return 0;
+    });
+    api.setfield(L, -2, 'charge');
+    this.pushFunction(L, (L) => {
+      const hit = limitMessage(this.limits, this.options);
+      if (hit === undefined) return 0;
+      api.pushstring(L, hit);
+      return 1;
+    });
+    api.setfield(L, -2, 'limit_hit');
+    // hosted(f): f was defined by the simulator's own code
+    this.pushFunction(L, (L) => {
+      api.settop(L, 1);
+      const source = this.functionSource(L);
+      api.pushboolean(L, source !== null && this.hostChunks.has(source));
+      return 1;
+    });
+    api.setfield(L, -2, 'hosted');
+    this.sandboxHelpers(L);
+    this.setPatternHost(L);
+    api.setglobal(L, '__sandbox');
+    if (this.loadChunk(L, SANDBOX_LUA, '=sandbox') !== LUA_OK) api.error(L);
+    api.call(L, 0, 0);
+    this.afterSandbox(L);
+  }
+
+  /** the engine's replacements of the sandbox's own wrappers */
+  protected afterSandbox(_L: L): void {}
+
+  /** The step-counting pattern matcher's host functions (sandbox.ts routes costly pattern calls to them). */
+  private setPatternHost(L: L): void {
+    const api = this.api;
+    const host = patternHost<L>(this.dialect, {
+      ...this.patternPrimitives(),
+      charge: (L, n) => this.charge(L, n),
+      tooLarge: (L) => this.memoryFull(L),
+      memoryMax: () => this.limits.memoryMax,
+    });
+    for (const [name, fn] of Object.entries(host)) {
+      this.pushFunction(L, fn);
+      api.setfield(L, -2, name);
+    }
+    api.pushstring(L, this.dialect);
+    api.setfield(L, -2, 'dialect');
+    api.pushnumber(L, this.options.patternRouteSteps ?? PATTERN_ROUTE_STEPS);
+    api.setfield(L, -2, 'route_steps');
+  }
+
+  /** The hook interval a new state starts with: a state of a spent tree stops at its first instruction. */
+  protected firstHookInterval(): number {
+    return chargeState(this.limits) ? 1 : HOOK_INTERVAL;
+  }
+
+  /** One hook call (every HOOK_INTERVAL instructions): the deadline now and then, the interval's charge. */
+  protected tick(L: L): void {
+    const hooks = ++this.hooks;
+    this.onHook(L, hooks);
+    if (hooks % DEADLINE_CHECK_HOOKS === 0 && checkDeadline(this.limits)) this.failFast(L);
+    this.charge(L, HOOK_INTERVAL);
+  }
+
+  /** the engine's own look at each hook call, before the core's (`hooks`: calls so far) */
+  protected onHook(_L: L, _hooks: number): void {}
+
+  /**
+   * Counts `n` instructions against the run tree's budget: the hook's steps, and work a library function does in
+   * one call (unseen by the hook). Once a limit is hit the hook fires on every instruction, so a pcall that
+   * swallowed the error cannot run on: the next instruction outside it raises again.
+   */
+  protected charge(L: L, n: number): void {
+    this.used += n;
+    if (chargeInstructions(this.limits, n)) this.failFast(L);
+  }
+
+  /** Charges work seen where no error may be raised (an allocator, a string being built); true when spent. */
+  chargeQuietly(n: number): boolean {
+    this.used += n;
+    return chargeInstructions(this.limits, n);
+  }
+
+  /** Raises the limit's error in thread `L`, after making every later instruction of the tree raise it again. */
+  protected failFast(L: L): never {
+    this.hookEveryInstruction(L);
+    return this.api.raise(L, limitMessage(this.limits, this.options) as string);
+  }
+
+  protected memoryFull(L: L): never {
+    this.limits.memoryExceeded = true;
+    return this.failFast(L);
+  }
+
+  instructionsUsed(): number {
+    return this.used;
+  }
+
+  // print(...) joins its arguments with "\n" as AIPack's override does; tables/nil go through tostring.
+  private readonly print = (L: L) => {
+    const n = this.api.gettop(L);
+    const parts: string[] = [];
+    for (let i = 1; i <= n; i++) parts.push(this.api.display(L, i));
+    this.options.print(parts.join('\n'));
+    return 0;
+  };
+
+  private readonly ioWrite = (L: L) => {
+    const n = this.api.gettop(L);
+    const parts: string[] = [];
+    for (let i = 1; i <= n; i++) parts.push(this.stringArg(L, i));
+    this.options.print(parts.join(''));
+    return 0;
+  };
+
+  /** a string or number argument as Lua's library takes it */
+  private stringArg(L: L, i: number): string {
+    const t = this.api.type(L, i);
+    return t === T_STRING || t === T_NUMBER ? this.api.tostring(L, i) : this.api.checkstring(L, i);
+  }
+
+  private readonly searchpath = (L: L) => {
+    const name = this.stringArg(L, 1);
+    const path = this.stringArg(L, 2);
+    const opt = (i: number, def: string) => (this.api.type(L, i) <= T_NIL ? def : this.stringArg(L, i));
+    const found = searchPath(this.options, name, path, opt(3, '.'), opt(4, '/'));
+    if ('file' in found) {
+      this.api.pushstring(L, found.file);
+      return 1;
+    }
+    this.api.pushnil(L);
+    this.api.pushstring(L, found.tried);
+    return 2;
+  };
+
+  // The Lua searcher (package.searchers[2]): follows package.path as it is when `require` runs.
+  private readonly searcher = (L: L) => {
+    const api = this.api;
+    const name = this.stringArg(L, 1);
+    api.getfield(L, api.registry, PACKAGE_KEY);
+    api.getfield(L, -1, 'path');
+    if (api.type(L, -1) !== T_STRING) api.raise(L, "'package.path' must be a string");
+    const path = api.tostring(L, -1);
+    api.settop(L, -3);
+    const found = searchPath(this.options, name, path, '.', '/');
+    if (!('file' in found)) {
+      api.pushstring(L, found.tried);
+      return 1;
+    }
+    if (this.loadChunk(L, found.code, '@' + this.options.displayPath(found.abs)) !== LUA_OK) {
+      api.raise(L, this.compileMessage(`error loading module '${name}' from file '${found.file}':\n\t${api.tostring(L, -1)}`, found.code));
+    }
+    api.pushstring(L, found.file);
+    return 2;
+  };
+
+  /** loadfile's results: the chunk (1 value), or nil and the message (2) */
+  private loadFileOnStack(L: L, fname: string): number {
+    const api = this.api;
+    const where = loadablePath(this.options, fname);
+    if ('error' in where) return api.raise(L, where.error);
+    const code = this.options.readFile(where.abs);
+    if (code === undefined) {
+      api.pushnil(L);
+      api.pushstring(L, `cannot open ${fname}`);
+      return 2;
+    }
+    if (this.loadChunk(L, code, '@' + this.options.displayPath(where.abs)) !== LUA_OK) {
+      api.pushnil(L);
+      api.rotate(L, -2, 1);
+      return 2;
+    }
+    return 1;
+  }
+
+  private readonly loadfile = (L: L) => this.loadFileOnStack(L, this.stringArg(L, 1));
+
+  private readonly dofile = (L: L) => {
+    const fname = this.stringArg(L, 1);
+    this.api.settop(L, 1);
+    if (this.loadFileOnStack(L, fname) !== 1) return this.api.error(L);
+    this.api.call(L, 0, LUA_MULTRET);
+    return this.api.gettop(L) - 1;
+  };
+
+  setGlobal(name: string, value: unknown): void {
+    this.protect((L) => {
+      this.pushValue(L, value, false);
+      this.api.setglobal(L, name);
+    });
+  }
+
+  exec(code: string, chunkName: string): void {
+    this.hostChunks.add(chunkName);
+    this.protectedRun(code, chunkName, 1, undefined);
+  }
+
+  runChunk(code: string, file: string, firstLine: number, scope: Record<string, unknown>, mode: ConvertMode): unknown {
+    const api = this.api;
+    return this.protectedRun(code, '@' + this.options.displayPath(file), firstLine, mode, (L, chunk) => {
+      // _ENV = scope variables + shallow copy of the globals (AIPack's upgrade_scope)
+      api.createtable(L, 0, 64);
+      api.pushglobaltable(L);
+      api.pushnil(L);
+      while (api.next(L, -2)) {
+        api.pushvalue(L, -2);
+        api.rotate(L, -2, 1);
+        api.rawset(L, -5);
+      }
+      api.settop(L, -2);
+      for (const [key, value] of Object.entries(scope)) {
+        this.pushValue(L, value, true);
+        api.setfield(L, -2, key);
+      }
+      if (!api.setupvalue(L, chunk, 1)) api.settop(L, -2);
+    });
+  }
+
+  /** Loads `code` (padded so its lines match its file), prepares it with `setup`, calls it under the message handler. */
+  private protectedRun(code: string, chunkName: string, firstLine: number, mode: ConvertMode | undefined, setup?: (L: L, chunk: number) => void): unknown {
+    const api = this.api;
+    const L = this.L;
+    const base = api.gettop(L);
+    this.pushMessageHandler(L);
+    const loadStatus = this.loadChunk(L, '\n'.repeat(Math.max(0, firstLine - 1)) + code, chunkName);
+    if (loadStatus !== LUA_OK) {
+      const msg = loadStatus === LUA_ERRMEM ? this.memoryMessage : api.type(L, -1) === T_STRING ? api.tostring(L, -1) : 'syntax error';
+      api.settop(L, base);
+      throw new LuaRuntimeError(this.compileMessage(msg, code), '', locationOf(msg));
+    }
+    if (setup) {
+      try {
+        this.protect(setup, api.gettop(L));
+      } catch (err) {
+        api.settop(L, base);
+        throw err;
+      }
+    }
+    this.running++;
+    let status: number;
+    try {
+      status = api.pcall(L, 0, 1, base + 1);
+    } finally {
+      this.running--;
+    }
+    if (status !== LUA_OK) {
+      if (status === LUA_ERRMEM || this.limits.memoryExceeded) {
+        api.settop(L, base);
+        throw new LuaRuntimeError(this.memoryMessage, '');
+      }
+      const full = api.type(L, -1) === T_STRING ? api.tostring(L, -1) : 'unknown Lua error';
+      api.settop(L, base);
+      throw chunkFailure(full);
+    }
+    try {
+      return mode ? this.toValue(L, -1, mode) : undefined;
+    } catch (err) {
+      if (err instanceof ConversionError) throw new LuaRuntimeError(`${chunkName.replace(/^@/, '')}: ${err.message}`, '');
+      throw err;
+    } finally {
+      api.settop(L, base);
+    }
+  }
+}
