@@ -83,10 +83,16 @@ describe('README', () => {
     const raw = parseToml(reference) as { case: Record<string, unknown>[] };
     const parsed = CaseFileSchema.safeParse(raw);
     expect(parsed.error?.issues ?? []).toEqual([]);
-    // `prompts` is in a comment: a case gives prompt or prompts
-    const caseKeys = new Set([...Object.keys(raw.case[0]), 'prompts']);
+    // the stage form's case, then the event form's; `prompts` is in a comment: a case gives prompt or prompts
+    expect(raw.case.map((c) => c.on ?? c.stage)).toEqual(['pre', 'review::done', 'start']);
+    const caseKeys = new Set([...raw.case.flatMap((c) => Object.keys(c)), 'prompts']);
     expect([...caseKeys].sort()).toEqual(Object.keys(CaseSchema.shape).sort());
-    expect(Object.keys(raw.case[0].expect as object).sort()).toEqual(Object.keys(ExpectSchema.shape).sort());
+    const expectKeys = new Set(raw.case.flatMap((c) => Object.keys(c.expect as object)));
+    expect([...expectKeys].sort()).toEqual(Object.keys(ExpectSchema.shape).sort());
+    // the event-form cases are ones a file may hold (the first one lists every stage's keys at once)
+    const eventCases = reference.slice(reference.indexOf('[[case]]', reference.indexOf('[[case]]') + 1));
+    const events = parseContractFile(`agent = "x.aip"\n${eventCases}`, 'my-agents/x.contract.toml').cases;
+    expect(events.map((c) => [c.stage, c.event])).toEqual([['post', 'review::done'], ['pre', 'start']]);
   });
 
   it('shows a scripted-answers file the runtime reads', () => {
@@ -158,6 +164,19 @@ describe('README: the error expectation it shows', () => {
     const syntax = agent('if input then return nil edn');
     expect(syntax).toMatch(/^Sub-agent \[todo-guard\.aip\] failed: /);
     expect(syntax).not.toMatch(re);
+  });
+});
+
+describe('README: Writing a sub-agent and its contract file, in the event form', () => {
+  it('shows the first cases `init --form event` writes, and they pass', async () => {
+    const dir = tmpDir();
+    expect((await runCli(['init', 'focus', '--dir', 'my-agents', '--form', 'event'], dir)).code).toBe(0);
+    const shown = blocks('toml').find((b) => b.startsWith('agent = "focus.aip"\n\n[[case]]'))!;
+    const doc = parseContractFile(shown, 'my-agents/focus.contract.toml');
+    const written = parseContractFile(readFileSync(nodePath.join(dir, 'my-agents/focus.contract.toml'), 'utf8'), 'my-agents/focus.contract.toml');
+    expect(doc.cases).toEqual(written.cases.slice(0, 2));
+    const r = await runCli(['test', 'my-agents'], dir);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('3 passed, 0 failed');
   });
 });
 

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ReadRefused, guardReads, hideDisk, readPolicy } from '../../src/runtime/read-guard.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+import { tmpDir } from '../harness/helpers.ts';
+
+function tree() {
+  const root = fs.realpathSync(tmpDir());
+  const ws = nodePath.join(root, 'ws');
+  fs.mkdirSync(nodePath.join(ws, 'src'), { recursive: true });
+  fs.writeFileSync(nodePath.join(ws, 'src', 'a.ts'), 'A');
+  fs.writeFileSync(nodePath.join(root, 'secret.txt'), 'S');
+  fs.symlinkSync(nodePath.join(root, 'secret.txt'), nodePath.join(ws, 'src', 'leak.txt'));
+  return { root, ws };
+}
+
+describe('readPolicy', () => {
+  it('allows real paths below a root only: "..", symlinks out and relative paths are outside', () => {
+    const { root, ws } = tree();
+    const p = readPolicy(ws, [ws], ['/virtual/home']);
+    expect(p.allows(nodePath.join(ws, 'src', 'a.ts'))).toBe(true);
+    expect(p.allows('/virtual/home/x')).toBe(true);
+    expect(p.allows(`${ws}/../secret.txt`)).toBe(false);
+    expect(p.allows(nodePath.join(ws, 'src', 'leak.txt'))).toBe(false);
+    expect(p.allows('src/a.ts')).toBe(false);
+    expect(() => p.refuse(nodePath.join(root, 'secret.txt'))).toThrow(ReadRefused);
+  });
+});
+
+describe('guardReads', () => {
+  it('reads inside; outside, a read raises, a stat is absent and a listing leaves out what leads outside', () => {
+    const { root, ws } = tree();
+    const vfs = guardReads(createOverlayVfs(ws), [ws]);
+    expect(vfs.readFile(nodePath.join(ws, 'src', 'a.ts'))).toBe('A');
+    expect(() => vfs.readFile(nodePath.join(ws, 'src', 'leak.txt'))).toThrow(/^Read protection \(simulator\) - The path `.*leak.txt` is outside the workspace/);
+    expect(vfs.stat(nodePath.join(root, 'secret.txt'))).toBeUndefined();
+    expect(vfs.isFile(nodePath.join(root, 'secret.txt'))).toBe(false);
+    expect(vfs.listDir(nodePath.join(ws, 'src')).map((e) => e.name)).toEqual(['a.ts']);
+    expect(() => vfs.listDir(root)).toThrow(ReadRefused);
+  });
+});
+
+describe('hideDisk', () => {
+  it('shows nothing of the disk below a directory, but what the run wrote there', () => {
+    const { root, ws } = tree();
+    const vfs = hideDisk(createOverlayVfs(ws), root);
+    expect(vfs.readFile(nodePath.join(ws, 'src', 'a.ts'))).toBeUndefined();
+    expect(vfs.listDir(ws)).toEqual([]);
+    vfs.writeFile(nodePath.join(ws, 'new.txt'), 'n');
+    expect(vfs.changes().created).toEqual(['new.txt']);
+  });
+});
