@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // The suite runs once per Lua engine (CODER_SUBAGENTS_ENGINE is the default engine of Simulators and of the CLI,
 // spawned CLIs included). Engine-independent folders run once.
-const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**', 'test/scripts/**', 'test/support/paths.test.ts', 'test/support/suggest.test.ts'];
+const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**', 'test/scripts/**', 'test/support/**', 'test/isolate/**'];
 
 export default defineConfig({
   test: {

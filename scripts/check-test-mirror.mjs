@@ -16,6 +16,7 @@ export const EXEMPT = {
   'src/aip/types.ts': 'types',
   'src/aip/support/lifecycle.ts': 'types',
   'src/engine/engine.ts': 'types',
+  'src/engine/lua-api.ts': 'types',
 };
 
 const REASONS = new Set(['types', 're-exports', 'entry']);

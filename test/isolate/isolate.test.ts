@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  DeadlineError,
+  clonable,
+  formatMs,
+  parseTimeoutSeconds,
+  runIsolated,
+  serializeError,
+  siblingModule,
+} from '../../src/isolate/isolate.ts';
+import { tmpDir } from '../harness/helpers.ts';
+
+/** A jobs module in plain JS, so the worker loads it without a TypeScript loader. */
+function jobsModule(): string {
+  const file = nodePath.join(tmpDir(), 'jobs.mjs');
+  fs.writeFileSync(
+    file,
+    [
+      'export const serializeError = (e) => ({ name: e.name, message: e.message, fields: { code: e.code } });',
+      'export async function echo(arg, port) { port.send(arg.n + 1); return { got: arg }; }',
+      "export async function fail() { const e = new Error('bad'); e.name = 'MyError'; e.code = 7; throw e; }",
+      "export async function spin(arg, port) { port.at('case 1'); port.note('case 1, stage Data'); for (;;) {} }",
+    ].join('\n'),
+  );
+  return pathToFileURL(file).href;
+}
+
+describe('runIsolated', () => {
+  it('runs a job in a worker: its partial results, its value, and its error rebuilt with its fields', async () => {
+    const jobs = jobsModule();
+    const parts: unknown[] = [];
+    await expect(runIsolated(jobs, 'echo', { n: 1 }, { onPart: (p) => parts.push(p) })).resolves.toEqual({ got: { n: 1 } });
+    expect(parts).toEqual([2]);
+    const err = (await runIsolated(jobs, 'fail', {}).catch((e: unknown) => e)) as Error & { code?: number };
+    expect([err.name, err.message, err.code]).toEqual(['MyError', 'bad', 7]);
+  });
+
+  it('stops a job that never ends at its deadline, naming where it was', async () => {
+    // the deadline per step starts at the job's first step, so the worker's start-up is not counted
+    const err = (await runIsolated(jobsModule(), 'spin', {}, { timeoutMs: 100, restartOnProgress: true }).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(DeadlineError);
+    expect(err.message).toBe('timed out after 100 ms in case 1, stage Data (the run was stopped; raise --timeout if it needs longer)');
+  });
+});
+
+describe('isolate helpers', () => {
+  it('parseTimeoutSeconds reads seconds into ms; formatMs writes them back', () => {
+    expect([parseTimeoutSeconds('1.5'), parseTimeoutSeconds('0'), parseTimeoutSeconds('-1'), parseTimeoutSeconds(''), parseTimeoutSeconds('x')]).toEqual([1500, 0, undefined, undefined, undefined]);
+    expect([formatMs(60_000), formatMs(250)]).toEqual(['60 s', '250 ms']);
+  });
+
+  it('serializeError and clonable make an error crossable: functions named, cycles cut', () => {
+    const e = Object.assign(new Error('m'), { extra: { f: () => 1 } as Record<string, unknown> });
+    (e.extra as Record<string, unknown>).self = e.extra;
+    const s = serializeError(e);
+    expect(s.name).toBe('Error');
+    const extra = s.fields.extra as Record<string, unknown>;
+    expect(extra.f).toBe('[function]');
+    expect(extra.self).toBe(extra);
+    expect(() => structuredClone(s)).not.toThrow();
+    expect(serializeError('plain')).toEqual({ name: 'Error', message: 'plain', fields: {} });
+    expect(clonable({ __proto__x: 1, b: new Uint8Array([1]) })).toEqual({ __proto__x: 1, b: new Uint8Array([1]) });
+  });
+
+  it('siblingModule keeps the extension of its base', () => {
+    expect(siblingModule('file:///a/b/isolate.ts', './jobs')).toBe('file:///a/b/jobs.ts');
+    expect(siblingModule('file:///a/b/isolate.js', '../c/jobs')).toBe('file:///a/c/jobs.js');
+  });
+});
