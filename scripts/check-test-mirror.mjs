@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
  * entry = the process entry point, run end to end by the CLI tests.
  */
 export const EXEMPT = {
-  'src/index.ts': 're-exports',
   'src/contract/index.ts': 're-exports',
   'src/cli/bin.ts': 'entry',
   'src/aip/types.ts': 'types',
