@@ -12,12 +12,12 @@ import { filesBelow } from './check-layers.mjs';
  * entry = the process entry point, run end to end by the CLI tests.
  */
 export const EXEMPT = {
-  'src/index.ts': 're-exports',
   'src/contract/index.ts': 're-exports',
   'src/cli/bin.ts': 'entry',
   'src/aip/types.ts': 'types',
   'src/aip/support/lifecycle.ts': 'types',
   'src/engine/engine.ts': 'types',
+  'src/engine/lua-api.ts': 'types',
 };
 
 const REASONS = new Set(['types', 're-exports', 'entry']);

@@ -43,7 +43,3 @@ export interface LuaApi<L> {
   /** raises `message` as this engine's host functions raise their errors */
   raise(L: L, message: string): never;
 }
-
-export const LUA_OK = 0;
-export const LUA_ERRMEM = 4;
-export const LUA_MULTRET = -1;

@@ -10,13 +10,17 @@
  */
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
-import { LUA_ERRMEM, LUA_MULTRET, LUA_OK } from './lua-api.ts';
 import { T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
 import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
+
+/** lua.h statuses and counts, the same on both engines */
+const LUA_OK = 0;
+const LUA_ERRMEM = 4;
+const LUA_MULTRET = -1;
 
 /** instructions between two hook calls */
 export const HOOK_INTERVAL = 1000;

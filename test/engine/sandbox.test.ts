@@ -5,6 +5,7 @@
  * 64-bit positions only apply to lua54 (fengari's integers are 32-bit). Expected values are native lua5.4's.
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_REP_BYTES } from '../../src/engine/sandbox.ts';
 import { ENGINE_NAME, onLua54, testEngine } from '../helpers/engine.ts';
 import { runLua } from '../helpers/lua.ts';
 
@@ -114,5 +115,38 @@ describe(`source files are loaded as bytes (${ENGINE_NAME})`, () => {
   it('a file in the simulated workspace keeps its bytes too', () => {
     const { value } = runLua('return { dofile("data.lua"):byte(1, -1) }', { files: { 'data.lua': files['/w/data.lua'] } });
     expect(value).toEqual([0xe1]);
+  });
+});
+
+describe(`library functions the sandbox replaces or wraps (${ENGINE_NAME})`, () => {
+  const runIn = (code: string, budget = 1e7) => testEngine.createState({ budget, budgetMessage: 'budget', moduleDirs: [], readFile: () => undefined, loadRoots: ['/nowhere'], baseDir: '/nowhere', print: () => {}, displayPath: (p) => p }).runChunk(code, 't.lua', 1, {}, 'serde');
+  it('string.rep builds big strings fast, keeps Lua semantics, and refuses results over the limit', () => {
+    expect(runIn('return { string.rep("ab", 3, ","), ("x"):rep(0), ("x"):rep(-1), string.rep("", 5), string.rep("a", 1), string.rep(12, 2) }')).toEqual([
+      'ab,ab,ab',
+      '',
+      '',
+      '',
+      'a',
+      '1212',
+    ]);
+    expect(runIn(`return #string.rep("x", ${MAX_REP_BYTES})`)).toBe(MAX_REP_BYTES);
+    expect(runIn(`local ok, e = pcall(string.rep, "x", ${MAX_REP_BYTES + 1}) return e`)).toMatch(/^resulting string too large/);
+    expect(runIn('local ok, e = pcall(string.rep, "xy", 2^30, ",") return e')).toMatch(/^resulting string too large/);
+  });
+
+  it('table.move charges each moved element to the budget (the library loops over any range in one call)', () => {
+    expect(runIn('local t = table.move({ 1, 2, 3 }, 1, 3, 2) return { t, table.move({ 1, 2 }, 1, 2, 1, {}), table.move({}, 2, 1, 1) }')).toEqual([[1, 1, 2, 3], [1, 2], {}]);
+    expect(() => runIn('return table.move({ 1 }, 1, 2^30, 2)', 100_000)).toThrow(/budget$/);
+    expect(runIn('local ok, e = pcall(function() table.move(nil, 1, 2, 1) end) return e')).toMatch(/:1: bad argument #1 to 'move' \(table expected, got nil\)$/);
+  });
+
+  it('string.char reports a code out of range with its argument number', () => {
+    expect(runIn('local ok, e = pcall(string.char, 65, 256) return { string.char(104, 105), e }')).toEqual(['hi', "bad argument #2 to 'string.char' (value out of range)"]);
+  });
+
+  it('load keeps text chunks only, honours a mode without "t" and an explicit nil env', () => {
+    expect(runIn('return { load("return 1", "c", "b") == nil, load(string.dump(function() end)) == nil, load("return 2", "c", "bt")() }')).toEqual([true, true, 2]);
+    expect(runIn('local f = load("return x", "c", "t", nil) return (pcall(f))')).toBe(false);
+    expect(runIn('_G.x = 5 return load("return x")()')).toBe(5);
   });
 });

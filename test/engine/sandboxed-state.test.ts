@@ -1,0 +1,143 @@
+/**
+ * The engine core (sandboxed-state.ts) on the engine of this vitest project: chunk runs and their errors, the
+ * budget across coroutines and pcall, print and io.write, package.searchpath, require/dofile/loadfile over the
+ * simulation, and the libraries the core installs.
+ */
+import { describe, expect, it } from 'vitest';
+import { LuaRuntimeError, type ConvertMode } from '../../src/engine/values.ts';
+import { AgentRunError } from '../../src/runtime/simulator.ts';
+import { ENGINE_NAME, testEngine } from '../helpers/engine.ts';
+import { runLua } from '../helpers/lua.ts';
+
+function state(budget = 1e7) {
+  const s = testEngine.createState({
+    budget,
+    budgetMessage: 'budget',
+    moduleDirs: [],
+    readFile: () => undefined,
+    loadRoots: ['/nowhere'],
+    baseDir: '/nowhere',
+    print: () => {},
+    displayPath: (p) => p,
+  });
+  s.setGlobal('null', null);
+  return s;
+}
+
+const run = (code: string, mode: ConvertMode = 'serde', scope: Record<string, unknown> = {}) => state().runChunk(code, 't.lua', 1, scope, mode);
+
+describe(`errors (${ENGINE_NAME})`, () => {
+  it('carry the file:line of the Lua code and a traceback', () => {
+    let caught: unknown;
+    try {
+      run('local t = nil\nreturn t.x');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(LuaRuntimeError);
+    const e = caught as LuaRuntimeError;
+    expect(e.message).toBe("t.lua:2: attempt to index a nil value (local 't')");
+    expect(e.location).toBe('t.lua:2');
+    expect(e.traceback).toMatch(/^stack traceback:\n\s+t\.lua:2: in main chunk/);
+  });
+
+  it('a failing stage keeps its traceback on the AgentRunError', () => {
+    let caught: unknown;
+    try {
+      runLua('local function f() error("deep") end\nf()');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(AgentRunError);
+    expect((caught as AgentRunError).message).toMatch(/snippet\.aip:\d+: deep/);
+    expect((caught as AgentRunError).traceback).toMatch(/in (local|function) 'f'/);
+  });
+});
+
+describe(`budget across coroutines and pcall (${ENGINE_NAME})`, () => {
+  it('stops a budget-swallowing loop that runs its payload in a coroutine (hooks are per thread)', () => {
+    // the main thread's loop period divides the hook interval, so before the fix its hook always fired inside the pcall
+    const code = 'local body = function() while true do end end\nwhile true do\n  pcall(function()\n    local a = 1\n    local co = coroutine.wrap(body)\n    co()\n  end)\nend';
+    expect(() => state(100_000).runChunk(code, 't.lua', 1, {}, 'serde')).toThrow(/budget$/);
+  });
+
+  it('stops a coroutine that caught an error with pcall (fengari turned its hooks off for good)', () => {
+    const stop = (code: string) => expect(() => state(100_000).runChunk(code, 't.lua', 1, {}, 'serde')).toThrow(/budget$/);
+    stop('coroutine.wrap(function() pcall(error) while true do end end)()');
+    stop('coroutine.wrap(function() xpcall(error, print) while true do end end)()');
+    stop('coroutine.wrap(function() while true do pcall(function() while true do end end) end end)()');
+  });
+
+  it('keeps pcall and xpcall results, and yields across them inside coroutines', () => {
+    expect(run('return { pcall(function(a, b) return a + b, "x" end, 1, 2) }')).toEqual([true, 3, 'x']);
+    expect(run('local ok, e = pcall(error, { code = 7 }) return { ok, e.code }')).toEqual([false, 7]);
+    expect(run('return { xpcall(function() error("boom", 0) end, function(m) return "handled " .. m end) }')).toEqual([false, 'handled boom']);
+    expect(run('local co = coroutine.wrap(function() local ok, v = pcall(function() return coroutine.yield(1) + 1 end) return v end) co() return co(41)')).toBe(42);
+  });
+});
+
+describe(`libraries and loaders the core installs (${ENGINE_NAME})`, () => {
+  function withFiles(files: Record<string, string>) {
+    const printed: string[] = [];
+    const s = testEngine.createState({
+      budget: 1e7,
+      budgetMessage: 'budget',
+      moduleDirs: ['/w/lib'],
+      readFile: (abs) => files[abs],
+      loadRoots: ['/w'],
+      baseDir: '/w',
+      print: (t) => printed.push(t),
+      displayPath: (p) => p.replace('/w/', ''),
+    });
+    return { printed, run: (code: string) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde'), state: s };
+  }
+
+  it('print joins its arguments with newlines through tostring; io.write concatenates strings and numbers only', () => {
+    const { printed, run: go } = withFiles({});
+    go('print("a", nil, 1, true) io.write("x", 2, "y")');
+    expect(printed).toEqual(['a\nnil\n1\ntrue', 'x2y']);
+    // as Lua's io.write: anything else is an argument error (fengari's stand-in once printed it)
+    expect(go('local ok, e = pcall(io.write, "a", true) return e')).toMatch(/bad argument #2 to '(io\.)?write' \(string expected, got boolean\)/);
+    expect(go('return package.loaded.io == io')).toBe(true);
+  });
+
+  it('require finds modules on package.path, loads them once, and reports compile errors with the file', () => {
+    const { run: go } = withFiles({ '/w/lib/m.lua': 'count = (count or 0) + 1 return { n = count }', '/w/lib/bad.lua': 'return {' });
+    expect(go('local a = require("m") local b = require("m") return { a.n, a == b }')).toEqual([1, true]);
+    expect(go('local ok, e = pcall(require, "bad") return e')).toMatch(/^error loading module 'bad' from file '\/w\/lib\/bad\.lua':\n\tlib\/bad\.lua:1: /);
+    expect(go('local ok, e = pcall(require, "none") return e')).toMatch(/module 'none' not found:[\s\S]*no file '\/w\/lib\/none\.lua'/);
+  });
+
+  it('loadfile gives nil and a message for a missing or broken file; dofile raises them and returns all results', () => {
+    const { run: go } = withFiles({ '/w/two.lua': 'return 1, 2', '/w/bad.lua': 'x =' });
+    expect(go('return { dofile("two.lua") }')).toEqual([1, 2]);
+    expect(go('local f, e = loadfile("none.lua") return { f == nil, e }')).toEqual([true, 'cannot open none.lua']);
+    expect(go('local f, e = loadfile("bad.lua") return { f == nil, (e:gsub(":.*", "")) }')).toEqual([true, 'bad.lua']);
+    expect(go('local ok, e = pcall(dofile, "bad.lua") return { ok, (e:gsub(":.*", "")) }')).toEqual([false, 'bad.lua']);
+  });
+
+  it('setGlobal refuses a value that cannot cross, naming why', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => withFiles({}).state.setGlobal('c', cyclic)).toThrow('cannot pass a cyclic value to Lua');
+  });
+
+  it("does not read a '%' in a host error message as a format", () => {
+    expect(run('local ok, e = pcall(dofile, "/x/%d%s") return e')).toBe('cannot open /x/%d%s: outside the workspace');
+  });
+
+  it('package.searchpath never probes the host, and the searcher rejects non-string names cleanly', () => {
+    expect(run('return { package.searchpath("hostname", "/etc/?") }')).toEqual([null, "\n\tno file '/etc/hostname' (outside the workspace: not read)"]);
+    expect(run('local ok, e = pcall(package.searchers[2], {}) return e')).toMatch(/bad argument #1 .*string expected, got table/);
+  });
+
+  it('package.loaded holds the standard libraries, which name themselves in argument errors', () => {
+    // lua54 stored them in the wrong table once (luaopen_package leaves a table of its own on the stack)
+    expect(run('return { package.loaded.string == string, package.loaded.table == table, require("math") == math, select(2, pcall(string.byte)) }')).toEqual([
+      true,
+      true,
+      true,
+      "bad argument #1 to 'string.byte' (string expected, got no value)",
+    ]);
+  });
+});

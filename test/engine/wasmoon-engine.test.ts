@@ -1,0 +1,52 @@
+/**
+ * What wasmoon-engine.ts does for lua54: an allocator that holds the run tree to its memory cap, compiled chunks
+ * shared between states, and the library guard's direct path for string.sub/byte.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadEngine } from '../../src/engine/index.ts';
+import { createLimits } from '../../src/engine/limits.ts';
+
+const lua54 = await loadEngine('lua54');
+function state(memoryMax = 512 * 1024 * 1024) {
+  return lua54.createState({
+    budget: 1e9,
+    limits: createLimits(1e9, memoryMax),
+    budgetMessage: 'budget',
+    moduleDirs: [],
+    readFile: () => undefined,
+    loadRoots: ['/w'],
+    baseDir: '/w',
+    print: () => {},
+    displayPath: (p) => p,
+  });
+}
+const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
+
+describe('the lua54 engine', () => {
+  it('refuses allocations past the memory cap, even under pcall, and says so', () => {
+    const s = state(32 * 1024 * 1024);
+    expect(() => run('local t = {} pcall(function() for i = 1, 1e8 do t[i] = i end end) return #t', s)).toThrow('memory limit exceeded');
+  });
+
+  it('runs the same chunk in two states from one compilation, each with its own globals', () => {
+    const code = 'counter = (counter or 0) + 1';
+    const a = state();
+    const b = state();
+    a.exec(code, '=counter');
+    a.exec(code, '=counter');
+    b.exec(code, '=counter');
+    expect([run('return counter', a), run('return counter', b)]).toEqual([2, 1]);
+  });
+
+  it('string.sub and string.byte give Lua\'s results on the direct path and off it', () => {
+    expect(run('local s = "hello" return { s:sub(2, 3), s:sub(-3), s:sub(0), s:sub(9), s:byte(1), s:byte(2, 3), select("#", s:byte(9)) }')).toEqual([
+      'el',
+      'llo',
+      'hello',
+      '',
+      104,
+      101,
+      0,
+    ]);
+  });
+});
