@@ -24,6 +24,9 @@ describe('readPolicy', () => {
     expect(p.allows(`${ws}/../secret.txt`)).toBe(false);
     expect(p.allows(nodePath.join(ws, 'src', 'leak.txt'))).toBe(false);
     expect(p.allows('src/a.ts')).toBe(false);
+    // judged on the path as given too: a link from outside into the workspace does not make an outside path readable
+    fs.symlinkSync(ws, nodePath.join(root, 'alias'));
+    expect(p.allows(nodePath.join(root, 'alias', 'src', 'a.ts'))).toBe(false);
     expect(() => p.refuse(nodePath.join(root, 'secret.txt'))).toThrow(ReadRefused);
   });
 });
