@@ -5,7 +5,8 @@
  * case's files, the agent under test (copied from disk to the same path relative to the workspace as it has
  * relative to the case file, so its configured name resolves exactly as written) with its `lua/` dir, and the
  * case file's `support` paths. A driver agent (driver.ts) is added as a virtual file inside the coder pack's
- * directory and calls `utils_sub_agent.lua` as the coder does.
+ * directory and runs the stage through the coder's own stage code (its Before All, Data, Output and After All
+ * modules), so the pipeline state is built once, in the pack's Lua.
  */
 import type { EngineName } from '../engine/engine.ts';
 import { exists as existsSync, HostFsError, isDirectory, isInside, readUnder, realPathOf } from '../support/host-fs.ts';
