@@ -76,7 +76,7 @@ const ResponsesItemSchema = z.strictObject({
   content: z.string(),
   files_changed: StringList.optional(),
   files_failed: StringList.optional(),
-  /** event form: default the content without leading blank space, as for an answer with no change blocks */
+  /** event form: default the content as the pack extrudes it (without its change blocks when write_mode is on) */
   content_extruded: z.string().optional(),
   /** event form: default the pack's status of files_changed (succeeded) and files_failed (failed) */
   file_changes_status: Table.optional(),
