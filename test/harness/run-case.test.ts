@@ -511,6 +511,37 @@ responses = [{ task_num = 1, content = "  Done.", files_changed = ["src/a.ts"], 
   });
 });
 
+describe('event-form cases: prev in the dispatch chain', () => {
+  it('a prev with event = the chain\'s root ran there and emitted the case\'s event: the history is upstream\'s', () => {
+    const agents = { 'agents/rec.aip': aip('aip.file.save("prev.json", aip.json.stringify(input.sub_agents_prev))') };
+    const c = runWith(agents, `agent = "rec.aip"
+[[case]]
+name = "emitted after two"
+on = "ctx::ready"
+prev = [{ name = "my/emitter.aip", event = "start", agent_result = "emitted" }, { name = "my/other.aip", agent_result = 2 }]
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+    expect(JSON.parse(c.result!.readFile('prev.json')!)).toEqual([
+      { event: 'start', stage: 'pre', config: { name: 'my/emitter.aip', enabled: true, on: ['start'] }, agent_result: 'emitted', sub_agent_result: 'emitted' },
+      { event: 'ctx::ready', stage: 'pre', config: { name: 'my/other.aip', enabled: true, on: ['ctx::ready'] }, agent_result: 2, sub_agent_result: 2 },
+    ]);
+  });
+
+  it('a prev event that is neither the case\'s event nor its chain\'s root, or out of order, is refused', () => {
+    const toml = (prev: string, on = 'ctx::ready') => `agent = "rec.aip"\n[[case]]\nname = "p"\non = "${on}"\nprev = ${prev}\n`;
+    expect(() => runWith({}, toml('[{ name = "a.aip", event = "end" }]'))).toThrow(
+      'case #1 "p": prev[1].event: expected "start" (the root of the chain that emits ctx::ready) or "ctx::ready", got "end"',
+    );
+    expect(() => runWith({}, toml('[{ name = "a.aip", event = "start" }]', 'end'))).toThrow('prev[1].event: expected "end", got "start"');
+    expect(() => runWith({}, toml('[{ name = "a.aip" }, { name = "b.aip", event = "start" }]'))).toThrow(
+      'prev[2].event: the prevs that ran at start come first (they ran before ctx::ready was emitted)',
+    );
+    expect(() => runWith({}, `agent = "rec.aip"\n[[case]]\nname = "p"\nstage = "pre"\nprev = [{ name = "a.aip", event = "start" }]\n`)).toThrow(
+      'prev[1].event: only in an event-form case (on = "...")',
+    );
+  });
+});
+
 describe('event-form cases: what the always-on checks see', () => {
   it('a partial coder_params is no dropped-keys warning (--strict passes), and unchanged compares the run params, not the view', () => {
     const agents = {
@@ -645,5 +676,18 @@ return { agent_result = { verdict = ai_response.content, n = 2 } }
     write(dir, 'agents/a.aip', lua('return nil'));
     const file = write(dir, 'agents/a.contract.toml', 'agent = "a.aip"\n[[case]]\nname = "n"\nprev = [{ name = "../x.aip" }]\n');
     expect(() => runContractFile(file)).toThrow(/case #1 "n": prev\[1\]\.name: expected a workspace-relative \.aip path \(no leading \/, no \.\.\), got '\.\.\/x\.aip'/);
+  });
+});
+
+describe('event-form cases: the post input defaults come from the pack', () => {
+  it('content_extruded is the answer as the pack extrudes it: without its change blocks when write_mode is on', () => {
+    const agents = { 'agents/x.aip': aip('aip.file.save("x.txt", input.coder_responses[1].content_extruded)') };
+    const answer = 'Done.\\n\\n<FILE_CHANGES>\\n<FILE_NEW file_path=\\"src/a.ts\\">\\nexport const a = 1;\\n</FILE_NEW>\\n</FILE_CHANGES>\\n';
+    const toml = (write: boolean) => `agent = "x.aip"\n[[case]]\nname = "x"\non = "end"\nparams = { write_mode = ${write} }\nresponses = [{ task_num = 1, content = "${answer}" }]\n`;
+    const on = runWith(agents, toml(true)).cases[0]!;
+    expect(on.status, on.message).toBe('passed');
+    expect(on.result!.readFile('x.txt')).toBe('Done.');
+    const off = runWith(agents, toml(false)).cases[0]!;
+    expect(off.result!.readFile('x.txt')).toBe(answer.replace(/\\n/g, '\n').replace(/\\"/g, '"'));
   });
 });
