@@ -8,7 +8,7 @@ import type { LuaApi } from './lua-api.ts';
 import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
 import { SandboxedState, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import type { ConvertMode } from './values.ts';
-import { RELAY_HEAD_BYTES, relayedError } from './library-guard.ts';
+import { relayLibraryError } from './library-guard.ts';
 
 /** a table element moved by fengari's library loops (lua_geti/lua_seti in JS) takes ~16 instructions' time */
 const ELEMENT_COST = 16;
@@ -30,24 +30,7 @@ function libraryGuard(L: L): number {
   lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
   lua.lua_rotate(L, 1, 1);
   if (lua.lua_pcall(L, n, lua.LUA_MULTRET, 0) === lua.LUA_OK) return lua.lua_gettop(L);
-  if (lua.lua_type(L, -1) !== lua.LUA_TSTRING) return lua.lua_error(L);
-  const bytes = lua.lua_tostring(L, -1) as Uint8Array;
-  const ar = new lua.lua_Debug();
-  lua.lua_getstack(L, 0, ar);
-  lua.lua_getinfo(L, str('n'), ar);
-  const call = { name: latin1(ar.name), namewhat: latin1(ar.namewhat) ?? '' };
-  const global = latin1(lua.lua_tostring(L, lua.lua_upvalueindex(2))) ?? '?';
-  const relayed = relayedError(latin1(bytes.subarray(0, RELAY_HEAD_BYTES)) as string, call, global);
-  if (!relayed) return lua.lua_error(L);
-  lauxlib.luaL_where(L, 1);
-  lua.lua_pushstring(L, str(relayed.head));
-  if (relayed.all) {
-    lua.lua_concat(L, 2);
-  } else {
-    lua.lua_pushlstring(L, bytes.subarray(relayed.skip), bytes.length - relayed.skip);
-    lua.lua_concat(L, 3);
-  }
-  return lua.lua_error(L);
+  return relayLibraryError(api, L, latin1(lua.lua_tostring(L, lua.lua_upvalueindex(2))) ?? '?');
 }
 
 /** The C API as the engine core drives it (lua-api.ts): fengari's lua.h in JS, mostly as it is. */
@@ -90,6 +73,19 @@ const api: LuaApi<L> = {
   pcall: lua.lua_pcall,
   error: (L) => lua.lua_error(L) as never,
   raise,
+  concat: lua.lua_concat,
+  where: lauxlib.luaL_where,
+  head: (L, idx, n) => latin1((lua.lua_tostring(L, idx) as Uint8Array).subarray(0, n)) as string,
+  pushtail: (L, idx, from) => {
+    const bytes = lua.lua_tostring(L, idx) as Uint8Array;
+    lua.lua_pushlstring(L, bytes.subarray(from), bytes.length - from);
+  },
+  callName: (L) => {
+    const ar = new lua.lua_Debug();
+    lua.lua_getstack(L, 0, ar);
+    lua.lua_getinfo(L, str('n'), ar);
+    return { name: latin1(ar.name), namewhat: latin1(ar.namewhat) ?? '' };
+  },
 };
 
 /**
