@@ -420,7 +420,7 @@ function strRep(L: L): number {
   return 1;
 }
 
-/** Re-enables hooks on the calling thread (see the pcall note in openSandboxedLibs); `allowhook` is fengari's field. */
+/** Re-enables hooks on the calling thread (see the allow_hooks note in sandboxHelpers); `allowhook` is fengari's field. */
 function allowHooks(L: L): number {
   (L as unknown as { allowhook: number }).allowhook = 1;
   return 0;
