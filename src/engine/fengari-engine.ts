@@ -6,7 +6,7 @@ import { getInt, lua, lauxlib, lualib, luaString, protoOf, pushLuaString, pushPr
 import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, spent, type RunLimits } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
-import { SandboxedState, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import type { ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 
@@ -74,6 +74,10 @@ const api: LuaApi<L> = {
   error: (L) => lua.lua_error(L) as never,
   raise,
   concat: lua.lua_concat,
+  copy: lua.lua_copy,
+  tolstring: (L, idx) => void lauxlib.luaL_tolstring(L, idx),
+  isNull: (L, idx) => lua.lua_type(L, idx) === lua.LUA_TLIGHTUSERDATA && lua.lua_touserdata(L, idx) === NULL_TOKEN,
+  traceback: (L, level) => lauxlib.luaL_traceback(L, L, null, level),
   where: lauxlib.luaL_where,
   head: (L, idx, n) => latin1((lua.lua_tostring(L, idx) as Uint8Array).subarray(0, n)) as string,
   pushtail: (L, idx, from) => {
@@ -477,17 +481,5 @@ function loadChunk(L: L, code: string | Uint8Array, chunkName: string): number {
   return status;
 }
 
-// Error values become "message\nstack traceback:..." strings; non-string errors go through tostring.
-function messageHandler(L: L): number {
-  if (lua.lua_type(L, 1) !== lua.LUA_TSTRING) {
-    if (lua.lua_type(L, 1) === lua.LUA_TLIGHTUSERDATA && lua.lua_touserdata(L, 1) === NULL_TOKEN) {
-      lua.lua_pushstring(L, str('error object is the null sentinel'));
-    } else {
-      lauxlib.luaL_tolstring(L, 1);
-    }
-    lua.lua_replace(L, 1);
-  }
-  lauxlib.luaL_traceback(L, L, lua.lua_tostring(L, 1), 1);
-  return 1;
-}
+const messageHandler = (L: L) => tracebackHandler(api, L);
 

@@ -55,6 +55,14 @@ export interface LuaApi<L> {
   head(L: L, idx: number, n: number): string;
   /** pushes the bytes of the string at `idx` from byte `from` on */
   pushtail(L: L, idx: number, from: number): void;
+  /** lua_copy */
+  copy(L: L, from: number, to: number): void;
+  /** luaL_tolstring: pushes any value as `tostring` shows it */
+  tolstring(L: L, idx: number): void;
+  /** the value at `idx` is AIPack's `null` sentinel */
+  isNull(L: L, idx: number): boolean;
+  /** luaL_traceback without a message: pushes "stack traceback:..." of `L` from `level` */
+  traceback(L: L, level: number): void;
   /** how the running C function was called (lua_getstack level 0, lua_getinfo "n") */
   callName(L: L): CallName;
 }

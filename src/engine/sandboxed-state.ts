@@ -35,6 +35,23 @@ export type CFunction<L> = (L: L) => number;
 /** The pattern IO of an engine, less what the core gives it (the charges). */
 export type PatternPrimitives<L> = Omit<PatternIO<L>, 'charge' | 'tooLarge' | 'memoryMax'>;
 
+/**
+ * The message handler of chunk runs: the error becomes "message\nstack traceback:..."; an error that is not a
+ * string goes through tostring (AIPack's null sentinel is named).
+ */
+export function tracebackHandler<L>(api: LuaApi<L>, L: L): number {
+  if (api.type(L, 1) !== T_STRING) {
+    if (api.isNull(L, 1)) api.pushstring(L, 'error object is the null sentinel');
+    else api.tolstring(L, 1);
+    api.copy(L, -1, 1);
+    api.settop(L, 1);
+  }
+  api.pushstring(L, '\n');
+  api.traceback(L, 1);
+  api.concat(L, 3);
+  return 1;
+}
+
 export abstract class SandboxedState<L> implements LuaState {
   readonly limits: RunLimits;
   protected readonly memoryMessage: string;

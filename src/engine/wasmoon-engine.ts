@@ -2,7 +2,7 @@ import type { LuaEngine, StateOptions } from './engine.ts';
 import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { openerName, SANDBOX_LIBS } from './sandbox.ts';
-import { SandboxedState, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 import {
@@ -91,6 +91,10 @@ const api: LuaApi<number> = {
   error: (L) => M._lua_error(L) as never,
   raise,
   concat: (L, n) => M._lua_concat(L, n),
+  copy: (L, from, to) => M._lua_copy(L, from, to),
+  tolstring: (L, idx) => void M._luaL_tolstring(L, idx, 0),
+  isNull: (L, idx) => M._lua_type(L, idx) === T_LIGHTUSERDATA && M._lua_touserdata(L, idx) === NULL_PTR,
+  traceback: (L, level) => M._luaL_traceback(L, L, 0, level),
   where: (L, level) => M._luaL_where(L, level),
   head: (L, idx, n) => {
     const p = M._lua_tolstring(L, idx, LEN_CELL) as number;
@@ -161,21 +165,7 @@ const WRITER = M.addFunction((_L: number, p: number, size: number) => {
   return 0;
 }, 'iiiii');
 
-// Error values become "message\nstack traceback:..." strings; non-string errors go through tostring.
-const MESSAGE_HANDLER = registerCFunction((L: number) => {
-  const type = M._lua_type(L, 1);
-  if (type !== T_STRING) {
-    if (type === T_LIGHTUSERDATA && M._lua_touserdata(L, 1) === NULL_PTR) pushString(L, 'error object is the null sentinel');
-    else M._luaL_tolstring(L, 1, 0);
-    M._lua_copy(L, -1, 1);
-    M._lua_settop(L, 1);
-  }
-  M._luaL_traceback(L, L, 0, 1);
-  pushString(L, '\n');
-  M._lua_rotate(L, 2, 1);
-  M._lua_concat(L, 3);
-  return 1;
-});
+const MESSAGE_HANDLER = registerCFunction((L: number) => tracebackHandler(api, L));
 
 /** a lua_Debug (108 bytes on wasm32): name at +4, namewhat at +8 */
 const DEBUG_INFO = M._malloc(128) as number;
