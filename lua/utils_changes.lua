@@ -281,6 +281,13 @@ local STATUS_KINDS = {
   FILE_DELETE = "Delete", FILE_COPY = "Copy", AIP_FILE_CHANGE = "Patch",
 }
 
+--- The answer as `apply` leaves it (`answer`): without its change blocks when write_mode is on, else as given.
+function M.answer_text(content, settings)
+  if not settings.write_mode then return content end
+  local _, answer = extract(content, settings.file_content_mode)
+  return answer
+end
+
 --- Applies the file changes of an answer when write_mode is on:
 -- { answer = text without the change blocks, files_changed, files_failed, failures = { {path, reason} } }.
 -- Paths are relative to the workspace (base_dir joined). A rename reports its new path as changed.

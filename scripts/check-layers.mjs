@@ -28,7 +28,8 @@ const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(
 export const OUTSIDE_REFERENCE = /RUNTIME\.md|PRO_CODER\.md|LUA_ENGINES\.md|\.\.\/shared|shared\/spec|\b[Ii]ssue [0-9]+|[Aa]ttack [0-9]+/;
 const REFERENCE_PLACES = ['src', 'lua', 'pack', 'test', 'bench', 'scripts', 'docs', 'README.md'];
 
-function filesBelow(dir, keep) {
+/** Files below `dir` whose name `keep` accepts, in name order; node_modules and dot folders skipped. */
+export function filesBelow(dir, keep) {
   let names;
   try {
     names = readdirSync(dir, { withFileTypes: true });

@@ -1,9 +1,10 @@
 // Fails (exit 1) when a file of src/ with behaviour of its own has no test at the mirrored path
 // (src/a/b.ts -> test/a/b.test.ts), or when an exemption below is stale. Topic tests (test/security/, ...)
 // are welcome in addition; they do not stand in for the mirrored file. `node scripts/check-test-mirror.mjs [ROOT]`.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesBelow } from './check-layers.mjs';
 
 /**
  * Files with no behaviour of their own, by path, each with its reason:
@@ -11,7 +12,6 @@ import { fileURLToPath } from 'node:url';
  * entry = the process entry point, run end to end by the CLI tests.
  */
 export const EXEMPT = {
-  'src/index.ts': 're-exports',
   'src/contract/index.ts': 're-exports',
   'src/cli/bin.ts': 'entry',
   'src/aip/types.ts': 'types',
@@ -22,22 +22,6 @@ export const EXEMPT = {
 
 const REASONS = new Set(['types', 're-exports', 'entry']);
 
-function tsFilesBelow(dir) {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .flatMap((e) => {
-      const abs = nodePath.join(dir, e.name);
-      if (e.isDirectory()) return tsFilesBelow(abs);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [abs] : [];
-    });
-}
-
 /** `test/<same path>.test.ts` for a src path relative to the root. */
 export function mirroredTest(srcRel) {
   return 'test/' + srcRel.slice('src/'.length).replace(/\.ts$/, '.test.ts');
@@ -46,7 +30,7 @@ export function mirroredTest(srcRel) {
 /** { missing: src paths without their mirrored test, problems: stale or malformed exemptions }. */
 export function checkTestMirror(root, exempt = EXEMPT) {
   const toRel = (abs) => nodePath.relative(root, abs).split(nodePath.sep).join('/');
-  const sources = tsFilesBelow(nodePath.join(root, 'src')).map(toRel);
+  const sources = filesBelow(nodePath.join(root, 'src'), (n) => n.endsWith('.ts') && !n.endsWith('.d.ts')).map(toRel);
   const has = (rel) => existsSync(nodePath.join(root, rel));
   const missing = sources.filter((s) => !(s in exempt) && !has(mirroredTest(s)));
   const problems = [];

@@ -32,7 +32,7 @@ export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CAS
 export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput, PrevItem, AiPromptExpectation } from './harness/case-file.ts';
 export { discover, findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
 export { diffValues, textDiff } from './harness/compare.ts';
-export { starterFiles } from './harness/init-scaffold.ts';
+export { starterFiles, eventStarter } from './harness/init-scaffold.ts';
 
 // What a sub-agent response does
 export { analyzeEffect, effectWarnings } from './effects/effects.ts';

@@ -24,6 +24,8 @@ export interface FileAccess {
   recordOf(displayPath: string, abs: string, fn: string): Record<string, unknown>;
   /** Text of a file that must exist. */
   readText(p: string, abs: string, fn: string): string;
+  /** Bytes of a file that must exist; `fail(why)` words the error ("it is a directory", "file not found ..."). */
+  bytesOf(abs: string, fail: (why: string) => string): Uint8Array;
   /** A string (or a number, as Lua coerces it) content argument. */
   contentArg(v: unknown, fn: string): string;
   /** The file's bytes (none when missing) followed by `text`: what an append writes. */
@@ -98,6 +100,12 @@ export function fileAccess(env: StageEnv): FileAccess {
       const s = vfs.readFile(abs);
       if (s === undefined) throw new LuaError(`${fn} - Fail to read file '${p}' (resolved to '${abs}'): file not found`);
       return s;
+    },
+
+    bytesOf(abs, fail) {
+      const bytes = vfs.readBytes(abs);
+      if (bytes === undefined) throw new LuaError(fail(vfs.isDir(abs) ? 'it is a directory' : `file not found (resolved to '${abs}')`));
+      return bytes;
     },
 
     contentArg(v, fn) {

@@ -1,6 +1,6 @@
 /**
  * `aip.file.*` for structured files: load_json, load_ndjson, load_toml, load_yaml, append_json_line(s),
- * load_md_sections and load_md_split_first, with AIPack's failure texts. (CSV, hashes and spans: file-data.ts.)
+ * load_md_sections and load_md_split_first, with AIPack's failure texts. (CSV: file-csv.ts; hashes and spans: file-bytes.ts.)
  */
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { FileAccess } from './file-access.ts';

@@ -6,7 +6,7 @@ import { getInt, lua, lauxlib, lualib, luaString, protoOf, pushLuaString, pushPr
 import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, spent, type RunLimits } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
-import { SandboxedState, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import type { ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 
@@ -54,6 +54,8 @@ const api: LuaApi<L> = {
   rawgeti: lua.lua_rawgeti,
   rawseti: lua.lua_rawseti,
   rawset: lua.lua_rawset,
+  rawget: lua.lua_rawget,
+  getmetatable: (L, idx) => Boolean(lua.lua_getmetatable(L, idx)),
   next: (L, idx) => lua.lua_next(L, idx) !== 0,
   pushglobaltable: lua.lua_pushglobaltable,
   setupvalue: (L, funcIdx, n) => lua.lua_setupvalue(L, funcIdx, n) !== null,
@@ -135,8 +137,10 @@ setBigStringHook((L, bytes) => byGlobal.get((L as unknown as { l_G: object }).l_
 export const fengariEngine: LuaEngine = {
   name: 'fengari',
   luaVersion: 'Lua 5.3',
-  createState: (options) => new FengariState(options),
+  createState: (options) => pool.take(options) ?? new FengariState(options),
 };
+
+const pool = new StatePool<FengariState>(4);
 
 class FengariState extends SandboxedState<L> {
   protected readonly L: L;
@@ -153,6 +157,11 @@ class FengariState extends SandboxedState<L> {
   }
 
   private readonly hook = (L: L) => this.tick(L);
+
+  protected onTaken(): void {
+    this.limits.heapBaseline ??= heapNow();
+    lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, this.firstHookInterval());
+  }
 
   protected override onHook(L: L, hooks: number): void {
     if (hooks % MEMORY_CHECK_HOOKS === 0) this.checkMemory(L);
@@ -396,6 +405,7 @@ class FengariState extends SandboxedState<L> {
   close(): void {
     // fengari states are garbage-collected JS objects; drop the hook so a retained state cannot run on.
     lua.lua_sethook(this.L, null, 0, 0);
+    pool.give(this);
   }
 }
 

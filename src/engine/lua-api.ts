@@ -31,6 +31,10 @@ export interface LuaApi<L> {
   rawgeti(L: L, idx: number, i: number): void;
   rawseti(L: L, idx: number, i: number): void;
   rawset(L: L, idx: number): void;
+  /** lua_rawget: pops a key, pushes t[key] of the table at `idx` */
+  rawget(L: L, idx: number): void;
+  /** lua_getmetatable: pushes the metatable of the value at `idx` and answers true, or pushes nothing */
+  getmetatable(L: L, idx: number): boolean;
   next(L: L, idx: number): boolean;
   pushglobaltable(L: L): void;
   setupvalue(L: L, funcIdx: number, n: number): boolean;

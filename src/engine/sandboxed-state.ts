@@ -10,8 +10,8 @@
  */
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
-import { T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
-import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, type RunLimits } from './limits.ts';
+import { T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
+import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
@@ -28,6 +28,35 @@ export const HOOK_INTERVAL = 1000;
 const DEADLINE_CHECK_HOOKS = 16;
 /** the registry key of the `package` table, for the searcher (a script may replace the global) */
 const PACKAGE_KEY = 'coder_subagents.package';
+/** the registry keys of PRISTINE_LUA's copies and of `collectgarbage` as installed */
+const SAVED_KEY = 'coder_subagents.pristine';
+const COLLECT_KEY = 'coder_subagents.collect';
+/** the registry key of the array metatable (conversion.ts; both bridges set it) */
+const ARRAY_MT_KEY = 'coder_subagents.array_mt';
+
+/**
+ * Run once after the sandbox is installed, with the array metatable: copies the contents of every table reachable
+ * from the globals (keys and values), and of the string and array metatables; returns them as { [table] = copy },
+ * and `collectgarbage` as it was (lua54; fengari has none). restorePristine puts the copies back.
+ */
+const PRISTINE_LUA = `
+local array_mt = ...
+local next, type, getmetatable = next, type, getmetatable
+local saved = {}
+local function remember(t)
+  if saved[t] then return end
+  local copy = {}
+  saved[t] = copy
+  for k, v in next, t do
+    copy[k] = v
+    if type(v) == "table" then remember(v) end
+  end
+end
+remember(_G)
+remember(getmetatable(""))
+remember(array_mt)
+return saved, collectgarbage
+`;
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
 export type CFunction<L> = (L: L) => number;
@@ -52,9 +81,34 @@ export function tracebackHandler<L>(api: LuaApi<L>, L: L): number {
   return 1;
 }
 
+/**
+ * States given back by close(), restored to how the sandbox left them (restorePristine), for the next createState
+ * of the same engine: a stage then costs the set-up of its own globals, not a new VM with its libraries and the
+ * sandbox's Lua. A few are kept (a chain of sub-agent calls nests one state per level that runs at once).
+ */
+export class StatePool<S extends { takeFor(options: StateOptions): void; restorePristine(): boolean }> {
+  private readonly free: S[] = [];
+  constructor(private readonly max: number) {}
+
+  /** a pooled state taken for `options`, or undefined */
+  take(options: StateOptions): S | undefined {
+    const s = this.free.pop();
+    if (s) s.takeFor(options);
+    return s;
+  }
+
+  /** true when `s` was restored and kept; false: the caller disposes of it */
+  give(s: S): boolean {
+    if (this.free.length >= this.max || !s.restorePristine()) return false;
+    this.free.push(s);
+    return true;
+  }
+}
+
 export abstract class SandboxedState<L> implements LuaState {
-  readonly limits: RunLimits;
-  protected readonly memoryMessage: string;
+  // not readonly: a state given back to its engine's pool is taken again by another stage (reuse)
+  limits: RunLimits;
+  protected memoryMessage: string;
   /** names of the simulator's own chunks (the sandbox, preludes): their functions stand for AIPack's native ones */
   private readonly hostChunks = new Set(['=sandbox']);
   /** instructions this state charged */
@@ -65,7 +119,7 @@ export abstract class SandboxedState<L> implements LuaState {
 
   protected constructor(
     protected readonly api: LuaApi<L>,
-    protected readonly options: StateOptions,
+    protected options: StateOptions,
   ) {
     this.limits = options.limits ?? createLimits(options.budget);
     this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
@@ -183,7 +237,107 @@ export abstract class SandboxedState<L> implements LuaState {
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox') !== LUA_OK) api.error(L);
     api.call(L, 0, 0);
     this.afterSandbox(L);
+    // what a stage may change of the state as installed, kept to be put back (restorePristine)
+    this.hostChunks.add('=pristine');
+    if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
+    api.getfield(L, api.registry, ARRAY_MT_KEY);
+    api.call(L, 1, 2);
+    api.setfield(L, api.registry, COLLECT_KEY);
+    api.setfield(L, api.registry, SAVED_KEY);
   }
+
+  /** failures that may have left the state half-way through something: it is not reused then */
+  private doubtful = false;
+
+  /**
+   * Puts back every table reachable from the globals as the sandbox left them (the globals, the libraries,
+   * package.loaded/preload/searchers) and the string and array metatables, in place: what one stage set or
+   * changed is gone for the next, as with a new state. False (the state must not be reused) when a limit was hit,
+   * a failure may have left it half-way, or one of those tables got a metatable (only C could remove a protected one).
+   */
+  restorePristine(): boolean {
+    if (this.doubtful || this.running !== 0 || spent(this.limits)) return false;
+    let restored = false;
+    try {
+      this.protect((L) => {
+        restored = this.putBack(L);
+        // the stage's garbage is freed before the state waits in the pool, so it is not counted against the
+        // memory of the run tree that takes the state next (lua54; fengari's memory is V8's heap)
+        this.api.getfield(L, this.api.registry, COLLECT_KEY);
+        if (restored && this.api.type(L, -1) === T_FUNCTION) {
+          this.api.pushstring(L, 'collect');
+          this.api.call(L, 1, 0);
+        } else this.api.settop(L, -2);
+      });
+    } catch {
+      return false;
+    }
+    return restored;
+  }
+
+  /** The copies of PRISTINE_LUA put back in place, raw (done here: a Lua loop costs a call per key on fengari). */
+  private putBack(L: L): boolean {
+    const api = this.api;
+    const base = api.gettop(L);
+    api.getfield(L, api.registry, SAVED_KEY);
+    const saved = base + 1;
+    // a table with a metatable cannot be put back as it was in place (a protected one only by C): no reuse
+    api.pushnil(L);
+    while (api.next(L, saved)) {
+      if (api.getmetatable(L, -2)) {
+        api.settop(L, base);
+        return false;
+      }
+      api.settop(L, -2);
+    }
+    api.pushnil(L);
+    while (api.next(L, saved)) {
+      const t = base + 2;
+      const copy = base + 3;
+      // keys the stage added: removed (clearing a field while traversing is allowed)
+      api.pushnil(L);
+      while (api.next(L, t)) {
+        api.settop(L, -2);
+        api.pushvalue(L, -1);
+        api.rawget(L, copy);
+        const added = api.type(L, -1) === T_NIL;
+        api.settop(L, -2);
+        if (added) {
+          api.pushvalue(L, -1);
+          api.pushnil(L);
+          api.rawset(L, t);
+        }
+      }
+      api.pushnil(L);
+      while (api.next(L, copy)) {
+        api.pushvalue(L, -2);
+        api.rotate(L, -2, 1);
+        api.rawset(L, t);
+      }
+      api.settop(L, base + 2);
+    }
+    api.settop(L, base);
+    return true;
+  }
+
+  /** Takes the state for another stage, after restorePristine: its options, limits and counters are the new stage's. */
+  takeFor(options: StateOptions): void {
+    this.options = options;
+    this.limits = options.limits ?? createLimits(options.budget);
+    this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
+    this.used = 0;
+    this.hooks = 0;
+    this.protect((L) => {
+      this.api.getfield(L, this.api.registry, PACKAGE_KEY);
+      this.api.pushstring(L, packagePath(options));
+      this.api.setfield(L, -2, 'path');
+      this.api.settop(L, -2);
+    });
+    this.onTaken();
+  }
+
+  /** the engine's part of takeFor: its memory accounting, its hook armed for the new limits */
+  protected abstract onTaken(): void;
 
   /** the engine's replacements of the sandbox's own wrappers */
   protected afterSandbox(_L: L): void {}
@@ -342,20 +496,31 @@ export abstract class SandboxedState<L> implements LuaState {
   };
 
   setGlobal(name: string, value: unknown): void {
-    this.protect((L) => {
-      this.pushValue(L, value, false);
-      this.api.setglobal(L, name);
-    });
+    this.doubtfulOnThrow(() =>
+      this.protect((L) => {
+        this.pushValue(L, value, false);
+        this.api.setglobal(L, name);
+      }),
+    );
   }
 
   exec(code: string, chunkName: string): void {
     this.hostChunks.add(chunkName);
-    this.protectedRun(code, chunkName, 1, undefined);
+    this.doubtfulOnThrow(() => this.protectedRun(code, chunkName, 1, undefined));
+  }
+
+  private doubtfulOnThrow<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      this.doubtful = true;
+      throw err;
+    }
   }
 
   runChunk(code: string, file: string, firstLine: number, scope: Record<string, unknown>, mode: ConvertMode): unknown {
     const api = this.api;
-    return this.protectedRun(code, '@' + this.options.displayPath(file), firstLine, mode, (L, chunk) => {
+    return this.doubtfulOnThrow(() => this.protectedRun(code, '@' + this.options.displayPath(file), firstLine, mode, (L, chunk) => {
       // _ENV = scope variables + shallow copy of the globals (AIPack's upgrade_scope)
       api.createtable(L, 0, 64);
       api.pushglobaltable(L);
@@ -371,7 +536,7 @@ export abstract class SandboxedState<L> implements LuaState {
         api.setfield(L, -2, key);
       }
       if (!api.setupvalue(L, chunk, 1)) api.settop(L, -2);
-    });
+    }));
   }
 
   /** Loads `code` (padded so its lines match its file), prepares it with `setup`, calls it under the message handler. */

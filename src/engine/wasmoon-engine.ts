@@ -2,7 +2,7 @@ import type { LuaEngine, StateOptions } from './engine.ts';
 import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { openerName, SANDBOX_LIBS } from './sandbox.ts';
-import { SandboxedState, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 import {
@@ -47,7 +47,7 @@ const MEMORY_SLACK = 16 * 1024 * 1024;
 export const wasmoonEngine: LuaEngine = {
   name: 'lua54',
   luaVersion: 'Lua 5.4',
-  createState: (options) => new WasmoonState(options),
+  createState: (options) => pool.take(options) ?? new WasmoonState(options),
 };
 
 /** The C API as the engine core drives it (lua-api.ts): Lua 5.4's own, compiled to WebAssembly. */
@@ -71,6 +71,8 @@ const api: LuaApi<number> = {
   rawgeti: (L, idx, i) => M._lua_rawgeti(L, idx, BigInt(i)),
   rawseti: (L, idx, i) => M._lua_rawseti(L, idx, BigInt(i)),
   rawset: (L, idx) => M._lua_rawset(L, idx),
+  rawget: (L, idx) => M._lua_rawget(L, idx),
+  getmetatable: (L, idx) => M._lua_getmetatable(L, idx) !== 0,
   next: (L, idx) => M._lua_next(L, idx) !== 0,
   pushglobaltable: (L) => M._lua_rawgeti(L, REGISTRY, RIDX_GLOBALS),
   setupvalue: (L, funcIdx, n) => M._lua_setupvalue(L, funcIdx, n) !== 0,
@@ -119,7 +121,10 @@ const ALLOCATOR = M.addFunction((ud: number, ptr: number, osize: number, nsize: 
   const state = states.get(ud);
   if (nsize === 0) {
     if (ptr) {
-      if (state) state.limits.memoryUsed -= osize;
+      if (state) {
+        state.limits.memoryUsed -= osize;
+        state.bytes -= osize;
+      }
       M._free(ptr);
     }
     return 0;
@@ -144,6 +149,7 @@ const ALLOCATOR = M.addFunction((ud: number, ptr: number, osize: number, nsize: 
   if (out) {
     if (state) {
       state.limits.memoryUsed += delta;
+      state.bytes += delta;
       state.refused = -1;
     }
   }
@@ -225,6 +231,8 @@ const TRAMPOLINE = registerCFunction((L: number) => {
 const BYTECODE_LIMIT = 2000;
 const bytecodeCache = new Map<string, Uint8Array>();
 
+const pool = new StatePool<WasmoonState>(4);
+
 class WasmoonState extends SandboxedState<number> {
   protected readonly L: number;
   protected readonly dialect = '5.4';
@@ -232,6 +240,10 @@ class WasmoonState extends SandboxedState<number> {
   private readonly ids: number[] = [];
   /** size of the last refused allocation (see ALLOCATOR) */
   refused = -1;
+  /** bytes the state holds now (ALLOCATOR), counted in its run tree's memory */
+  bytes = 0;
+  /** host functions of the installed sandbox (the first ids): those after them are a stage's */
+  private readonly installedIds: number;
   private closed = false;
 
   constructor(options: StateOptions) {
@@ -242,6 +254,14 @@ class WasmoonState extends SandboxedState<number> {
     if (!this.L) throw new Error('wasmoon: cannot create a Lua state');
     M._lua_atpanic(this.L, PANIC);
     this.protect((L) => this.install(L));
+    this.installedIds = this.ids.length;
+    M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
+  }
+
+  protected onTaken(): void {
+    // the state's memory moves to the run tree that takes it (close took it out of the last one)
+    this.limits.memoryUsed += this.bytes;
+    this.refused = -1;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }
 
@@ -407,6 +427,12 @@ class WasmoonState extends SandboxedState<number> {
 
   close(): void {
     if (this.closed) return;
+    if (pool.give(this)) {
+      // restored and collected: no Lua value refers to the stage's host functions any more
+      releaseCFunctions(this.ids.splice(this.installedIds));
+      this.limits.memoryUsed -= this.bytes;
+      return;
+    }
     this.closed = true;
     M._lua_close(this.L);
     states.delete(this.id);

@@ -76,7 +76,7 @@ const ResponsesItemSchema = z.strictObject({
   content: z.string(),
   files_changed: StringList.optional(),
   files_failed: StringList.optional(),
-  /** event form: default the content without leading blank space, as for an answer with no change blocks */
+  /** event form: default the content as the pack extrudes it (without its change blocks when write_mode is on) */
   content_extruded: z.string().optional(),
   /** event form: default the pack's status of files_changed (succeeded) and files_failed (failed) */
   file_changes_status: Table.optional(),
@@ -88,6 +88,8 @@ const PrevItemSchema = z.strictObject({
   name: z.string().min(1),
   agent_result: z.unknown().optional(),
   config: Table.optional(),
+  /** event form: the event it ran on (default the case's; for an emitted event, also its chain's root) */
+  event: z.string().min(1).optional(),
 });
 
 const AiPromptSchema = z.union([z.string(), z.strictObject({ match: z.string() })], {
@@ -398,6 +400,34 @@ function eventProblem(on: string): string | undefined {
   return `unknown event '${on}'${near ? ` (did you mean '${near}'?)` : ''}: expected "start", "end" or an emitted event "ns::name"`;
 }
 
+/** The root event of the dispatch chain a stage runs: start at pre, end at post. */
+export const chainRoot = (stage: SubAgentStage): string => (stage === 'post' ? 'end' : 'start');
+
+/**
+ * A prev's `event`: the case's event, or for an emitted one also its chain's root (those prevs ran before it was
+ * emitted, so they come first). [key, message] or undefined.
+ */
+function prevEventProblem(prev: PrevItem[], stage: SubAgentStage, event: string | undefined): [string, string] | undefined {
+  if (event === undefined) return undefined;
+  const root = chainRoot(stage);
+  const emitted = event !== root;
+  let seenOwn = false;
+  for (const [i, p] of prev.entries()) {
+    const key = `prev[${i + 1}].event`;
+    const ran: string = p.event ?? event;
+    if (ran === event) {
+      seenOwn = true;
+      continue;
+    }
+    if (!emitted || ran !== root) {
+      const allowed = emitted ? `"${root}" (the root of the chain that emits ${event}) or "${event}"` : `"${event}"`;
+      return [key, `expected ${allowed}, got "${ran}"`];
+    }
+    if (seenOwn) return [key, `the prevs that ran at ${root} come first (they ran before ${event} was emitted)`];
+  }
+  return undefined;
+}
+
 /** The event form's own checks of a case: [key, message] or undefined. */
 function eventFormProblem(c: StageInputFields): [string, string] | undefined {
   const e = c.expect ?? {};
@@ -416,6 +446,8 @@ function eventFormProblem(c: StageInputFields): [string, string] | undefined {
     if (!listens.includes(c.on)) return ['config.on', `listens to ${JSON.stringify(listens)}, not to the case's event ${JSON.stringify(c.on)}`];
   }
   if (!eventForm) {
+    const i = (c.prev ?? []).findIndex((p) => p.event !== undefined);
+    if (i >= 0) return [`prev[${i + 1}].event`, 'only in an event-form case (on = "...")'];
     const stageForm = (key: string, what: string): [string, string] => [key, `only an event-form case (on = "...") ${what}; give on instead of stage`];
     if (e.emit !== undefined) return stageForm('expect.emit', 'emits events');
     if (e.agent_on !== undefined) return stageForm('expect.agent_on', 'has agent_on');
@@ -428,6 +460,8 @@ function eventFormProblem(c: StageInputFields): [string, string] | undefined {
     return undefined;
   }
   const { stage, event } = caseTarget(c);
+  const prevProblem = prevEventProblem(c.prev ?? [], stage, event);
+  if (prevProblem) return prevProblem;
   if (stage === 'post' && e.agent_on !== undefined) {
     return ['expect.agent_on', `the pack honours agent_on only in the start dispatch chain (this case's event ${event} is dispatched at post)`];
   }

@@ -2,7 +2,8 @@
  * The driver agent: a small agent placed (as a virtual file) inside the coder pack's directory, so it is a pack
  * agent and `require` finds the pack's own `lua/` modules. It holds no pipeline logic of its own: it calls the
  * functions the coder's stages call (utils_before_all `run_pre` / `prepare_run` / `build_inputs`, utils_data
- * `prepare_task`, utils_output `run_post_task` / `task_info`, utils_after_all `run_post` / `redo_or_nil`), so a
+ * `prepare_task`, utils_output `run_post_task` / `task_info`, utils_changes `answer_text`, utils_after_all
+ * `run_post` / `redo_or_nil`), so a
  * case's sub-agent gets the input the pack builds, and its answer is adopted as the pack adopts it.
  *
  * A `pre` case is Before All's `pre` run over the case's entries. A later stage begins from the case's params: Before
@@ -34,6 +35,7 @@ local BA = require("utils_before_all")
 local D = require("utils_data")
 local O = require("utils_output")
 local AA = require("utils_after_all")
+local CH = require("utils_changes")
 local U = require("utils_common")
 
 local case = input
@@ -82,7 +84,7 @@ if case.stage == "post" then
     local items = {}
     for _, path in ipairs(r.files_changed) do items[#items + 1] = { file_path = path, kind = "Patch", success = true } end
     for _, path in ipairs(r.files_failed) do items[#items + 1] = { file_path = path, kind = "Patch", success = false } end
-    local applied = { answer = r.content, files_changed = r.files_changed, files_failed = r.files_failed, status_items = items }
+    local applied = { answer = CH.answer_text(r.content, run.settings), files_changed = r.files_changed, files_failed = r.files_failed, status_items = items }
     local info = O.task_info({ run = run }, { task = { num = r.task_num } }, r.content, applied)
     for _, key in ipairs({ "content_extruded", "file_changes_status", "content_raw_path" }) do
       if r[key] ~= nil then info[key] = r[key] end

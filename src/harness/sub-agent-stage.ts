@@ -5,7 +5,8 @@
  * case's files, the agent under test (copied from disk to the same path relative to the workspace as it has
  * relative to the case file, so its configured name resolves exactly as written) with its `lua/` dir, and the
  * case file's `support` paths. A driver agent (driver.ts) is added as a virtual file inside the coder pack's
- * directory and calls `utils_sub_agent.lua` as the coder does.
+ * directory and runs the stage through the coder's own stage code (its Before All, Data, Output and After All
+ * modules), so the pipeline state is built once, in the pack's Lua.
  */
 import type { EngineName } from '../engine/engine.ts';
 import { exists as existsSync, HostFsError, isDirectory, isInside, readUnder, realPathOf } from '../support/host-fs.ts';
@@ -30,6 +31,7 @@ import {
   CaseFileError,
   caseProblem,
   caseTarget,
+  chainRoot,
   configEvent,
   stageInputShape,
   unknownKeysMessage,
@@ -357,8 +359,12 @@ function longString(text: string): string {
 }
 
 /** A stand-in for a sub-agent that ran earlier in the stage run: it only returns its agent_result. */
-function prevStub(item: PrevItem): string {
-  const body = item.agent_result === undefined ? 'return nil' : `return { agent_result = aip.json.parse(${longString(JSON.stringify(item.agent_result))}) }`;
+function prevStub(item: PrevItem, emits?: string): string {
+  const fields = [
+    ...(item.agent_result === undefined ? [] : [`agent_result = aip.json.parse(${longString(JSON.stringify(item.agent_result))})`]),
+    ...(emits === undefined ? [] : [`emit_events = { ${JSON.stringify(emits)} }`]),
+  ];
+  const body = fields.length === 0 ? 'return nil' : `return { ${fields.join(', ')} }`;
   return `# Description\n\nStand-in for an earlier sub-agent of the stage run (contract case \`prev\`).\n\n# Output\n\n\`\`\`lua\n${body}\n\`\`\`\n`;
 }
 
@@ -442,9 +448,10 @@ function buildSandbox(agent: AgentUnderTest, input: StageInput, options: Harness
   const files: Record<string, string | Uint8Array> = { [nodePath.join(pack.dir, DRIVER_FILE)]: DRIVER_AIP };
   for (const [rel, content] of agent.files) files[nodePath.join(ws, rel)] = content;
   for (const [rel, content] of Object.entries(input.files ?? {})) files[nodePath.join(ws, rel)] = content;
+  const chain = prevChain(input, targetOf(agent, input));
   for (const [i, item] of (input.prev ?? []).entries()) {
     if (item.name === agent.name) throw new CaseFileError(`prev[${i + 1}].name: '${item.name}' is the agent under test; prev lists the sub-agents that ran before it`, agent.name);
-    files[nodePath.join(ws, item.name)] = prevStub(item);
+    files[nodePath.join(ws, item.name)] = prevStub(item, i === chain.emitter ? chain.event : undefined);
   }
   const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir], diskless: [SANDBOX_ROOT] });
   const view = (text: string) => unsandbox(text, ws);
@@ -474,13 +481,27 @@ function buildSandbox(agent: AgentUnderTest, input: StageInput, options: Harness
   return { ws, vfs, sim, ai, driverName, runnerName, view };
 }
 
+/**
+ * How the case's dispatch chain begins: an emitted event with prevs that ran at the chain's root starts from the root,
+ * its last root prev emitting the event (`emitter`, 0-based); otherwise the case's event is dispatched first.
+ */
+function prevChain(input: StageInput, target: { stage: SubAgentStage; event?: string }): { root?: string; emitter?: number; event?: string } {
+  const { event } = target;
+  if (event === undefined) return {};
+  const root = chainRoot(target.stage);
+  const atRoot = (input.prev ?? []).map((p, i) => (event !== root && p.event === root ? i : -1)).filter((i) => i >= 0);
+  if (atRoot.length === 0) return { root: event };
+  return { root, emitter: atRoot[atRoot.length - 1], event };
+}
+
 /** The driver's input (driver.ts): the case's state before the stage, in the shapes the pack's stage code takes. */
 function driverInputOf(agent: AgentUnderTest, input: StageInput, target: { stage: SubAgentStage; event?: string }, ws: string): Record<string, unknown> {
   const { stage, event } = target;
   const pack = agent.pack;
   const num = input.task?.num ?? 1;
   // a prev stand-in runs in the same dispatch as the agent: it listens to the case's event, or lists its stage
-  const prevEntry = (p: PrevItem) => ({ ...(p.config ?? {}), name: p.name, ...(event !== undefined ? { on: [event] } : { stages: [stage] }) });
+  const chain = prevChain(input, target);
+  const prevEntry = (p: PrevItem) => ({ ...(p.config ?? {}), name: p.name, ...(event !== undefined ? { on: [p.event ?? event] } : { stages: [stage] }) });
   const out: Record<string, unknown> = {
     stage,
     params: input.params ?? {},
@@ -488,7 +509,7 @@ function driverInputOf(agent: AgentUnderTest, input: StageInput, target: { stage
     prompt_dir: nodePath.join(ws, '.aipack', '.prompt', `${pack.namespace}@${pack.name}`),
     entries: [...(input.prev ?? []).map(prevEntry), subjectEntry(agent, input, target)],
   };
-  if (event !== undefined) out.event = event;
+  if (chain.root !== undefined) out.event = chain.root;
   if (stage === 'pre_task' || stage === 'post_task') {
     out.task = { num, count: input.task?.count ?? Math.max(num, 1), working_files: input.task?.working_files ?? [] };
   }

@@ -182,7 +182,7 @@ describe('globals and stage variables', () => {
     expect(LUA_STD_GLOBALS).not.toContain('unpack');
   });
 
-  it('has the stage variables of RUNTIME section 2', () => {
+  it('has the stage variables of docs/aipack.md section 2', () => {
     expect(STAGE_VARIABLES).toEqual({
       BeforeAll: ['inputs', 'options'],
       Data: ['input', 'before_all', 'options'],

@@ -31,6 +31,14 @@ describe('fileAccess', () => {
     expect(() => a.recordOf('no.md', abs('no.md'), 'fn')).toThrow(/: file not found$/);
   });
 
+  it('bytesOf reads a file that must exist, the caller wording the failure', () => {
+    const a = fileAccess(w.env);
+    const fail = (why: string) => `cannot: ${why}`;
+    expect(new TextDecoder().decode(a.bytesOf(abs('README.md'), fail))).toBe('# Readme\n');
+    expect(() => a.bytesOf(abs('src'), fail)).toThrow(new LuaError('cannot: it is a directory'));
+    expect(() => a.bytesOf(abs('no.md'), fail)).toThrow(new LuaError(`cannot: file not found (resolved to '${abs('no.md')}')`));
+  });
+
   it('infoOf gives a FileInfo without content', () => {
     const info = fileAccess(w.env).infoOf('README.md', abs('README.md'));
     expect(info).toMatchObject({ _type: 'FileInfo', path: 'README.md', name: 'README.md', size: 9 });

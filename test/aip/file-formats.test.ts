@@ -20,6 +20,8 @@ describe('aip.file data loaders and JSON lines', () => {
     put('conf.json', '{\n  // comment\n  "a": [1, 2,],\n  "b": null,\n}\n');
     expect(f.load_json('conf.json')).toEqual({ a: [1, 2], b: null });
     expect(f.load_json(undefined)).toBeUndefined();
+    put('null.json', 'null');
+    expect(f.load_json('null.json')).toBeUndefined(); // a top-level null reads as nil
     put('bad.json', '{ "a": ');
     expect(() => f.load_json('bad.json')).toThrow(/aip.file.load_json - Failed to read json file 'bad.json'/);
   });

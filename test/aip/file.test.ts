@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { aipFunctionsAt } from '../../src/aip/catalog.ts';
 import { file } from '../../src/aip/file.ts';
 import { fileAccess } from '../../src/aip/file-access.ts';
-import { fileData } from '../../src/aip/file-data.ts';
+import { fileBytes } from '../../src/aip/file-bytes.ts';
+import { fileCsv } from '../../src/aip/file-csv.ts';
 import { fileFormats } from '../../src/aip/file-formats.ts';
 import { fileList } from '../../src/aip/file-list.ts';
 import { fileOps } from '../../src/aip/file-ops.ts';
@@ -15,7 +16,7 @@ const w = useFileWorkspace();
 describe('aip.file registry', () => {
   it('is the disjoint union of its groups', () => {
     const access = fileAccess(w.env);
-    const groups = [fileData(access), fileOps(access), fileList(access), fileFormats(access)].map((g) => Object.keys(g));
+    const groups = [fileBytes(access), fileCsv(access), fileOps(access), fileList(access), fileFormats(access)].map((g) => Object.keys(g));
     const all = groups.flat();
     expect(new Set(all).size).toBe(all.length);
     expect(Object.keys(file(w.env)).sort()).toEqual([...all].sort());

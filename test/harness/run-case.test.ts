@@ -511,6 +511,37 @@ responses = [{ task_num = 1, content = "  Done.", files_changed = ["src/a.ts"], 
   });
 });
 
+describe('event-form cases: prev in the dispatch chain', () => {
+  it('a prev with event = the chain\'s root ran there and emitted the case\'s event: the history is upstream\'s', () => {
+    const agents = { 'agents/rec.aip': aip('aip.file.save("prev.json", aip.json.stringify(input.sub_agents_prev))') };
+    const c = runWith(agents, `agent = "rec.aip"
+[[case]]
+name = "emitted after two"
+on = "ctx::ready"
+prev = [{ name = "my/emitter.aip", event = "start", agent_result = "emitted" }, { name = "my/other.aip", agent_result = 2 }]
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+    expect(JSON.parse(c.result!.readFile('prev.json')!)).toEqual([
+      { event: 'start', stage: 'pre', config: { name: 'my/emitter.aip', enabled: true, on: ['start'] }, agent_result: 'emitted', sub_agent_result: 'emitted' },
+      { event: 'ctx::ready', stage: 'pre', config: { name: 'my/other.aip', enabled: true, on: ['ctx::ready'] }, agent_result: 2, sub_agent_result: 2 },
+    ]);
+  });
+
+  it('a prev event that is neither the case\'s event nor its chain\'s root, or out of order, is refused', () => {
+    const toml = (prev: string, on = 'ctx::ready') => `agent = "rec.aip"\n[[case]]\nname = "p"\non = "${on}"\nprev = ${prev}\n`;
+    expect(() => runWith({}, toml('[{ name = "a.aip", event = "end" }]'))).toThrow(
+      'case #1 "p": prev[1].event: expected "start" (the root of the chain that emits ctx::ready) or "ctx::ready", got "end"',
+    );
+    expect(() => runWith({}, toml('[{ name = "a.aip", event = "start" }]', 'end'))).toThrow('prev[1].event: expected "end", got "start"');
+    expect(() => runWith({}, toml('[{ name = "a.aip" }, { name = "b.aip", event = "start" }]'))).toThrow(
+      'prev[2].event: the prevs that ran at start come first (they ran before ctx::ready was emitted)',
+    );
+    expect(() => runWith({}, `agent = "rec.aip"\n[[case]]\nname = "p"\nstage = "pre"\nprev = [{ name = "a.aip", event = "start" }]\n`)).toThrow(
+      'prev[1].event: only in an event-form case (on = "...")',
+    );
+  });
+});
+
 describe('event-form cases: what the always-on checks see', () => {
   it('a partial coder_params is no dropped-keys warning (--strict passes), and unchanged compares the run params, not the view', () => {
     const agents = {
@@ -536,5 +567,127 @@ unchanged = true
       ['passed', [], undefined],
       ['passed', [], undefined],
     ]);
+  });
+});
+
+// What the whole stage produced, and the contract rules every case checks
+/** One agent and one case file in a fresh dir; the results of its cases. */
+function cases(aip: string, toml: string) {
+  const dir = tmpDir();
+  write(dir, 'agents/a.aip', aip);
+  return runContractFile(write(dir, 'agents/a.contract.toml', `agent = "a.aip"\n${toml}`)).cases;
+}
+
+const lua = (code: string) => `# Output\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
+
+describe('the harness checks what the whole stage produced', () => {
+  // the first run changes nothing, its sub_agents_next tail (itself again) rewrites model
+  const twice = lua(`
+if input.agent_config.second then
+  local p = input.coder_params
+  p.model = "expensive"
+  return { coder_params = p }
+end
+return { sub_agents_next = { { name = input.agent_config.name, second = true } } }`);
+
+  it('unchanged = true fails when a sub_agents_next tail changed the params', () => {
+    const [c] = cases(twice, `[[case]]\nname = "n"\nprompt = "x"\n[case.expect]\nunchanged = true\n`);
+    expect(c.status).toBe('failed');
+    expect(c.message).toBe('unchanged: expected no change, but the stage changed params (added model)');
+  });
+
+  it('params and sub_agents_next are those of the stage and of the response', () => {
+    const [c] = cases(
+      twice,
+      `[[case]]\nname = "n"\nprompt = "x"\n[case.expect]\nparams_contains = { model = "expensive" }\nsub_agents_next = [{ name = "a.aip", second = true }]\nunchanged = false\n`,
+    );
+    expect(c.message).toBeUndefined();
+    expect(c.status).toBe('passed');
+  });
+
+  it('the sandbox workspace is an ordinary absolute path: nothing says "test" or "sandbox"', () => {
+    const [c] = cases(lua('return { agent_result = CTX.WORKSPACE_DIR }'), `[[case]]\nname = "n"\n[case.expect]\nagent_result = "/home/user/project"\n`);
+    expect(c.message).toBeUndefined();
+    expect(JSON.stringify(c.result?.input)).not.toMatch(/sandbox|coder_subagents/);
+  });
+});
+
+describe('what a case can state', () => {
+  const asks = `# Data
+
+\`\`\`lua
+return { path = CTX.WORKSPACE_DIR .. "/src/db.ts" }
+\`\`\`
+
+# Instruction
+
+Review file_path="{{data.path}}"
+
+# Output
+
+\`\`\`lua
+return { agent_result = { verdict = ai_response.content, n = 2 } }
+\`\`\`
+`;
+
+  it('scripted answers match the prompt with sandbox paths workspace-relative, as the error shows it', () => {
+    const [miss, hit] = cases(
+      asks,
+      `[[case]]\nname = "miss"\nai = [{ content = "ok", match = "nowhere" }]\n[[case]]\nname = "hit"\nai = [{ content = "ok", match = 'file_path="src/db\\.ts"' }]\n[case.expect]\nagent_result = { verdict = "ok", n = 2 }\n`,
+    );
+    expect(miss.status).toBe('failed');
+    expect(miss.message).toContain('Review file_path="src/db.ts"');
+    expect(hit.message).toBeUndefined();
+  });
+
+  it('ai_prompts checks the prompts sent to the model, exact or by regex, in order', () => {
+    const [exact, regex, wrong] = cases(
+      asks,
+      [
+        '[[case]]\nname = "exact"\nai = ["ok"]\n[case.expect]\nai_prompts = [\'Review file_path="src/db.ts"\']',
+        '[[case]]\nname = "regex"\nai = ["ok"]\n[case.expect]\nai_prompts = [{ match = "db\\\\.ts" }]',
+        '[[case]]\nname = "wrong"\nai = ["ok"]\n[case.expect]\nai_prompts = [{ match = "^Summarise" }, "second"]',
+      ].join('\n'),
+    );
+    expect(exact.message).toBeUndefined();
+    expect(regex.message).toBeUndefined();
+    expect(wrong.message).toBe(
+      ['ai_prompts: expected 2 prompts sent to the model, got 1', 'ai_prompts[1]: expected a match for /^Summarise/, got:\n  Review file_path="src/db.ts"'].join('\n'),
+    );
+  });
+
+  it('agent_result differences are reported key by key', () => {
+    const [c] = cases(lua('return { agent_result = { verdict = "ok", n = 3 } }'), `[[case]]\nname = "n"\n[case.expect]\nagent_result = { verdict = "ok", n = 2 }\n`);
+    expect(c.message).toBe('agent_result.n: expected 2, got 3');
+  });
+
+  it('prev seeds sub_agents_prev with the earlier sub-agents and their agent_result', () => {
+    const echo = lua('local p = input.sub_agents_prev\nreturn { agent_result = { count = #p, name = p[1].config.name, got = p[1].agent_result, extra = p[1].config.level } }');
+    const [c] = cases(
+      echo,
+      `[[case]]\nname = "n"\nprev = [{ name = "agents/earlier.aip", agent_result = { score = 7, tags = ["a"] }, config = { level = 2 } }]\n[case.expect]\nagent_result = { count = 1, name = "agents/earlier.aip", got = { score = 7, tags = ["a"] }, extra = 2 }\nunchanged = true\n`,
+    );
+    expect(c.message).toBeUndefined();
+    expect(c.status).toBe('passed');
+  });
+
+  it('refuses a prev name that is not a workspace-relative .aip path', () => {
+    const dir = tmpDir();
+    write(dir, 'agents/a.aip', lua('return nil'));
+    const file = write(dir, 'agents/a.contract.toml', 'agent = "a.aip"\n[[case]]\nname = "n"\nprev = [{ name = "../x.aip" }]\n');
+    expect(() => runContractFile(file)).toThrow(/case #1 "n": prev\[1\]\.name: expected a workspace-relative \.aip path \(no leading \/, no \.\.\), got '\.\.\/x\.aip'/);
+  });
+});
+
+describe('event-form cases: the post input defaults come from the pack', () => {
+  it('content_extruded is the answer as the pack extrudes it: without its change blocks when write_mode is on', () => {
+    const agents = { 'agents/x.aip': aip('aip.file.save("x.txt", input.coder_responses[1].content_extruded)') };
+    const answer = 'Done.\\n\\n<FILE_CHANGES>\\n<FILE_NEW file_path=\\"src/a.ts\\">\\nexport const a = 1;\\n</FILE_NEW>\\n</FILE_CHANGES>\\n';
+    const toml = (write: boolean) => `agent = "x.aip"\n[[case]]\nname = "x"\non = "end"\nparams = { write_mode = ${write} }\nresponses = [{ task_num = 1, content = "${answer}" }]\n`;
+    const on = runWith(agents, toml(true)).cases[0]!;
+    expect(on.status, on.message).toBe('passed');
+    expect(on.result!.readFile('x.txt')).toBe('Done.');
+    const off = runWith(agents, toml(false)).cases[0]!;
+    expect(off.result!.readFile('x.txt')).toBe(answer.replace(/\\n/g, '\n').replace(/\\"/g, '"'));
   });
 });

@@ -178,6 +178,26 @@ describe('runStage: one stage through the pack pipeline', () => {
   });
 });
 
+describe('runStage in the event form (on instead of stage)', () => {
+  const up = '# Output\n\n```lua\nif input.event == "start" then\n  return { coder_params = { context_globs = { "src/a.ts" } }, emit_events = { "ctx::done" }, agent_on = { "start", "end" } }\nend\nreturn { coder_redo = input.coder_redo_count < 5 }\n```\n';
+
+  it('says the event, the events emitted, what the entry listens to afterwards, and the redo the pack would start', () => {
+    const dir = tmpDir();
+    write(dir, 'up.aip', up);
+    const start = runStage({ agent: 'up.aip', baseDir: dir, on: 'start', prompt: 'Fix it', params: { model: 'flash' } });
+    expect(start).toMatchObject({ ok: true, stage: 'pre', event: 'start', emitted: ['ctx::done'], agentOn: ['start', 'end'] });
+    expect(start.params).toMatchObject({ model: 'flash', context_globs: ['src/a.ts'] });
+    expect(start.redo).toBeUndefined();
+    const end = runStage({ agent: 'up.aip', baseDir: dir, on: 'end', redo_count: 3, aipackVersion: '0.8.33' });
+    expect(end).toMatchObject({ ok: true, stage: 'post', event: 'end', emitted: [], redo: { requested: true, started: true } });
+    expect(runStage({ agent: 'up.aip', baseDir: dir, on: 'end', redo_count: 5, aipackVersion: '0.8.33' }).redo).toEqual({ requested: false, started: false });
+  });
+
+  it('a request mixing on and stage is refused naming the key', () => {
+    expect(() => runStage({ agent: 'x.aip', on: 'start', stage: 'pre' })).toThrow('runStage: on: give on (the event form) or stage (the stage form), not both');
+  });
+});
+
 describe('unsandbox: messages name files as the case file does', () => {
   it('writes sandbox paths relative to the sandbox workspace, also above it', () => {
     const ws = `${SANDBOX_WS}/w`;

@@ -10,7 +10,7 @@ import {
   writeArchive,
 } from '../../src/pack/archive.ts';
 import { renderPack } from '../../src/pack/build.ts';
-import { makeRoot, SOURCES, tempDir } from './fixture.ts';
+import { makeRoot, SOURCES, tempDir } from '../helpers/pack-root.ts';
 
 const tmp = () => tempDir('coder-subagents-out-');
 const text = (b: Uint8Array | undefined) => new TextDecoder().decode(b);

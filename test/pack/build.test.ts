@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderPack, writePack, aipHeader, luaHeader } from '../../src/pack/build.ts';
 import { generateContractLua } from '../../src/contract/lua-gen.ts';
-import { makeRoot, SOURCES } from './fixture.ts';
+import { makeRoot, SOURCES } from '../helpers/pack-root.ts';
 
 describe('renderPack', () => {
   it('maps the sources, adds the generated files, sorted', () => {

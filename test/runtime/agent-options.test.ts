@@ -17,5 +17,6 @@ describe('agent options', () => {
     expect(resolveModel('fast-xhigh', { fast: 'gpt-x' })).toBe('gpt-x-xhigh');
     expect(resolveModel('fast-huge', { fast: 'gpt-x' })).toBe('fast-huge');
     expect(resolveModel('constructor', {})).toBe('constructor');
+    expect(resolveModel('toString-high', {})).toBe('toString-high');
   });
 });

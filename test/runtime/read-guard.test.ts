@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ReadRefused, guardReads, hideDisk, readPolicy } from '../../src/runtime/read-guard.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { tmpDir } from '../harness/helpers.ts';
+
+const FIXTURE_WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url));
 
 function tree() {
   const root = fs.realpathSync(tmpDir());
@@ -24,6 +27,9 @@ describe('readPolicy', () => {
     expect(p.allows(`${ws}/../secret.txt`)).toBe(false);
     expect(p.allows(nodePath.join(ws, 'src', 'leak.txt'))).toBe(false);
     expect(p.allows('src/a.ts')).toBe(false);
+    // judged on the path as given too: a link from outside into the workspace does not make an outside path readable
+    fs.symlinkSync(ws, nodePath.join(root, 'alias'));
+    expect(p.allows(nodePath.join(root, 'alias', 'src', 'a.ts'))).toBe(false);
     expect(() => p.refuse(nodePath.join(root, 'secret.txt'))).toThrow(ReadRefused);
   });
 });
@@ -49,5 +55,13 @@ describe('hideDisk', () => {
     expect(vfs.listDir(ws)).toEqual([]);
     vfs.writeFile(nodePath.join(ws, 'new.txt'), 'n');
     expect(vfs.changes().created).toEqual(['new.txt']);
+  });
+});
+
+describe('guardReads on the overlay', () => {
+  it('judges the normalised path, so /root/../etc is outside', () => {
+    const vfs = guardReads(createOverlayVfs(FIXTURE_WS), [FIXTURE_WS]);
+    expect(() => vfs.readFile(`${FIXTURE_WS}/../../../../../../etc/hostname`)).toThrow(/Read protection/);
+    expect(vfs.isFile(`${FIXTURE_WS}/../../../../../../etc/hostname`)).toBe(false);
   });
 });

@@ -11,10 +11,11 @@ describe('rustLines', () => {
 });
 
 describe('nextFence', () => {
-  it('``` opens and closes; a ``` line inside a ```` fence does not close it', () => {
+  it('``` opens and closes; a fence of the other length does not close it', () => {
     const walk = (lines: string[]) => lines.reduce<Fence[]>((acc, l) => [...acc, nextFence(acc.at(-1) ?? 'out', l)], []);
     expect(walk(['```lua', 'x', '```'])).toEqual(['in3', 'in3', 'out']);
     expect(walk(['````md', '```', '```', '````'])).toEqual(['in4', 'in4', 'in4', 'out']);
+    expect(walk(['```', '````', '```'])).toEqual(['in3', 'in3', 'out']);
     expect(walk([' ```', 'text'])).toEqual(['out', 'out']);
   });
 });

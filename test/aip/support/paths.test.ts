@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import nodePath from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   checkAccessDelete,
   checkAccessWrite,
@@ -15,22 +13,16 @@ import {
   rustParent,
 } from '../../../src/aip/support/paths.ts';
 import { LuaError } from '../../../src/engine/values.ts';
-import { makeStageEnv, type TestStageEnv } from '../../helpers/stage-env.ts';
+import { useFileWorkspace } from '../../helpers/file-workspace.ts';
+import type { TestStageEnv } from '../../helpers/stage-env.ts';
 
+const w = useFileWorkspace();
 let ws: string;
 let env: TestStageEnv;
 
 beforeEach(() => {
-  ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'aip-path-'));
-  fs.mkdirSync(nodePath.join(ws, 'src'));
-  fs.writeFileSync(nodePath.join(ws, 'src', 'main.rs'), 'fn main() {}');
-  fs.mkdirSync(nodePath.join(ws, '.aipack', 'pack', 'custom', 'demo', 'proof'), { recursive: true });
-  fs.writeFileSync(nodePath.join(ws, '.aipack', 'pack', 'custom', 'demo', 'proof', 'main.aip'), '# Before All');
-  env = makeStageEnv(ws);
-});
-
-afterEach(() => {
-  fs.rmSync(ws, { recursive: true, force: true });
+  ws = w.ws;
+  env = w.env;
 });
 
 describe('resolvePath with a base dir', () => {

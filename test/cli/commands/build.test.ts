@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderPack } from '../../../src/pack/build.ts';
 import { runCli } from '../../helpers/cli.ts';
-import { makeRoot, SOURCES } from '../../pack/fixture.ts';
+import { makeRoot, SOURCES } from '../../helpers/pack-root.ts';
 
 describe('coder-subagents build', () => {
   it('renders pack/ from lua/, lists what it wrote, then says it is up to date', async () => {

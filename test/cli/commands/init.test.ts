@@ -6,27 +6,20 @@ import { runCli } from '../../helpers/cli.ts';
 import { tmpDir, write } from '../../harness/helpers.ts';
 
 describe('coder-subagents init', () => {
-  for (const stage of ['pre', 'pre_task', 'post_task', 'post'] as const) {
-    it(`writes a ${stage} sub-agent and cases that pass \`test\`, without warnings`, async () => {
-      const dir = tmpDir();
-      const r = await runCli(['init', 'my-agent', '--dir', 'agents', '--stage', stage], dir);
-      expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
-      const aip = readFileSync(nodePath.join(dir, 'agents/my-agent.aip'), 'utf8');
-      const toml = readFileSync(nodePath.join(dir, 'agents/my-agent.contract.toml'), 'utf8');
-      expect(aip).toContain(`a \`${stage}\` sub-agent for pro@coder`);
-      expect(aip).toContain(`sub_agents = [{ name = "agents/my-agent.aip", stages = ["${stage}"]`);
-      const cases = parseContractFile(toml, 'my-agent.contract.toml').cases;
-      expect(cases.length).toBeGreaterThanOrEqual(2);
-      expect(cases.length).toBeLessThanOrEqual(3);
-      expect(new Set(cases.map((c) => c.stage))).toEqual(new Set([stage]));
-      const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
-      const out = JSON.parse(t.stdout);
-      expect(out.cases.filter((c: { status: string }) => c.status !== 'passed')).toEqual([]);
-      expect(out.passed).toBe(cases.length);
-      expect(t.code).toBe(0);
-    });
-  }
+  // the starters' content and cases: test/harness/init-scaffold.test.ts
+  it('writes the starter of --stage and its cases, which `test --strict` passes', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'my-agent', '--dir', 'agents', '--stage', 'post_task'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readFileSync(nodePath.join(dir, 'agents/my-agent.aip'), 'utf8')).toContain('a `post_task` sub-agent for pro@coder');
+    const cases = parseContractFile(readFileSync(nodePath.join(dir, 'agents/my-agent.contract.toml'), 'utf8'), 'my-agent.contract.toml').cases;
+    const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
+    const out = JSON.parse(t.stdout);
+    expect(out.cases.filter((c: { status: string }) => c.status !== 'passed')).toEqual([]);
+    expect(out.passed).toBe(cases.length);
+    expect(t.code).toBe(0);
+  });
 
   it('the entries it recommends run in a coder prompt without a pack warning', async () => {
     const dir = tmpDir();
@@ -46,17 +39,11 @@ describe('coder-subagents init', () => {
     expect(report.warnings).toEqual([]);
   });
 
-  it('--with-model writes a pre_task sub-agent that asks its own model, with scripted answers; its cases pass and check passes', async () => {
+  it('--with-model writes a pre_task sub-agent that asks its own model; check passes; other stages are refused', async () => {
     const dir = tmpDir();
     const r = await runCli(['init', 'advisor', '--dir', 'agents', '--stage', 'pre_task', '--with-model'], dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('sub_agents = [{ name = "agents/advisor.aip", stages = ["pre_task"], options = { model = "cheap" } }]');
-    const aip = readFileSync(nodePath.join(dir, 'agents/advisor.aip'), 'utf8');
-    expect(aip.match(/^# (Data|Instruction|Output)$/gm)).toEqual(['# Data', '# Instruction', '# Output']);
-    const cases = parseContractFile(readFileSync(nodePath.join(dir, 'agents/advisor.contract.toml'), 'utf8'), 'advisor.contract.toml').cases;
-    expect(cases[0]!.ai.length).toBe(1);
-    const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
-    expect(JSON.parse(t.stdout).cases.map((c: { status: string }) => c.status)).toEqual(['passed', 'passed', 'passed']);
     const check = await runCli(['check', 'agents'], dir);
     expect(check.code, check.stdout).toBe(0);
     const bad = await runCli(['init', 'other', '--with-model'], dir);
@@ -101,14 +88,6 @@ describe('coder-subagents init', () => {
     expect(readFileSync(nodePath.join(dir, 'x.aip'), 'utf8')).toContain('a `pre` sub-agent');
   });
 
-  it('writes agents that pass the linter', async () => {
-    const dir = tmpDir();
-    for (const stage of ['pre', 'pre_task', 'post_task', 'post']) await runCli(['init', `a-${stage}`, '--stage', stage], dir);
-    const r = await runCli(['check', dir], process.cwd());
-    expect(r.stdout).toMatch(/^check passed/);
-    expect(r.code).toBe(0);
-  });
-
   it('sets the editor up: an annotated agent, .luarc.json and the Lua type definitions', async () => {
     const dir = tmpDir();
     expect((await runCli(['init', 'a', '--stage', 'post_task'], dir)).code).toBe(0);
@@ -150,12 +129,7 @@ describe('coder-subagents init', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('sub_agents = [{ name = "agents/focus.aip", on = ["start", "end"], focus = "auth" }]');
-    const aip = readFileSync(nodePath.join(dir, 'agents/focus.aip'), 'utf8');
-    expect(aip).toContain('---@param input CoderEventPreInput|CoderEventPostInput');
-    expect(aip).toContain('input.coder_prompt');
-    expect(aip).not.toContain('coder_prompts');
-    const cases = parseContractFile(readFileSync(nodePath.join(dir, 'agents/focus.contract.toml'), 'utf8'), 'focus.contract.toml').cases;
-    expect(cases.map((c) => c.event)).toEqual(['start', 'start', 'end']);
+    expect(readFileSync(nodePath.join(dir, 'agents/focus.aip'), 'utf8')).toContain('---@param input CoderEventPreInput|CoderEventPostInput');
     const t = await runCli(['test', 'agents', '--strict', '--json'], dir);
     const out = JSON.parse(t.stdout);
     expect(out.cases.filter((c: { status: string }) => c.status !== 'passed')).toEqual([]);

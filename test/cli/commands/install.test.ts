@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/runtime/packs.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { tmpDir, write } from '../../harness/helpers.ts';
-import { makeRoot, SOURCES, tempDir } from '../../pack/fixture.ts';
+import { makeRoot, SOURCES, tempDir } from '../../helpers/pack-root.ts';
 
 const tmp = () => tempDir('coder-subagents-out-');
 

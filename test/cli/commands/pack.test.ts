@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
-import { makeRoot, SOURCES, tempDir } from '../../pack/fixture.ts';
+import { makeRoot, SOURCES, tempDir } from '../../helpers/pack-root.ts';
 
 const tmp = () => tempDir('coder-subagents-out-');
 

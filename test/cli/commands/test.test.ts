@@ -1,5 +1,8 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, spawnCli } from '../../helpers/cli.ts';
+import { cliArgs, runCli, spawnCli } from '../../helpers/cli.ts';
 import { FIXTURES, tmpDir, write } from '../../harness/helpers.ts';
 
 /** Output lines, without the per-case times (they vary from run to run). */
@@ -183,4 +186,181 @@ describe('coder-subagents test', () => {
     expect(r.stdout).toContain('agent broken.aip (broken.aip, 1 input)');
     expect(lines(r.stdout).at(-1)).toBe('0 passed, 1 failed');
   });
+});
+
+// the test runner conventions (what vitest and jest users expect)
+const ran = (s: string) => lines(s).filter((l) => /^[✓✗-] /.test(l));
+
+const FAILING_TWICE = `agent = "prompt-refiner.aip"
+[[case]]
+name = "first wrong"
+prompt = "Fix"
+[case.expect]
+prompts = ["nope"]
+[[case]]
+name = "second wrong"
+prompt = "Fix"
+[case.expect]
+prompts = ["nope"]
+[[case]]
+name = "right"
+prompt = "Fix"
+[case.expect]
+prompts = ["Fix", "Focus: app"]
+`;
+
+describe('coder-subagents test: runner conventions', () => {
+  it('takes globs as positional arguments (agents or case files)', async () => {
+    const r = await runCli(['test', 'agents/*tuner*'], FIXTURES);
+    expect(r.code).toBe(0);
+    expect(ran(r.stdout)).toEqual([
+      '✓ agents/task-tuner.contract.toml › cools down multi-file tasks (pre_task)',
+      '✓ agents/task-tuner.contract.toml › a task without working files changes nothing (pre_task)',
+    ]);
+    const none = await runCli(['test', 'agents/*nothing*'], FIXTURES);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe("error: agents/*nothing*: no case file or agent matches this pattern\n");
+  });
+
+  it('-t / --test-name-pattern selects cases by a regex over their names', async () => {
+    const r = await runCli(['test', 'agents', '-t', '^(removes|writes) '], FIXTURES);
+    expect(r.code).toBe(0);
+    expect(ran(r.stdout)).toEqual([
+      '✓ agents/answer-cleaner.contract.toml › removes DEBUG lines (post_task)',
+      '✓ agents/summary-writer.contract.toml › writes the summary file (post)',
+    ]);
+    const bad = await runCli(['test', 'agents', '--test-name-pattern', '(unclosed'], FIXTURES);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --test-name-pattern \(unclosed: invalid regex: /);
+  });
+
+  it('--bail [N] stops after N failed cases and says how many did not run', async () => {
+    const dir = tmpDir(true);
+    write(dir, 'agents/wrong.contract.toml', FAILING_TWICE);
+    const one = await runCli(['test', 'agents/wrong.contract.toml', '--bail'], dir);
+    expect(one.code).toBe(1);
+    expect(ran(one.stdout)).toEqual(['✗ agents/wrong.contract.toml › first wrong (pre)']);
+    expect(lines(one.stdout).at(-1)).toBe('0 passed, 1 failed, 2 not run (stopped by --bail after 1 failure)');
+    const two = await runCli(['test', 'agents/wrong.contract.toml', '--bail', '2'], dir);
+    expect(lines(two.stdout).at(-1)).toBe('0 passed, 2 failed, 1 not run (stopped by --bail after 2 failures)');
+  });
+
+  it('--reporter junit --output-file writes JUnit XML for CI and still prints the report', async () => {
+    const dir = tmpDir(true);
+    write(dir, 'agents/wrong.contract.toml', FAILING_TWICE);
+    const r = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'junit', '--output-file', 'reports/r.xml'], dir);
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout).at(-1)).toBe('junit report written to reports/r.xml');
+    const xml = readFileSync(nodePath.join(dir, 'reports/r.xml'), 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="coder-subagents" tests="3" failures="2" errors="0" skipped="0" time="[\d.]+">\n/);
+    expect(xml).toMatch(/<testsuite name="agents\/wrong\.contract\.toml" tests="3" failures="2" errors="0" skipped="0" time="[\d.]+">/);
+    expect(xml).toContain('<failure message="prompts[1]: expected &quot;nope&quot;, got &quot;Fix&quot;">');
+    expect(xml).toMatch(/<testcase classname="agents\/wrong\.contract\.toml" name="right \(pre\)" time="[\d.]+"\/>/);
+    // to stdout without --output-file
+    const out = await runCli(['test', 'agents/task-tuner.contract.toml', '--reporter', 'junit'], FIXTURES);
+    expect(out.stdout).toMatch(/^<\?xml/);
+    expect(out.stdout).toContain('tests="2" failures="0"');
+  });
+
+  it('--shard i/n splits the cases: the shards together run each case once', async () => {
+    const all = ran((await runCli(['test', 'agents'], FIXTURES)).stdout);
+    const parts = [];
+    for (const shard of ['1/3', '2/3', '3/3']) parts.push(...ran((await runCli(['test', 'agents', '--shard', shard], FIXTURES)).stdout));
+    expect(parts.sort()).toEqual([...all].sort());
+    const bad = await runCli(['test', 'agents', '--shard', '4/3'], FIXTURES);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('error: --shard 4/3: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 1/3\n');
+  });
+
+  it('--aipack-version and --budget reach the simulated runtime', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/v.aip', '# Output\n\n```lua\nlocal n = 0\nfor i = 1, 1000000 do n = n + i end\nreturn { agent_result = CTX.AIPACK_VERSION }\n```\n');
+    write(dir, 'agents/v.contract.toml', 'agent = "v.aip"\n[[case]]\nname = "version"\n[case.expect]\nagent_result = "0.8.20"\n');
+    expect((await runCli(['test', 'agents', '--aipack-version', '0.8.20', '--budget', '100000000'], dir)).code).toBe(0);
+    const old = await runCli(['test', 'agents', '--aipack-version', '0.8.16', '--budget', '100000000'], dir);
+    expect(old.stdout).toContain('agent_result: expected "0.8.20", got "0.8.16"');
+    // the budget is the run tree's: the harness driver and the coder pipeline share it with the agent
+    const tight = await runCli(['test', 'agents', '--aipack-version', '0.8.20', '--budget', '1000000'], dir);
+    expect(tight.code).toBe(1);
+    expect(tight.stdout).toContain('instruction budget exceeded in v.aip Output');
+    expect((await runCli(['test', 'agents', '--budget', '0'], dir)).stderr).toBe('error: --budget 0: expected a positive integer\n');
+  });
+
+  it('reads coder-subagents.config.toml at the project root; flags win; unknown keys are refused', async () => {
+    const dir = tmpDir(true);
+    write(dir, 'package.json', '{}');
+    write(dir, 'coder-subagents.config.toml', 'paths = ["agents/task-tuner.contract.toml"]\nreporter = "junit"\noutput_file = "out/junit.xml"\n');
+    write(dir, 'agents/sub/.keep', '');
+    const r = await runCli(['test'], nodePath.join(dir, 'agents/sub'));
+    expect(r.code).toBe(0);
+    expect(readFileSync(nodePath.join(dir, 'out/junit.xml'), 'utf8')).toContain('tests="2" failures="0"');
+    const flags = await runCli(['test', 'agents/answer-cleaner.contract.toml', '--reporter', 'json'], dir);
+    expect(JSON.parse(readFileSync(nodePath.join(dir, 'out/junit.xml'), 'utf8')).passed).toBe(2);
+    expect(flags.code).toBe(0);
+    write(dir, 'coder-subagents.config.toml', 'path = ["agents"]\n');
+    const bad = await runCli(['test'], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      "error: coder-subagents.config.toml: unknown key 'path' (did you mean 'paths'?) (allowed: paths, engine, aipack_version, budget, strict, order_check, reporter, output_file, slow_ms)\n",
+    );
+    write(dir, 'coder-subagents.config.toml', 'reporter = "tap"\n');
+    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit\n');
+  });
+
+  it('lists the agents without a contract file and the stages the cases cover', async () => {
+    const r = await runCli(['test', 'agents'], FIXTURES);
+    const out = lines(r.stdout);
+    expect(out).toContain('stages covered:');
+    expect(out).toContain('  agents/task-tuner.aip: pre_task ×2');
+    expect(out).toContain('  agents/prompt-refiner.aip: pre ×2');
+    expect(out.find((l) => l.startsWith('no contract file'))).toMatch(/^no contract file \(not tested\): agents\/lister\.aip(, |$)/);
+  });
+});
+
+
+/** Resolves when `text` appears in the child's stdout (rejects with what it printed if it exits first). */
+function waitFor(child: ReturnType<typeof spawn>, out: { text: string }, text: string, from: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (out.text.indexOf(text, from) >= 0) {
+        child.stdout!.off('data', check);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', () => reject(new Error(`exited before printing ${JSON.stringify(text)}:\n${out.text}`)));
+    check();
+  });
+}
+
+describe('coder-subagents test --watch', () => {
+  it("re-runs after editors' safe-writes (sed -i, write-and-rename) of the agent and of the case file", async () => {
+    const dir = tmpDir(true);
+    const child = spawn(process.execPath, cliArgs(['test', 'agents/task-tuner.contract.toml', '--watch']), {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    const out = { text: '' };
+    child.stdout.on('data', (d) => (out.text += String(d)));
+    try {
+      await waitFor(child, out, 'watching ', 0);
+      // sed -i writes a temp file and renames it over the agent
+      let mark = out.text.length;
+      execFileSync('sed', ['-i', 's/params.temperature = 0 end/params.temperature = 0 end -- saved once/', nodePath.join(dir, 'agents/task-tuner.aip')]);
+      await waitFor(child, out, '2 passed', mark);
+      expect(out.text.slice(mark)).toContain('re-running agents/task-tuner.contract.toml');
+      // twice, since the first rename replaced the file the watcher knew
+      mark = out.text.length;
+      execFileSync('sed', ['-i', 's/saved once/saved twice/', nodePath.join(dir, 'agents/task-tuner.aip')]);
+      await waitFor(child, out, 're-running agents/task-tuner.contract.toml', mark);
+      // a JetBrains-style save of the case file: write beside, rename over
+      mark = out.text.length;
+      const cases = nodePath.join(dir, 'agents/task-tuner.contract.toml');
+      writeFileSync(`${cases}___jb_tmp___`, readFileSync(cases, 'utf8').replace('cools down multi-file tasks', 'cools down big tasks'));
+      renameSync(`${cases}___jb_tmp___`, cases);
+      await waitFor(child, out, 'cools down big tasks', mark);
+    } finally {
+      child.kill();
+    }
+  }, 60_000);
 });

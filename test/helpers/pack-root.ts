@@ -1,3 +1,4 @@
+// Throwaway project roots (package.json plus pack sources) for the tests of pack builds, archives and the commands over them.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';

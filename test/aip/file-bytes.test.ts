@@ -1,12 +1,10 @@
-import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileAccess } from '../../src/aip/file-access.ts';
-import { fileData, lineSpans } from '../../src/aip/file-data.ts';
+import { fileBytes, lineSpans } from '../../src/aip/file-bytes.ts';
 import { useFileWorkspace, type HostFns } from '../helpers/file-workspace.ts';
 
 const w = useFileWorkspace();
-const data = () => fileData(fileAccess(w.env)) as HostFns;
-const read = (rel: string) => w.env.vfs.readFile(nodePath.join(w.ws, rel));
+const data = () => fileBytes(fileAccess(w.env)) as HostFns;
 
 describe('aip.file hashes', () => {
   it('hashes the file bytes in each encoding', () => {
@@ -16,26 +14,6 @@ describe('aip.file hashes', () => {
     expect(f.hash_sha256_b64('abc.txt')).toBe('ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=');
     expect(f.hash_sha256_b64u('abc.txt')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
     expect(() => f.hash_blake3('none.txt')).toThrow(/aip.file.hash_blake3 - Failed to hash file 'none.txt'.\nCause: file not found/);
-  });
-});
-
-describe('aip.file CSV', () => {
-  it('saves a matrix with a header row, appends rows without repeating it, and loads it back', () => {
-    const f = data();
-    const info = f.save_as_csv('t.csv', [['name', 'age'], ['Ann', 30]], { has_header: true });
-    expect(info).toMatchObject({ _type: 'FileInfo', path: 't.csv' });
-    f.append_csv_row('t.csv', ['Bo, Jr', 5]);
-    expect(read('t.csv')).toBe('name,age\nAnn,30\n"Bo, Jr",5\n');
-    expect(f.load_csv('t.csv', { has_header: true })).toEqual({ _type: 'CsvContent', headers: ['name', 'age'], rows: [['Ann', '30'], ['Bo, Jr', '5']] });
-    expect(f.load_csv_headers('t.csv')).toEqual(['name', 'age']);
-    expect(w.env.trace.of('file').map((e) => e.op)).toEqual(['write', 'append']);
-  });
-
-  it('saves records by header keys, and refuses records that are not tables', () => {
-    const f = data();
-    f.save_records_as_csv('r.csv', [{ a: 1, b: 'x' }, { b: 'y' }], ['a', 'b']);
-    expect(read('r.csv')).toBe('a,b\n1,x\n,y\n');
-    expect(() => f.save_records_as_csv('r.csv', [1], ['a'])).toThrow('Records must be a list of tables');
   });
 });
 

@@ -1,78 +1,24 @@
 /**
- * The data parts of `aip.file.*`: file hashes, CSV files, and byte spans (line / CSV row) with `read_span`.
- * Same path rules and write protection as file-ops.ts; every failure is a Lua error with AIPack's wording.
+ * `aip.file.*` for CSV files: load_csv, load_csv_headers, save_as_csv, save_records_as_csv, append_csv_row(s),
+ * with AIPack's CsvOptions (csv.ts) and wording. Same path rules and write protection as file-ops.ts.
  */
 import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
 import type { FileAccess } from './file-access.ts';
 import { cellsOf, csvCell, csvOptionsArg, keysToLabels, parseCsv, writeCsv, type CsvContent } from './csv.ts';
-import { digest, encode, type HashAlgo, type HashEncoding } from './hash.ts';
 import { checkAccessWrite, pathArg, resolvePath } from './support/paths.ts';
 
 const N = (name: string) => `aip.file.${name}`;
 
-/** `[start, end)` byte spans of lines ("\n" separated, a "\r" before it excluded). */
-export function lineSpans(bytes: Uint8Array): [number, number][] {
-  const spans: [number, number][] = [];
-  let start = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] !== 10) continue;
-    spans.push([start, i > start && bytes[i - 1] === 13 ? i - 1 : i]);
-    start = i + 1;
-  }
-  if (start < bytes.length) spans.push([start, bytes.length]);
-  return spans;
-}
-
-/** Like lineSpans, but a "\n" inside a double-quoted CSV field does not end the row (`""` is an escaped quote). */
-function csvRowSpans(bytes: Uint8Array): [number, number][] {
-  const spans: [number, number][] = [];
-  let start = 0;
-  let inQuotes = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b === 34) {
-      if (inQuotes && bytes[i + 1] === 34) i++;
-      else inQuotes = !inQuotes;
-    } else if (b === 10 && !inQuotes) {
-      spans.push([start, i > start && bytes[i - 1] === 13 ? i - 1 : i]);
-      start = i + 1;
-    }
-  }
-  if (start < bytes.length) spans.push([start, bytes.length]);
-  return spans;
-}
-
-export function fileData(access: FileAccess): Record<string, unknown> {
+export function fileCsv(access: FileAccess): Record<string, unknown> {
   const { env, infoOf, trace } = access;
   const { vfs } = env;
-
-  const bytesOf = (fn: string, p: string, abs: string, fail: (why: string) => string): Uint8Array => {
-    const bytes = vfs.readBytes(abs);
-    if (bytes === undefined) throw new LuaError(fail(vfs.isDir(abs) ? 'it is a directory' : `file not found (resolved to '${abs}')`));
-    return bytes;
-  };
-
   const out: Record<string, unknown> = {};
 
-  // -- hashes: aip.file.hash_<algo>[_b64|_b64u|_b58u]
-  const SUFFIX: [string, HashEncoding][] = [['', 'hex'], ['_b64', 'b64'], ['_b64u', 'b64u'], ['_b58u', 'b58']];
-  for (const algo of ['sha256', 'sha512', 'blake3'] as HashAlgo[]) {
-    for (const [suffix, enc] of SUFFIX) {
-      const fn = N(`hash_${algo}${suffix}`);
-      out[`hash_${algo}${suffix}`] = (path: unknown): string => {
-        const p = pathArg(path, fn);
-        const bytes = bytesOf(fn, p, resolvePath(env, p), (why) => `${fn} - Failed to hash file '${p}'.\nCause: ${why}`);
-        return encode(digest(algo, bytes), enc);
-      };
-    }
-  }
-
-  // -- CSV
   const readCsv = (fn: string, path: unknown, options: unknown): CsvContent => {
     const p = pathArg(path, fn);
     const o = csvOptionsArg(options);
     const fail = (why: string) => `${fn} - Failed to read csv file '${p}'.\nCause: ${why}`;
-    const text = new TextDecoder().decode(bytesOf(fn, p, resolvePath(env, p), fail));
+    const text = new TextDecoder().decode(access.bytesOf(resolvePath(env, p), fail));
     try {
       return parseCsv(text, o);
     } catch (e) {
@@ -158,30 +104,6 @@ export function fileData(access: FileAccess): Record<string, unknown> {
     const fn = N('append_csv_row');
     if (!Array.isArray(values) && !isPlainObject(values)) throw new LuaError('values must be a table (list)');
     return writeRecords(fn, 'append row to csv file', path, { headers: [], rows: [cellsOf(values, fn)] }, csvOptionsArg(options), true);
-  };
-
-  // -- spans
-  const spansOf = (fn: string, split: (b: Uint8Array) => [number, number][]) => (path: unknown) => {
-    const p = pathArg(path, fn);
-    return split(bytesOf(fn, p, resolvePath(env, p), (why) => `${fn} - Cannot read file '${p}'. Cause: ${why}`));
-  };
-  out.line_spans = spansOf(N('line_spans'), lineSpans);
-  out.csv_row_spans = spansOf(N('csv_row_spans'), csvRowSpans);
-  out.read_span = (path: unknown, start: unknown, end: unknown): string => {
-    const fn = N('read_span');
-    const p = pathArg(path, fn);
-    if (typeof start !== 'number' || typeof end !== 'number' || !Number.isInteger(start) || !Number.isInteger(end)) {
-      throw new LuaError(`${fn} - start and end must be integers, got ${luaTypeName(start)} and ${luaTypeName(end)}`);
-    }
-    if (start < 0 || end < 0) throw new LuaError('read_span expects non-negative start/end offsets');
-    if (end < start) throw new LuaError('read_span expects end >= start');
-    const bytes = bytesOf(fn, p, resolvePath(env, p), (why) => `${fn} - Cannot read file '${p}'. Cause: ${why}`);
-    if (end > bytes.length) throw new LuaError(`${fn} - span [${start}, ${end}) is past the end of '${p}' (${bytes.length} bytes)`);
-    try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(start, end));
-    } catch {
-      throw new LuaError(`${fn} - span [${start}, ${end}) of '${p}' is not valid UTF-8`);
-    }
   };
   return out;
 }
