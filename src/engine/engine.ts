@@ -49,6 +49,18 @@ export interface StateOptions {
   print(text: string): void;
   /** how chunk names are shown in messages (absolute file path -> display path) */
   displayPath(abs: string): string;
+  /**
+   * globals every state of the same `key` starts with (the `aip` table, preludes): installed once on a new state,
+   * then kept with the libraries when the engine reuses the state, and put back in place like them
+   */
+  template?: StateTemplate;
+}
+
+/** What a stage's globals have in common with the other stages of the same `key` (see StateOptions.template). */
+export interface StateTemplate {
+  key: string;
+  /** sets the globals on a new state (setGlobal, exec); their instructions are not charged */
+  install(state: LuaState): void;
 }
 
 export interface LuaState {

@@ -153,6 +153,7 @@ class FengariState extends SandboxedState<L> {
     this.L = lauxlib.luaL_newstate();
     byGlobal.set((this.L as unknown as { l_G: object }).l_G, this);
     this.install(this.L);
+    this.installTemplate();
     lua.lua_sethook(this.L, this.hook, lua.LUA_MASKCOUNT, this.firstHookInterval());
   }
 

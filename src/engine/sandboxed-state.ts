@@ -86,21 +86,39 @@ export function tracebackHandler<L>(api: LuaApi<L>, L: L): number {
  * of the same engine: a stage then costs the set-up of its own globals, not a new VM with its libraries and the
  * sandbox's Lua. A few are kept (a chain of sub-agent calls nests one state per level that runs at once).
  */
-export class StatePool<S extends { takeFor(options: StateOptions): void; restorePristine(): boolean }> {
-  private readonly free: S[] = [];
+export class StatePool<S extends { readonly templateKey: string; takeFor(options: StateOptions): void; restorePristine(): boolean }> {
+  /** by template key; the least recently used key first */
+  private readonly free = new Map<string, S[]>();
+  private count = 0;
   constructor(private readonly max: number) {}
 
-  /** a pooled state taken for `options`, or undefined */
+  /** a pooled state of `options`' template taken for `options`, or undefined */
   take(options: StateOptions): S | undefined {
-    const s = this.free.pop();
-    if (s) s.takeFor(options);
+    const key = options.template?.key ?? '';
+    const list = this.free.get(key);
+    const s = list?.pop();
+    if (!s) return undefined;
+    this.count--;
+    if (list?.length === 0) this.free.delete(key);
+    s.takeFor(options);
     return s;
   }
 
   /** true when `s` was restored and kept; false: the caller disposes of it */
   give(s: S): boolean {
-    if (this.free.length >= this.max || !s.restorePristine()) return false;
-    this.free.push(s);
+    if (!s.restorePristine()) return false;
+    if (this.count >= this.max) {
+      // the states of the least recently given template make room
+      const [oldest, list] = this.free.entries().next().value as [string, S[]];
+      list.shift();
+      this.count--;
+      if (list.length === 0) this.free.delete(oldest);
+    }
+    const list = this.free.get(s.templateKey) ?? [];
+    this.free.delete(s.templateKey);
+    list.push(s);
+    this.free.set(s.templateKey, list);
+    this.count++;
     return true;
   }
 }
@@ -237,13 +255,34 @@ export abstract class SandboxedState<L> implements LuaState {
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox') !== LUA_OK) api.error(L);
     api.call(L, 0, 0);
     this.afterSandbox(L);
-    // what a stage may change of the state as installed, kept to be put back (restorePristine)
-    this.hostChunks.add('=pristine');
-    if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
-    api.getfield(L, api.registry, ARRAY_MT_KEY);
-    api.call(L, 1, 2);
-    api.setfield(L, api.registry, COLLECT_KEY);
-    api.setfield(L, api.registry, SAVED_KEY);
+  }
+
+  /** the key of the template this state was made with ('' for none) */
+  get templateKey(): string {
+    return this.templateKeyOf;
+  }
+  private templateKeyOf = '';
+
+  /**
+   * After install and before the hook is armed: the template's globals, then a copy of what a stage may change
+   * of the state, to be put back (restorePristine). The template's instructions are the simulator's own work.
+   */
+  protected installTemplate(): void {
+    const template = this.options.template;
+    if (template) {
+      template.install(this);
+      this.templateKeyOf = template.key;
+    }
+    this.used = 0;
+    this.protect((L) => {
+      const api = this.api;
+      this.hostChunks.add('=pristine');
+      if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
+      api.getfield(L, api.registry, ARRAY_MT_KEY);
+      api.call(L, 1, 2);
+      api.setfield(L, api.registry, COLLECT_KEY);
+      api.setfield(L, api.registry, SAVED_KEY);
+    });
   }
 
   /** failures that may have left the state half-way through something: it is not reused then */

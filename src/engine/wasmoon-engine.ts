@@ -254,6 +254,7 @@ class WasmoonState extends SandboxedState<number> {
     if (!this.L) throw new Error('wasmoon: cannot create a Lua state');
     M._lua_atpanic(this.L, PANIC);
     this.protect((L) => this.install(L));
+    this.installTemplate();
     this.installedIds = this.ids.length;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }

@@ -2,7 +2,7 @@ import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { compareVersions as compareVersion } from '../aip/catalog.ts';
 import type { StageEnv } from '../aip/types.ts';
-import type { EngineName, LuaEngine } from '../engine/engine.ts';
+import type { EngineName, LuaEngine, LuaState, StateOptions } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
@@ -27,7 +27,7 @@ import { countWrites, createOverlayVfs } from './vfs.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './run-agent-options.ts';
-import { setUpStageGlobals } from './stage-globals.ts';
+import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
 
@@ -139,6 +139,7 @@ export class Simulator implements StageHost {
   private readonly readVfs: Vfs;
   private readonly aipackBase?: string;
   private readonly mocksLua: string;
+  private readonly mocksKey: string;
   /** the virtual clock of the model latency (simulatedLatencyMs) and of the task schedule */
   private readonly clock: PoolClock = { now: 0 };
   /** the run in progress has tasks in flight beside each other (AIPack before 0.8.17 could freeze on nested runs) */
@@ -151,6 +152,8 @@ export class Simulator implements StageHost {
     this.aipackVersion = opts.aipackVersion ?? DEFAULT_AIPACK_VERSION;
     if (opts.mocks) checkMocksAt(opts.mocks, this.aipackVersion);
     this.mocksLua = opts.mocks ? luaMocksCode(opts.mocks) : '';
+    // states with mocks are this simulator's own; without, any simulator of the version may reuse them
+    this.mocksKey = opts.mocks ? `mocks ${nextMocksKey++}` : '';
     this.engine = typeof opts.engine === 'object' ? opts.engine : getEngine(opts.engine ?? defaultEngineName());
     // this repo's pack is always there as pro@coder, after any pack the caller puts first (listed once)
     const given = opts.packs ?? [];
@@ -371,7 +374,8 @@ export class Simulator implements StageHost {
     const env = this.stageEnv(frame, stage, taskNum);
     this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
     const packDir = frame.resolved.pack?.dir;
-    const state = this.engine.createState({
+    const options: StateOptions = {
+      template: stageTemplate(env, this.opts.mocks, this.mocksLua, this.mocksKey),
       budget: this.budget,
       limits: this.limits,
       budgetMessage: `instruction budget exceeded in ${frame.name} ${stage}`,
@@ -393,11 +397,15 @@ export class Simulator implements StageHost {
       baseDir: this.workspaceDir,
       print: env.print,
       displayPath: (abs) => this.displayPath(abs),
-    });
+    };
     const t0 = this.trace.now();
     let error: string | undefined;
+    let state: LuaState | undefined;
     try {
-      setUpStageGlobals(state, env, buildCtx(this.session, frame, stage, taskNum), this.opts.mocks, this.mocksLua);
+      // the template's set-up (the `aip` table, the prelude, the mocks) may fail: a failure of the stage too
+      state = this.engine.createState(options);
+      bindStage(state, env);
+      setStageCtx(state, buildCtx(this.session, frame, stage, taskNum));
       const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
       // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
       if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
@@ -410,8 +418,11 @@ export class Simulator implements StageHost {
       error = (err as Error).message;
       throw err;
     } finally {
-      this.trace.record({ kind: 'stage', depth: frame.depth, agent: frame.name, stage, task: taskNum, ms: this.trace.now() - t0, instructions: state.instructionsUsed(), error });
-      state.close();
+      this.trace.record({ kind: 'stage', depth: frame.depth, agent: frame.name, stage, task: taskNum, ms: this.trace.now() - t0, instructions: state?.instructionsUsed() ?? 0, error });
+      if (state) {
+        bindStage(state, undefined);
+        state.close();
+      }
     }
   }
 
@@ -492,6 +503,9 @@ export class Simulator implements StageHost {
 
 
 }
+
+/** numbers the simulators that have mocks (their states are not shared, see mocksKey) */
+let nextMocksKey = 1;
 
 const DOC_CACHE_LIMIT = 500;
 const docCache = new Map<string, ReturnType<typeof parseAgentDoc>>();

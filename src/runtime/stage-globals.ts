@@ -3,8 +3,79 @@ import { aipackGlobalsAt, findAipFunction } from '../aip/catalog.ts';
 import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
 import { buildAipTable } from '../aip/registry.ts';
 import type { StageEnv } from '../aip/types.ts';
-import type { LuaState } from '../engine/engine.ts';
+import type { LuaState, StateTemplate } from '../engine/engine.ts';
 import { fixedMocks, type Mocks } from './mocks.ts';
+
+/**
+ * A state's `aip` functions run the stage now running on that state: the engine keeps a state's template globals
+ * (the `aip` table, the prelude) from stage to stage, so each function of the table is set once and finds its
+ * stage here. The namespaces of a stage are made at its first `aip` call (AIPack's are built per state too).
+ */
+interface StageSlot {
+  env?: StageEnv;
+  table?: Record<string, Record<string, unknown>>;
+}
+const slots = new WeakMap<LuaState, StageSlot>();
+
+/** Points the `aip` functions of `state` (made by a stageTemplate) at `env`'s stage; undefined when the stage ends. */
+export function bindStage(state: LuaState, env: StageEnv | undefined): void {
+  const slot = slots.get(state);
+  if (!slot) throw new Error('bindStage: the state was not made with a stage template');
+  slot.env = env;
+  slot.table = undefined;
+}
+
+/**
+ * The globals every stage of an AIPack version (and set of mocks) starts with, for createState: the `aip` table
+ * of the version (functions calling the bound stage's own), the legacy aliases, the null sentinels, the prelude
+ * and the Lua mocks. CTX is the stage's own (setStageCtx). `key` names the mocks ('' for none).
+ */
+export function stageTemplate(env: StageEnv, mocks: Mocks | undefined, mocksLua: string, key: string): StateTemplate {
+  const aipackVersion = env.aipackVersion;
+  return {
+    key: `${aipackVersion}\0${key}`,
+    install(state) {
+      const slot: StageSlot = {};
+      slots.set(state, slot);
+      // which functions and constants the version has: the same for every stage (the functions are the bound stage's)
+      const shape = buildAipTable(env);
+      const aip: Record<string, Record<string, unknown>> = {};
+      for (const [ns, fns] of Object.entries(shape)) {
+        aip[ns] = {};
+        for (const [name, value] of Object.entries(fns)) {
+          if (typeof value !== 'function') {
+            aip[ns][name] = value;
+            continue;
+          }
+          const call = (...args: unknown[]) => {
+            if (!slot.env) throw new Error(`aip.${ns}.${name} called outside a stage`);
+            slot.table ??= buildAipTable(slot.env);
+            return (slot.table[ns][name] as (...a: unknown[]) => unknown)(...args);
+          };
+          // its marks (how the bridge converts its arguments) are the same at every stage
+          aip[ns][name] = Object.assign(call, value);
+        }
+      }
+      for (const m of fixedMocks(mocks ?? {})) {
+        // a constant (aip.web.UA_*) is stubbed by its value, a function by a function returning it
+        aip[m.ns][m.name] = findAipFunction(`aip.${m.ns}.${m.name}`)?.kind === 'constant' ? m.fn() : m.fn;
+      }
+      state.setGlobal('aip', aip);
+      const globals = stageGlobalsAt(aipackVersion);
+      state.exec(globals.setup, '=setup');
+      for (const g of globals.nulls) state.setGlobal(g, null);
+      state.setGlobal('__features', globals.features);
+      state.setGlobal('__helpers', PRELUDE_HELPERS);
+      state.exec(PRELUDE, '=prelude');
+      if (mocksLua) state.exec(mocksLua, '=mocks');
+    },
+  };
+}
+
+/** The stage's CTX, on a state made with a stage template. */
+export function setStageCtx(state: LuaState, ctx: Record<string, unknown>): void {
+  state.setGlobal('CTX', ctx);
+}
 
 export function setUpStageGlobals(state: LuaState, env: StageEnv, ctx: Record<string, unknown>, mocks: Mocks | undefined, mocksLua: string): void {
   const aip = buildAipTable(env);
