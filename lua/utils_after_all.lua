@@ -103,6 +103,7 @@ function M.run_post(run, inputs, outputs, event)
     params = run.params,
     prompts = run.prompts,
     prompt_dir = run.prompt_dir,
+    prompt_dir_as_given = run.prompt_dir_as_given,
     responses = responses,
     event_responses = event_responses,
     post_refs = post_refs(run, inputs),

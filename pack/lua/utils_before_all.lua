@@ -29,6 +29,7 @@ local function read_prompt(first_input)
     path = path,
     rel_path = relative_to_workspace(path),
     dir = aip.path.parent(path),
+    dir_as_given = PF.dir_as_given(first_input, path),
     first_part = first_part,
     second_part = PF.clean_second_part(second_part),
     meta = meta,
@@ -97,6 +98,7 @@ function M.run_pre(prompt, event)
     params = prompt.meta,
     prompts = prompt.prompts or { prompt.inst },
     prompt_dir = prompt.dir,
+    prompt_dir_as_given = prompt.dir_as_given,
     base_options = prompt.meta,
     event = event,
   })
@@ -186,6 +188,7 @@ function M.prepare_run(prompt, pre)
     prompt_path = prompt.path,
     prompt_rel_path = prompt.rel_path,
     prompt_dir = prompt.dir,
+    prompt_dir_as_given = prompt.dir_as_given,
     first_part = prompt.first_part,
     previous_answer = prompt.second_part,
     configs = pre.configs,

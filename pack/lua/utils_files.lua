@@ -100,7 +100,11 @@ function M.list(globs, base_dir)
   if globs[1] == nil then return {} end
   local refs = {}
   for _, info in ipairs(aip.file.list(globs, base_option(base_dir))) do
-    refs[#refs + 1] = { path = info.path, size = info.size or 0 }
+    -- the whole file info (name, stem, ext, dir, times...): upstream hands these to post sub-agents as file refs
+    local ref = {}
+    for key, value in pairs(info) do ref[key] = value end
+    ref.size = info.size or 0
+    refs[#refs + 1] = ref
   end
   return refs
 end

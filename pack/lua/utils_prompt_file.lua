@@ -31,6 +31,23 @@ function M.path_for_input(input)
   return default_path()
 end
 
+--- The prompt folder as upstream's pack names it to event-form sub-agents (`coder_prompt_dir`): not resolved,
+-- but the way the path was given: "./prompts/x" for the input "prompts/x", workspace-relative for the default,
+-- as given for a file record. `path` is what path_for_input returned.
+function M.dir_as_given(input, path)
+  local given
+  if type(input) == "string" and U.trim(input) ~= "" then
+    given = U.trim(input):gsub("/+$", "")
+    if not given:match("%.md$") then given = given .. "/" .. M.FILE_NAME end
+    if given:sub(1, 1) ~= "/" and given:sub(1, 2) ~= "./" then given = "./" .. given end
+  elseif type(input) == "table" and type(input.path) == "string" then
+    given = input.path
+  else
+    given = aip.path.diff(path, CTX.WORKSPACE_DIR) or path
+  end
+  return aip.path.parent(given) or "."
+end
+
 function M.ensure_exists(path)
   if not aip.path.exists(path) then
     aip.file.save(path, F.template("prompt-template.md"))

@@ -174,6 +174,8 @@ local function build_input(stage, state, progress, dispatch, index, form, member
     input.coder_params = event_params(progress.params, stage)
     input.sub_agents_next = slice(dispatch.configs, index + 1)
     input.coder_redo_count = redo_count()
+    -- upstream names the folder as the prompt path was given (workspace-relative by default), not resolved
+    input.coder_prompt_dir = state.prompt_dir_as_given or state.prompt_dir
     if stage == "post" then
       input.coder_responses = state.event_responses or state.responses
       for key, value in pairs(state.post_refs or {}) do input[key] = value end

@@ -2,8 +2,9 @@ import type { RunLimits } from './limits.ts';
 import type { ConvertMode } from './values.ts';
 
 /**
- * The Lua engine seen by the rest of the simulator. Only `fengari-engine.ts` knows fengari and only
- * `wasmoon-engine.ts` knows wasmoon (Lua 5.4); both implement these two interfaces, synchronously.
+ * The Lua engine seen by the rest of the simulator. Only the `fengari-*` files know fengari and only the
+ * `wasmoon-*` files know wasmoon (Lua 5.4); both implement these two interfaces, synchronously, on the engine core
+ * (`sandboxed-state.ts`).
  */
 export interface LuaEngine {
   readonly name: EngineName;

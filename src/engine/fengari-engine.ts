@@ -6,9 +6,9 @@ import { getInt, lua, lauxlib, lualib, luaString, protoOf, pushLuaString, pushPr
 import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, spent, type RunLimits } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
-import { SandboxedState, StatePool, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import type { ConvertMode } from './values.ts';
-import { RELAY_HEAD_BYTES, relayedError } from './library-guard.ts';
+import { relayLibraryError } from './library-guard.ts';
 import { ChunkCache } from './chunk-cache.ts';
 
 /** a table element moved by fengari's library loops (lua_geti/lua_seti in JS) takes ~16 instructions' time */
@@ -31,24 +31,7 @@ function libraryGuard(L: L): number {
   lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
   lua.lua_rotate(L, 1, 1);
   if (lua.lua_pcall(L, n, lua.LUA_MULTRET, 0) === lua.LUA_OK) return lua.lua_gettop(L);
-  if (lua.lua_type(L, -1) !== lua.LUA_TSTRING) return lua.lua_error(L);
-  const bytes = lua.lua_tostring(L, -1) as Uint8Array;
-  const ar = new lua.lua_Debug();
-  lua.lua_getstack(L, 0, ar);
-  lua.lua_getinfo(L, str('n'), ar);
-  const call = { name: latin1(ar.name), namewhat: latin1(ar.namewhat) ?? '' };
-  const global = latin1(lua.lua_tostring(L, lua.lua_upvalueindex(2))) ?? '?';
-  const relayed = relayedError(latin1(bytes.subarray(0, RELAY_HEAD_BYTES)) as string, call, global);
-  if (!relayed) return lua.lua_error(L);
-  lauxlib.luaL_where(L, 1);
-  lua.lua_pushstring(L, str(relayed.head));
-  if (relayed.all) {
-    lua.lua_concat(L, 2);
-  } else {
-    lua.lua_pushlstring(L, bytes.subarray(relayed.skip), bytes.length - relayed.skip);
-    lua.lua_concat(L, 3);
-  }
-  return lua.lua_error(L);
+  return relayLibraryError(api, L, latin1(lua.lua_tostring(L, lua.lua_upvalueindex(2))) ?? '?');
 }
 
 /** The C API as the engine core drives it (lua-api.ts): fengari's lua.h in JS, mostly as it is. */
@@ -93,6 +76,23 @@ const api: LuaApi<L> = {
   pcall: lua.lua_pcall,
   error: (L) => lua.lua_error(L) as never,
   raise,
+  concat: lua.lua_concat,
+  copy: lua.lua_copy,
+  tolstring: (L, idx) => void lauxlib.luaL_tolstring(L, idx),
+  isNull: (L, idx) => lua.lua_type(L, idx) === lua.LUA_TLIGHTUSERDATA && lua.lua_touserdata(L, idx) === NULL_TOKEN,
+  traceback: (L, level) => lauxlib.luaL_traceback(L, L, null, level),
+  where: lauxlib.luaL_where,
+  head: (L, idx, n) => latin1((lua.lua_tostring(L, idx) as Uint8Array).subarray(0, n)) as string,
+  pushtail: (L, idx, from) => {
+    const bytes = lua.lua_tostring(L, idx) as Uint8Array;
+    lua.lua_pushlstring(L, bytes.subarray(from), bytes.length - from);
+  },
+  callName: (L) => {
+    const ar = new lua.lua_Debug();
+    lua.lua_getstack(L, 0, ar);
+    lua.lua_getinfo(L, str('n'), ar);
+    return { name: latin1(ar.name), namewhat: latin1(ar.namewhat) ?? '' };
+  },
 };
 
 /**
@@ -436,7 +436,7 @@ function strRep(L: L): number {
   return 1;
 }
 
-/** Re-enables hooks on the calling thread (see the pcall note in openSandboxedLibs); `allowhook` is fengari's field. */
+/** Re-enables hooks on the calling thread (see the allow_hooks note in sandboxHelpers); `allowhook` is fengari's field. */
 function allowHooks(L: L): number {
   (L as unknown as { allowhook: number }).allowhook = 1;
   return 0;
@@ -490,17 +490,5 @@ function loadChunk(L: L, code: string | Uint8Array, chunkName: string): number {
   return status;
 }
 
-// Error values become "message\nstack traceback:..." strings; non-string errors go through tostring.
-function messageHandler(L: L): number {
-  if (lua.lua_type(L, 1) !== lua.LUA_TSTRING) {
-    if (lua.lua_type(L, 1) === lua.LUA_TLIGHTUSERDATA && lua.lua_touserdata(L, 1) === NULL_TOKEN) {
-      lua.lua_pushstring(L, str('error object is the null sentinel'));
-    } else {
-      lauxlib.luaL_tolstring(L, 1);
-    }
-    lua.lua_replace(L, 1);
-  }
-  lauxlib.luaL_traceback(L, L, lua.lua_tostring(L, 1), 1);
-  return 1;
-}
+const messageHandler = (L: L) => tracebackHandler(api, L);
 

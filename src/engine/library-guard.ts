@@ -5,12 +5,8 @@
  * by both engines: an error the wrapped library raised from a line of the sandbox chunk ("sandbox:N: ...") is
  * placed at the guard's caller instead, with the argument number and function name the caller's call gives.
  */
-
-/** How the guard itself was called (lua_getinfo "n" of level 0). */
-export interface CallName {
-  name: string | null;
-  namewhat: string;
-}
+import { T_STRING } from './conversion.ts';
+import type { CallName, LuaApi } from './lua-api.ts';
 
 /** What replaces the start of a relayed message: drop `skip` bytes (all when `all`), put `head` before the rest. */
 export interface Relayed {
@@ -43,4 +39,24 @@ export function relayedError(start: string, call: CallName, globalName: string):
     if (arg === 0) return { skip, head: `calling '${name}' on bad self`, all: true };
   }
   return { skip: skip + bad[0].length, head: `bad argument #${arg} to '${name}'`, all: false };
+}
+
+/**
+ * The guard's answer to a failed call of its wrapper, the error value on top of the stack: raised again, placed at
+ * the guard's caller when it is the library's own error, else as it is. Messages keep their bytes.
+ */
+export function relayLibraryError<L>(api: LuaApi<L>, L: L, globalName: string): never {
+  if (api.type(L, -1) !== T_STRING) return api.error(L);
+  const message = api.gettop(L);
+  const relayed = relayedError(api.head(L, message, RELAY_HEAD_BYTES), api.callName(L), globalName);
+  if (!relayed) return api.error(L);
+  api.where(L, 1);
+  api.pushstring(L, relayed.head);
+  if (relayed.all) {
+    api.concat(L, 2);
+  } else {
+    api.pushtail(L, message, relayed.skip);
+    api.concat(L, 3);
+  }
+  return api.error(L);
 }

@@ -3,6 +3,12 @@
  * API mirrors lua.h in JS, wasmoon's is lua.h itself compiled to WebAssembly. `L` is the engine's thread handle.
  * Indexes, type tags and statuses are Lua's own; strings cross as JS strings (UTF-8 on the Lua side).
  */
+/** How a C function was called (lua_getinfo "n" of level 0). */
+export interface CallName {
+  name: string | null;
+  namewhat: string;
+}
+
 export interface LuaApi<L> {
   /** LUA_REGISTRYINDEX */
   readonly registry: number;
@@ -46,4 +52,21 @@ export interface LuaApi<L> {
   error(L: L): never;
   /** raises `message` as this engine's host functions raise their errors */
   raise(L: L, message: string): never;
+  concat(L: L, n: number): void;
+  /** luaL_where: pushes "chunkname:line: " of the function at `level` ("" for a C function) */
+  where(L: L, level: number): void;
+  /** the first `n` bytes of the string at `idx`, one char per byte */
+  head(L: L, idx: number, n: number): string;
+  /** pushes the bytes of the string at `idx` from byte `from` on */
+  pushtail(L: L, idx: number, from: number): void;
+  /** lua_copy */
+  copy(L: L, from: number, to: number): void;
+  /** luaL_tolstring: pushes any value as `tostring` shows it */
+  tolstring(L: L, idx: number): void;
+  /** the value at `idx` is AIPack's `null` sentinel */
+  isNull(L: L, idx: number): boolean;
+  /** luaL_traceback without a message: pushes "stack traceback:..." of `L` from `level` */
+  traceback(L: L, level: number): void;
+  /** how the running C function was called (lua_getstack level 0, lua_getinfo "n") */
+  callName(L: L): CallName;
 }

@@ -65,6 +65,23 @@ export type CFunction<L> = (L: L) => number;
 export type PatternPrimitives<L> = Omit<PatternIO<L>, 'charge' | 'tooLarge' | 'memoryMax'>;
 
 /**
+ * The message handler of chunk runs: the error becomes "message\nstack traceback:..."; an error that is not a
+ * string goes through tostring (AIPack's null sentinel is named).
+ */
+export function tracebackHandler<L>(api: LuaApi<L>, L: L): number {
+  if (api.type(L, 1) !== T_STRING) {
+    if (api.isNull(L, 1)) api.pushstring(L, 'error object is the null sentinel');
+    else api.tolstring(L, 1);
+    api.copy(L, -1, 1);
+    api.settop(L, 1);
+  }
+  api.pushstring(L, '\n');
+  api.traceback(L, 1);
+  api.concat(L, 3);
+  return 1;
+}
+
+/**
  * States given back by close(), restored to how the sandbox left them (restorePristine), for the next createState
  * of the same engine: a stage then costs the set-up of its own globals, not a new VM with its libraries and the
  * sandbox's Lua. A few are kept (a chain of sub-agent calls nests one state per level that runs at once).

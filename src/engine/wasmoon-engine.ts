@@ -3,9 +3,9 @@ import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { openerName, SANDBOX_LIBS } from './sandbox.ts';
 import { ChunkCache } from './chunk-cache.ts';
-import { SandboxedState, StatePool, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
-import { RELAY_HEAD_BYTES, relayedError } from './library-guard.ts';
+import { relayLibraryError } from './library-guard.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -93,6 +93,25 @@ const api: LuaApi<number> = {
   pcall: (L, nargs, nresults, msgh) => M._lua_pcallk(L, nargs, nresults, msgh, 0, 0),
   error: (L) => M._lua_error(L) as never,
   raise,
+  concat: (L, n) => M._lua_concat(L, n),
+  copy: (L, from, to) => M._lua_copy(L, from, to),
+  tolstring: (L, idx) => void M._luaL_tolstring(L, idx, 0),
+  isNull: (L, idx) => M._lua_type(L, idx) === T_LIGHTUSERDATA && M._lua_touserdata(L, idx) === NULL_PTR,
+  traceback: (L, level) => M._luaL_traceback(L, L, 0, level),
+  where: (L, level) => M._luaL_where(L, level),
+  head: (L, idx, n) => {
+    const p = M._lua_tolstring(L, idx, LEN_CELL) as number;
+    return String.fromCharCode(...M.HEAPU8.subarray(p, p + Math.min(M.HEAPU32[LEN_CELL >> 2] as number, n)));
+  },
+  pushtail: (L, idx, from) => {
+    const p = M._lua_tolstring(L, idx, LEN_CELL) as number;
+    M._lua_pushlstring(L, p + from, (M.HEAPU32[LEN_CELL >> 2] as number) - from);
+  },
+  callName: (L) => {
+    M._lua_getstack(L, 0, DEBUG_INFO);
+    M._lua_getinfo(L, cstr('n'), DEBUG_INFO);
+    return { name: cString(M.HEAP32[(DEBUG_INFO + 4) >> 2] as number), namewhat: cString(M.HEAP32[(DEBUG_INFO + 8) >> 2] as number) ?? '' };
+  },
 };
 
 /** Live states by the `ud` of their allocator, so the shared hook and allocator find theirs from any thread. */
@@ -153,21 +172,7 @@ const WRITER = M.addFunction((_L: number, p: number, size: number) => {
   return 0;
 }, 'iiiii');
 
-// Error values become "message\nstack traceback:..." strings; non-string errors go through tostring.
-const MESSAGE_HANDLER = registerCFunction((L: number) => {
-  const type = M._lua_type(L, 1);
-  if (type !== T_STRING) {
-    if (type === T_LIGHTUSERDATA && M._lua_touserdata(L, 1) === NULL_PTR) pushString(L, 'error object is the null sentinel');
-    else M._luaL_tolstring(L, 1, 0);
-    M._lua_copy(L, -1, 1);
-    M._lua_settop(L, 1);
-  }
-  M._luaL_traceback(L, L, 0, 1);
-  pushString(L, '\n');
-  M._lua_rotate(L, 2, 1);
-  M._lua_concat(L, 3);
-  return 1;
-});
+const MESSAGE_HANDLER = registerCFunction((L: number) => tracebackHandler(api, L));
 
 /** a lua_Debug (108 bytes on wasm32): name at +4, namewhat at +8 */
 const DEBUG_INFO = M._malloc(128) as number;
@@ -203,26 +208,7 @@ const GUARD = registerCFunction((L: number) => {
   M._lua_pushvalue(L, upvalueIndex(2));
   M._lua_rotate(L, 1, 1);
   if (M._lua_pcallk(L, n, LUA_MULTRET, 0, 0, 0) === LUA_OK) return M._lua_gettop(L);
-  if (M._lua_type(L, -1) !== T_STRING) return M._lua_error(L);
-  const message = M._lua_gettop(L);
-  const p = M._lua_tolstring(L, message, LEN_CELL) as number;
-  const size = M.HEAPU32[LEN_CELL >> 2] as number;
-  const start = String.fromCharCode(...M.HEAPU8.subarray(p, p + Math.min(size, RELAY_HEAD_BYTES)));
-  M._lua_getstack(L, 0, DEBUG_INFO);
-  M._lua_getinfo(L, cstr('n'), DEBUG_INFO);
-  const call = { name: cString(M.HEAP32[(DEBUG_INFO + 4) >> 2] as number), namewhat: cString(M.HEAP32[(DEBUG_INFO + 8) >> 2] as number) ?? '' };
-  const relayed = relayedError(start, call, toStr(L, upvalueIndex(3)));
-  if (!relayed) return M._lua_error(L);
-  M._luaL_where(L, 1);
-  pushString(L, relayed.head);
-  if (relayed.all) {
-    M._lua_concat(L, 2);
-  } else {
-    const q = M._lua_tolstring(L, message, LEN_CELL) as number;
-    M._lua_pushlstring(L, q + relayed.skip, (M.HEAPU32[LEN_CELL >> 2] as number) - relayed.skip);
-    M._lua_concat(L, 3);
-  }
-  return M._lua_error(L);
+  return relayLibraryError(api, L, toStr(L, upvalueIndex(3)));
 });
 
 /** Runs the JS function stored for it, inside a protected call (setup work that allocates must be protected). */

@@ -37,6 +37,7 @@ local O = require("utils_output")
 local AA = require("utils_after_all")
 local CH = require("utils_changes")
 local U = require("utils_common")
+local PF = require("utils_prompt_file")
 
 local case = input
 local function failed(err, raised) return { ok = false, error = tostring(err), raised = raised } end
@@ -54,6 +55,7 @@ local prompt = {
   path = case.prompt_dir .. "/coder-prompt.md",
   rel_path = "coder-prompt.md",
   dir = case.prompt_dir,
+  dir_as_given = PF.dir_as_given(nil, case.prompt_dir .. "/coder-prompt.md"),
   meta = meta,
   inst = table.concat(case.prompts, "\\n\\n"),
   prompts = case.prompts,

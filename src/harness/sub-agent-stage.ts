@@ -623,6 +623,33 @@ function eventStartParams(stage: SubAgentStage, view: Record<string, unknown>, g
   return out;
 }
 
+const withoutSubAgents = (t: Record<string, unknown>): Record<string, unknown> => {
+  const copy = { ...t };
+  delete copy.sub_agents;
+  return copy;
+};
+
+/**
+ * The stage's starting point, what `unchanged` compares with: what its first sub-agent (a prev stand-in, or the
+ * agent) was given, else the case's inputs.
+ */
+function stageStart(
+  input: StageInput,
+  target: { stage: SubAgentStage; event?: string },
+  firstInput: Record<string, unknown> | undefined,
+  finalParams: Record<string, unknown>,
+  prompts: string[],
+  coderText: string | undefined,
+): StageResult['before'] {
+  const given = input.params ?? {};
+  const start = withoutSubAgents(firstInput !== undefined ? plain(firstInput.coder_params) : given);
+  return {
+    params: target.event === undefined ? paramsFromLua(start) : eventStartParams(target.stage, start, given, finalParams),
+    prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
+    ...(coderText !== undefined ? { response: coderText } : {}),
+  };
+}
+
 /** Runs the agent under test in one stage, in a fresh sandbox. Throws CaseFileError for a harness problem. */
 export function runPreparedStage(agent: AgentUnderTest, input: StageInput, options: HarnessOptions = {}): StageResult {
   const target = targetOf(agent, input);
@@ -635,17 +662,10 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
 
   const ok = result.ok === true;
   const prompts = driverInput.prompts as string[];
-  const params = input.params ?? {};
-  const paramsBefore = subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : { ...params };
-  delete paramsBefore.sub_agents;
-  const startParams = firstInput !== undefined ? plain(firstInput.coder_params) : { ...params };
-  delete startParams.sub_agents;
+  // the params the agent was given: what a failed stage leaves
+  const paramsBefore = withoutSubAgents(subInput !== undefined ? plain((subInput as Record<string, unknown>).coder_params) : input.params ?? {});
   const coderText = stage === 'post_task' ? (coderResponse(input.response).content as string) : undefined;
-  const before = {
-    params: target.event === undefined ? paramsFromLua(startParams) : eventStartParams(stage, startParams, params, ok ? plain(result.params) : paramsBefore),
-    prompts: firstInput !== undefined ? stringList(firstInput.coder_prompts) : prompts,
-    ...(coderText !== undefined ? { response: coderText } : {}),
-  };
+  const before = stageStart(input, target, firstInput, ok ? plain(result.params) : paramsBefore, prompts, coderText);
   const finalPrompts = ok ? stringList(result.prompts) : effect?.prompts.before ?? prompts;
 
   return {

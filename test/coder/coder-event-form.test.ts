@@ -30,7 +30,8 @@ describe('event form: start, an emitted event, agent_on, end', () => {
       file_content_mode: 'udiffx',
       model: 'gpt-user',
     });
-    expect(narrow!.input).toMatchObject({ event: 'start', stage: 'pre', coder_redo_count: 0 });
+    // upstream names the prompt folder as the path was given, not resolved
+    expect(narrow!.input).toMatchObject({ event: 'start', stage: 'pre', coder_redo_count: 0, coder_prompt_dir: './prompts/event-flow' });
     expect(r.ai[0]!.model).toBe('gpt-user');
     // its globs are used, the rest stays; auto_context and sub_agents of the response are never merged
     expect(r.ai[0]!.prompt).toContain('<CONTEXT_FILE file_path="src/greet.ts">');
@@ -106,6 +107,7 @@ describe('a prompt mixing both forms runs each entry by its own rules', () => {
     const [stageForm] = callsOf(r, 'stage-partial');
     expect(stageForm!.input.sub_agents_prev).toEqual([]);
     expect(stageForm!.input.coder_redo_count).toBeUndefined();
+    expect(stageForm!.input.coder_prompt_dir).toBe(`${UP}/prompts/mixed`);
     const [eventForm] = callsOf(r, 'ctx-narrow');
     // after the replace: only what the stage-form agent returned (and the glob lists)
     expect(eventForm!.input.coder_params).toEqual({

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { runLua } from '../helpers/lua.ts';
 import { ENGINE_NAME } from '../helpers/engine.ts';
+import { relayedError } from '../../src/engine/library-guard.ts';
 
 // Calls one function from a non-tail position of snippet.aip and returns the message pcall caught.
 const caught = (call: string) =>
@@ -57,5 +58,24 @@ describe(`string library errors (${ENGINE_NAME})`, () => {
     expect(caught('("abc"):gsub("b", function() error("boom") end)')).toBe(`${here}boom`);
     expect(caught('("abc"):gsub("b", function() error("plain", 0) end)')).toBe('plain');
     expect(caught('("abc"):gsub("b", function() error({ code = 7 }) end)')).toMatch(/^table: /);
+  });
+});
+
+describe('the relay rule (relayedError)', () => {
+  it('leaves an error that is not from a line of the sandbox chunk alone', () => {
+    expect(relayedError("t.lua:3: boom", { name: 'format', namewhat: 'field' }, 'string.format')).toBeUndefined();
+  });
+
+  it('drops the sandbox position, and renames a bad argument after the call as the caller made it', () => {
+    expect(relayedError('sandbox:12: oops', { name: null, namewhat: '' }, 'string.rep')).toEqual({ skip: 12, head: '', all: false });
+    const bad = "sandbox:7: bad argument #2 to 'rep' (number expected)";
+    expect(relayedError(bad, { name: 'rep', namewhat: 'field' }, 'string.rep')).toEqual({ skip: bad.indexOf(' (number'), head: "bad argument #2 to 'rep'", all: false });
+    // called with no name (from pcall): the name found in the loaded tables
+    expect(relayedError(bad, { name: null, namewhat: '' }, 'string.rep')?.head).toBe("bad argument #2 to 'string.rep'");
+  });
+
+  it('a method call does not count self; a bad self is named as Lua names it', () => {
+    expect(relayedError("sandbox:1: bad argument #2 to 'rep' (x)", { name: 'rep', namewhat: 'method' }, 'string.rep')?.head).toBe("bad argument #1 to 'rep'");
+    expect(relayedError("sandbox:1: bad argument #1 to 'rep' (x)", { name: 'rep', namewhat: 'method' }, 'string.rep')).toEqual({ skip: 11, head: "calling 'rep' on bad self", all: true });
   });
 });

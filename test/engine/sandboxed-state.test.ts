@@ -41,6 +41,12 @@ describe(`errors (${ENGINE_NAME})`, () => {
     expect(e.traceback).toMatch(/^stack traceback:\n\s+t\.lua:2: in main chunk/);
   });
 
+  it('an error that is not a string reaches JS through tostring, the null sentinel by name', () => {
+    expect(() => run('error(null)')).toThrow(/^error object is the null sentinel$/);
+    expect(() => run('error(setmetatable({}, { __tostring = function() return "custom" end }))')).toThrow(/^custom$/);
+    expect(() => run('error(42)')).toThrow(/^42$/);
+  });
+
   it('a failing stage keeps its traceback on the AgentRunError', () => {
     let caught: unknown;
     try {

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { parseContractFile } from '../../src/harness/case-file.ts';
 import { runCase, runContractFile } from '../../src/harness/run-case.ts';
 import { runCli } from '../helpers/cli.ts';
+import { tmpDir, write } from './helpers.ts';
 
 const CASES = fileURLToPath(new URL('../../fixtures/coder/parallel/cases', import.meta.url));
 const file = (name: string) => nodePath.join(CASES, `${name}.contract.toml`);
@@ -74,5 +75,32 @@ describe('coder-subagents test --order-check', () => {
     const withFlag = await runCli(['test', '--order-check', 'cases/stamps.contract.toml'], nodePath.dirname(CASES));
     expect(withFlag.code).toBe(1);
     expect(withFlag.stdout).toContain('order-check: the members run in order 2, 1 give another result than in order 1, 2');
+  });
+});
+
+describe('group cases in the event form', () => {
+  it('on = "end" / "start": each member gets the event-form input of that event', () => {
+    const dir = tmpDir();
+    const member = '# Output\n```lua\nreturn { agent_result = input.event .. " " .. input.stage .. " " .. input.parallel.index }\n```\n';
+    write(dir, 'agents/r1.aip', member);
+    write(dir, 'agents/r2.aip', member);
+    const r = runContractFile(write(dir, 'agents/g.contract.toml', `group = { parallel = ["r1.aip", "r2.aip"] }
+[[case]]
+name = "end"
+on = "end"
+[case.expect]
+members = [{ agent_result = "end post 1" }, { agent_result = "end post 2" }]
+redo = false
+[[case]]
+name = "start"
+on = "start"
+[case.expect]
+members = [{ agent_result = "start pre 1" }, { agent_result = "start pre 2" }]
+emit = []
+`));
+    expect(r.cases.map((c) => [c.stage, c.event, c.status, c.message])).toEqual([
+      ['post', 'end', 'passed', undefined],
+      ['pre', 'start', 'passed', undefined],
+    ]);
   });
 });

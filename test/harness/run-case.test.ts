@@ -691,3 +691,21 @@ describe('event-form cases: the post input defaults come from the pack', () => {
     expect(off.result!.readFile('x.txt')).toBe(answer.replace(/\\n/g, '\n').replace(/\\"/g, '"'));
   });
 });
+
+describe("event-form cases: the post file refs are upstream's file infos", () => {
+  it('a ref has the fields of aip.file.list (path, name, stem, ext, dir, size), as upstream hands them over', () => {
+    const agents = {
+      'agents/refs.aip': aip(`local r = input.coder_context_file_refs[1]
+aip.file.save("ref.txt", table.concat({ r.path, r.dir, r.name, r.stem, r.ext, tostring(r.size) }, " "))`),
+    };
+    const c = runWith(agents, `agent = "refs.aip"
+[[case]]
+name = "refs"
+on = "end"
+params = { context_globs = ["src/*.ts"] }
+files = { "src/greet.ts" = "export {};\\n" }
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+    expect(c.result!.readFile('ref.txt')).toBe('src/greet.ts src greet.ts greet ts 11');
+  });
+});

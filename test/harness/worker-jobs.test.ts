@@ -1,0 +1,52 @@
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Port } from '../../src/isolate/isolate.ts';
+import { simulate, suite } from '../../src/harness/worker-jobs.ts';
+import { AGENTS, tmpDir, write } from './helpers.ts';
+
+const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url)).replace(/\/$/, '');
+
+/** A port that records what a job tells its parent. */
+function recordingPort() {
+  const seen = { at: [] as string[], notes: [] as string[], sent: [] as unknown[] };
+  const port: Port = { at: (w) => seen.at.push(w), note: (w) => seen.notes.push(w), send: (v) => seen.sent.push(v) };
+  return { port, seen };
+}
+
+describe('the worker jobs', () => {
+  it('simulate runs an agent and returns plain data: outcome, trace events, changes and what --write would write', async () => {
+    const { port, seen } = recordingPort();
+    const r = await simulate({ sim: { workspaceDir: WS }, request: { name: 'writes', baseDir: nodePath.join(WS, 'agents') } }, port);
+    expect(r.error).toBeUndefined();
+    expect((r.outcome?.afterAll as { protected: string }).protected).toMatch(/Save file protection/);
+    expect(r.files).toEqual({ created: ['out/new.txt'], changed: [], deleted: [] });
+    expect(r.pending.changes.map(([abs]) => abs)).toEqual([nodePath.join(WS, 'out', 'new.txt')]);
+    expect(r.events.some((e) => e.kind === 'file')).toBe(true);
+    expect(seen.at).toEqual(['writes']);
+    expect(seen.notes.length).toBeGreaterThan(0);
+    expect(() => structuredClone(r)).not.toThrow();
+  });
+
+  it('simulate reports a failed run as its serialized error, with nothing to write even when it saved first', async () => {
+    const ws = tmpDir();
+    write(ws, 'saves-then-fails.aip', '# After All\n\n```lua\naip.file.save("x.txt", "x")\nerror("boom")\n```\n');
+    const r = await simulate({ sim: { workspaceDir: ws }, request: { name: 'saves-then-fails', baseDir: ws } }, recordingPort().port);
+    expect(r.error?.name).toBe('AgentRunError');
+    expect(r.error?.message).toMatch(/boom/);
+    expect(r.files.created).toEqual(['x.txt']);
+    expect(r.pending).toEqual({ changes: [], dirs: [] });
+  });
+
+  it('suite runs case files, telling each case as it starts and ends, with plain-data results', async () => {
+    const { port, seen } = recordingPort();
+    const r = await suite({ files: [nodePath.join(AGENTS, 'answer-cleaner.contract.toml')], options: {} }, port);
+    expect(r.cases.map((c) => [c.name, c.status])).toEqual([
+      ['removes DEBUG lines', 'passed'],
+      ['leaves a clean answer alone', 'passed'],
+    ]);
+    expect(seen.at.map((w) => w.replace(/ of .*/, ''))).toEqual(['case "removes DEBUG lines"', 'case "leaves a clean answer alone"']);
+    expect(seen.sent.filter((m) => Object.hasOwn(m as object, 'done'))).toHaveLength(2);
+    expect(() => structuredClone(r)).not.toThrow();
+  });
+});
