@@ -9,7 +9,8 @@
  *   first chain CPU of one 100-chain minus a 0-chain (the same agent, no call), / 100: JIT warm-up, lazy loads
  *   test        wall time of `test` on a 100-case contract file (CLI start-up included)
  * Growth: per-call CPU over chains of 50..400 (flat when linear), and `test` on 1k / 10k cases: wall time per case
- * and peak RSS (`--cases` adds 10k; `--quick` skips the growth tables).
+ * and peak RSS (`--cases` adds 10k; `--quick` skips the growth tables; `--rounds N`; `--bin <path>` measures another
+ * build's bin.js).
  *
  * CPU time of a child comes from the shell's `times` (getrusage of reaped children, 1 ms resolution); peak RSS from
  * GNU time's %M when it is installed.
@@ -23,12 +24,13 @@ import { aipFunctionsAt } from '../src/aip/catalog.ts';
 import { DEFAULT_AIPACK_VERSION } from '../src/runtime/simulator.ts';
 
 const ROOT = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = nodePath.join(ROOT, 'dist', 'cli', 'bin.js');
+const args = process.argv.slice(2);
+// `--bin <path>`: another build's bin.js (e.g. of an earlier commit, for before/after figures)
+const BIN = args.includes('--bin') ? nodePath.resolve(args[args.indexOf('--bin') + 1]) : nodePath.join(ROOT, 'dist', 'cli', 'bin.js');
 const ENGINES = ['fengari', 'lua54'] as const;
 type Runner = (typeof ENGINES)[number] | 'native';
 const CHAIN = 100;
 const GROWTH_LENGTHS = [50, 100, 200, 400];
-const args = process.argv.slice(2);
 const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 7;
 const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
@@ -253,7 +255,7 @@ nativeStub(ws);
 try {
   const native = spawnSync('lua5.4', ['-v']).status === 0;
   if (!native) throw new Error('lua5.4 is not installed: the native floor cannot be measured');
-  console.log(`node ${process.version}, ${os.cpus().length} cores`);
+  console.log(`node ${process.version}, ${os.cpus().length} cores, ${nodePath.relative(ROOT, BIN) || BIN}`);
   if (args.includes('--cases-only')) caseGrowth(args.includes('--cases') ? [1000, 10_000] : [1000]);
   else {
     headline(ws);

@@ -9,6 +9,7 @@ import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbo
 import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import type { ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
+import { ChunkCache } from './chunk-cache.ts';
 
 /** a table element moved by fengari's library loops (lua_geti/lua_seti in JS) takes ~16 instructions' time */
 const ELEMENT_COST = 16;
@@ -472,22 +473,19 @@ function strChar(L: L): number {
 // Compiled chunks by name and source: a fresh state per stage (AIPack's rule) no longer re-parses the prelude, the
 // pack modules and the agent chunks. fengari's parser costs milliseconds per chunk, and even undumping bytecode
 // allocates a whole prototype tree, so the prototypes themselves are kept and shared (fengari-vm.ts protoOf).
-const PROTO_LIMIT = 2000;
-const protoCache = new Map<string, Proto>();
+const protoCache = new ChunkCache<Proto>(2000);
 
 /** Loads `code` as a text chunk, from the prototype compiled from the same name and source when there is one. */
-/** A text chunk as given, or the bytes of a file (its cache key: the bytes as latin1, marked apart). */
+/** A text chunk as given, or the bytes of a file. */
 function loadChunk(L: L, code: string | Uint8Array, chunkName: string): number {
-  const key = typeof code === 'string' ? chunkName + '\0' + code : chunkName + '\0\u0001' + Buffer.from(code).toString('latin1');
-  const cached = protoCache.get(key);
+  const cached = protoCache.get(chunkName, code);
   if (cached) {
     pushProto(L, cached);
     return lua.LUA_OK;
   }
   const status = lauxlib.luaL_loadbufferx(L, typeof code === 'string' ? luaBytes(code) : code, null, luaBytes(chunkName), str('t'));
   if (status === lua.LUA_OK) {
-    if (protoCache.size >= PROTO_LIMIT) protoCache.delete(protoCache.keys().next().value as string);
-    protoCache.set(key, protoOf(L));
+    protoCache.set(chunkName, code, protoOf(L));
   }
   return status;
 }

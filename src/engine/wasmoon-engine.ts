@@ -2,6 +2,7 @@ import type { LuaEngine, StateOptions } from './engine.ts';
 import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { openerName, SANDBOX_LIBS } from './sandbox.ts';
+import { ChunkCache } from './chunk-cache.ts';
 import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
@@ -228,8 +229,7 @@ const TRAMPOLINE = registerCFunction((L: number) => {
 });
 
 // Compiled chunks by name and source: a fresh state per stage no longer re-parses the prelude, modules, agents.
-const BYTECODE_LIMIT = 2000;
-const bytecodeCache = new Map<string, Uint8Array>();
+const bytecodeCache = new ChunkCache<Uint8Array>(2000);
 
 const pool = new StatePool<WasmoonState>(4);
 
@@ -348,9 +348,7 @@ class WasmoonState extends SandboxedState<number> {
    * Compiled once per process and chunk: later loads take the cached bytecode (made here, from the same source).
    */
   protected loadChunk(L: number, code: string | Uint8Array, chunkName: string): number {
-    // a file's bytes are keyed as latin1, marked apart from source text
-    const key = typeof code === 'string' ? chunkName + '\0' + code : chunkName + '\0\u0001' + Buffer.from(code).toString('latin1');
-    const cached = bytecodeCache.get(key);
+    const cached = bytecodeCache.get(chunkName, code);
     const name = cstr(chunkName);
     if (cached) {
       const buf = mallocBytes(cached);
@@ -381,8 +379,7 @@ class WasmoonState extends SandboxedState<number> {
         at += c.length;
       }
       dumpChunks = [];
-      if (bytecodeCache.size >= BYTECODE_LIMIT) bytecodeCache.delete(bytecodeCache.keys().next().value as string);
-      bytecodeCache.set(key, out);
+      bytecodeCache.set(chunkName, code, out);
     }
     return status;
   }
