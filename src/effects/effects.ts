@@ -82,6 +82,12 @@ export interface StageEffect {
   /** the response gave `sub_agents_next` (it replaces the not-yet-run tail of the stage run) */
   subAgentsNext: boolean;
   agentResult?: unknown;
+  /** event form: the events the response queues (`emit_events`), in order */
+  emits: string[];
+  /** event form, pre: what the entry listens to from now on (`agent_on`) */
+  agentOn?: string[];
+  /** event form, post: the response asks for a new run of the coder (`coder_redo = true`) */
+  redo: boolean;
   /** anything the coder continues with differs: params, prompts or the AI text */
   changed: boolean;
 }
@@ -213,6 +219,14 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
     }
   }
 
+  const ignored = t === 'table' ? ignoredFields(stage, response, input, form) : [];
+  // the event form's requests, only where the stage acts on them (an ignored field is reported as ignored)
+  const acted = (key: string) => usable && form === 'event' && !ignored.includes(key) && given(field(response, key));
+  const emits = acted('emit_events') ? stringList(field(response, 'emit_events')) : [];
+  const agentOnValue = field(response, 'agent_on');
+  const agentOn = acted('agent_on') ? (typeof agentOnValue === 'string' ? [agentOnValue] : stringList(agentOnValue)) : undefined;
+  const redo = acted('coder_redo') && field(response, 'coder_redo') === true;
+
   const subAgentsInParams = t === 'table' && luaType(returnedParams) === 'table' && given(field(returnedParams, 'sub_agents'));
   const agentResult = field(response, 'agent_result');
   const changed =
@@ -229,11 +243,14 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
     params,
     prompts,
     coderResponse,
-    ignored: t === 'table' ? ignoredFields(stage, response, input, form) : [],
+    ignored,
     unknownKeys,
     subAgentsInParams,
     subAgentsNext: given(field(response, 'sub_agents_next')),
     ...(given(agentResult) ? { agentResult } : {}),
+    emits,
+    ...(agentOn ? { agentOn } : {}),
+    redo,
     changed,
   };
 }

@@ -219,6 +219,9 @@ export function describeEffect(e: StageEffect): string {
   if (e.prompts.changed) parts.push(`prompts changed (${e.prompts.after.length} segment${e.prompts.after.length === 1 ? '' : 's'})`);
   if (e.coderResponse.replaced) parts.push('AI answer replaced');
   if (e.subAgentsNext) parts.push('replaced the rest of the pipeline (sub_agents_next)');
+  if (e.emits.length) parts.push(`emits ${e.emits.join(', ')}`);
+  if (e.agentOn) parts.push(`now listens to ${e.agentOn.join(', ')} (agent_on)`);
+  if (e.redo) parts.push('asks for a new run (coder_redo)');
   if (e.ignored.length) parts.push(`ignored: ${e.ignored.join(', ')}`);
   if (e.unknownKeys.length) parts.push(`unknown keys: ${e.unknownKeys.map((k) => k.key + (k.suggestion ? ` (did you mean ${k.suggestion}?)` : '')).join(', ')}`);
   if (e.subAgentsInParams) parts.push('sub_agents in returned params (removed)');

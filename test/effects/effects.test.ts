@@ -158,5 +158,15 @@ describe('analyzeEffect in the event form (upstream pro@coder\'s rules: the entr
     expect(e.unknownKeys).toEqual([]);
     expect(e.changed).toBe(false);
   });
-});
 
+  it('records the events a response emits, the entry\'s new agent_on and a redo request, where the stage uses them', () => {
+    const pre = analyzeEffect('pre', eventInput('pre'), { emit_events: ['ctx::narrowed', 'ctx::done'], agent_on: 'end' });
+    expect(pre).toMatchObject({ emits: ['ctx::narrowed', 'ctx::done'], agentOn: ['end'], redo: false });
+    const post = analyzeEffect('post', eventInput('post'), { emit_events: ['review::done'], coder_redo: true, agent_on: 'start' });
+    // agent_on is a pre-only field: ignored at post, so not reported as taking effect
+    expect(post).toMatchObject({ emits: ['review::done'], redo: true, ignored: ['agent_on'] });
+    expect(post.agentOn).toBeUndefined();
+    // the stage form has none of them
+    expect(analyzeEffect('pre', input('pre'), { emit_events: ['x::y'] })).toMatchObject({ emits: [], redo: false });
+  });
+});
