@@ -342,7 +342,7 @@ export const ResponseSchema = z
     error_msg: z.string().optional().meta({ description: 'present: the run fails, whatever success says' }),
     error_details: z.string().optional().meta({ description: 'appended to the failure message' }),
     coder_params: LuaTableSchema.optional().meta({
-      description: 'replaces the params (a sub_agents key in it is removed before use)',
+      description: 'stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use',
       'x-stages': PARAMS_STAGES,
       'x-ignored-keys': { pre: ['sub_agents'], pre_task: ['input_concurrency', 'sub_agents', 'working_globs'] },
     }),

@@ -101,7 +101,7 @@ describe('LuaLS definitions', () => {
       expect(block).toContain(`---@field coder_stage "${stage}"`);
     }
     expect(contract).toContain('---@class CoderSubAgentResponse\n');
-    expect(contract).toContain('---@field coder_params? table<string, any> replaces the params (a sub_agents key in it is removed before use) (used in pre, pre_task)');
+    expect(contract).toContain('---@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use (used in pre, pre_task)');
     expect(contract).toContain('---@class CoderAgentConfig\n');
   });
 
