@@ -21,8 +21,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { aipFunctionsAt } from '../src/aip/catalog.ts';
-import { DEFAULT_AIPACK_VERSION } from '../src/runtime/simulator.ts';
+import { contractCasesDir } from './contract-cases.ts';
+import { nativeAipStub } from './native-aip-stub.ts';
+import { printTable } from './table.ts';
 
 const ROOT = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -56,61 +57,13 @@ function workspace(): string {
   return ws;
 }
 
-/**
- * The floor: the same agents on native Lua 5.4, with aip.agent.run as a pure-Lua stand-in doing per call what
- * AIPack does in Lua terms: read the .aip and take its code block, a fresh environment (library tables copied as a
- * fresh state opens them, an `aip` table of as many functions as the simulated one, CTX), compile the chunk, copy
- * the input in and the result out.
- */
+/** The floor: the same agents on native Lua 5.4 over the pure-Lua aip.agent.run of native-aip-stub.ts. */
 function nativeStub(ws: string): string {
   const file = nodePath.join(ws, 'native-stub.lua');
   writeFileSync(
     file,
-    `
-local WS, AIP_FUNCTIONS, NAME = ${JSON.stringify(ws)}, ${aipFunctionsAt(DEFAULT_AIPACK_VERSION).length}, arg[1]
-local function copy(v)
-  if type(v) ~= "table" then return v end
-  local t = {}
-  for k, x in pairs(v) do t[k] = copy(x) end
-  return t
-end
-local function agent_code(name)
-  local f = assert(io.open(WS .. "/" .. name .. ".aip", "r"))
-  local text = f:read("a")
-  f:close()
-  return assert(text:match("\\n\`\`\`lua\\n(.-)\\n\`\`\`"), name)
-end
-local LIBS = { "string", "table", "math", "utf8", "coroutine", "os", "io", "package" }
-local run
-local function fresh_env(name)
-  local g = {}
-  for k, v in pairs(_G) do
-    if type(v) ~= "table" then g[k] = v end
-  end
-  for _, lib in ipairs(LIBS) do
-    local t = {}
-    for k, f in pairs(_G[lib]) do t[k] = f end
-    g[lib] = t
-  end
-  local aip = {}
-  for i = 1, AIP_FUNCTIONS do
-    local ns = "ns" .. (i % 20)
-    aip[ns] = aip[ns] or {}
-    aip[ns]["fn" .. i] = function(...) return i, ... end
-  end
-  aip.agent = { run = function(n, opts) return run(n, opts) end }
-  g.aip = aip
-  g.CTX = { AGENT_NAME = name, AGENT_FILE_PATH = WS .. "/" .. name .. ".aip", WORKSPACE_DIR = WS, STAGE = "Output",
-    RUN_UID = tostring({}), TASK_NUM = 1, RUN_NUM = 1, PWD = WS, TMP_DIR = WS .. "/.tmp" }
-  return g
-end
-run = function(name, opts)
-  local env = fresh_env(name)
-  env.input = copy(opts and opts.input)
-  local chunk = assert(load(agent_code(name), "=" .. name, "t", env))
-  return { outputs = { copy(chunk()) } }
-end
-print(run(NAME, {}).outputs[1])
+    `${nativeAipStub(ws)}
+print(agent_run(arg[1], {}).outputs[1])
 `,
   );
   return file;
@@ -151,28 +104,10 @@ function runAgent(runner: Runner, ws: string, name: string, expected: number): S
   return timed(argv, ws, (s) => (runner === 'native' ? s.trim() === String(expected) : s.includes(`after_all: ${expected}\n`)));
 }
 
-/** A contract file of `n` copies of a fixture case (a model call, a prompt segment). */
-function casesDir(n: number): string {
-  const dir = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-cli-cases-'));
-  const src = nodePath.join(ROOT, 'fixtures', 'sub-agents');
-  writeFileSync(nodePath.join(dir, 'instruction-clarifier.aip'), readFileSync(nodePath.join(src, 'instruction-clarifier.aip')));
-  const text = readFileSync(nodePath.join(src, 'instruction-clarifier.contract.toml'), 'utf8');
-  const [head, first] = text.split(/(?=\[\[case\]\])/);
-  const cases = Array.from({ length: n }, (_, i) => first.replace(/^name = "(.*)"$/m, `name = "$1 #${i + 1}"`));
-  writeFileSync(nodePath.join(dir, 'bench.contract.toml'), head + cases.join('\n'));
-  return dir;
-}
+const casesDir = (n: number) => contractCasesDir(ROOT, n);
 
 function testRun(engine: Runner, dir: string, n: number): Sample {
   return timed([process.execPath, BIN, 'test', dir, '--engine', engine, '--timeout', '0'], dir, (s) => new RegExp(`\\b${n} passed`).test(s));
-}
-
-function printTable(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(line(head));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const r of rows) console.log(line(r));
 }
 
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');

@@ -17,12 +17,14 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineName } from '../src/engine/engine.ts';
-import { aipFunctionsAt } from '../src/aip/catalog.ts';
 import { blake3 } from '@noble/hashes/blake3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { loadEngine } from '../src/engine/index.ts';
 import { REPO_PACK } from '../src/runtime/packs.ts';
-import { DEFAULT_AIPACK_VERSION, Simulator } from '../src/runtime/simulator.ts';
+import { Simulator } from '../src/runtime/simulator.ts';
+import { contractCasesDir } from './contract-cases.ts';
+import { nativeAipStub } from './native-aip-stub.ts';
+import { printTable } from './table.ts';
 import { parallelBench } from './parallel.bench.ts';
 
 const HERE = fileURLToPath(import.meta.url);
@@ -146,13 +148,7 @@ function inChild(engine: EngineName, kind: string): { ms: number; rssMb: number 
 
 /** `coder-subagents test` on a 100-case file, wall time including the CLI start-up. */
 function testCommand(engine: EngineName): number {
-  const dir = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-cases-'));
-  const src = nodePath.join(ROOT, 'fixtures', 'sub-agents');
-  writeFileSync(nodePath.join(dir, 'instruction-clarifier.aip'), readFileSync(nodePath.join(src, 'instruction-clarifier.aip')));
-  const text = readFileSync(nodePath.join(src, 'instruction-clarifier.contract.toml'), 'utf8');
-  const [head, first] = text.split(/(?=\[\[case\]\])/);
-  const cases = Array.from({ length: 100 }, (_, i) => first.replace(/^name = "(.*)"$/m, `name = "$1 #${i + 1}"`));
-  writeFileSync(nodePath.join(dir, 'bench.contract.toml'), head + cases.join('\n'));
+  const dir = contractCasesDir(ROOT, 100);
   const bin = nodePath.join(ROOT, 'dist', 'cli', 'bin.js');
   const run = () => {
     const t0 = performance.now();
@@ -166,61 +162,13 @@ function testCommand(engine: EngineName): number {
   return ms;
 }
 
-/**
- * The same chains on native Lua 5.4, with a pure-Lua stand-in for aip.agent.run doing per call what AIPack does in
- * Lua terms: read the .aip and take its code block, set up a fresh environment (new library tables as a fresh state
- * opens them, an `aip` table of as many functions as the simulated version has, CTX, then the stage scope over a
- * shallow copy of the globals), compile the chunk, and deep-copy the input in and the result out. Timed with
- * os.clock (CPU time); medians of several runs.
- */
+/** The same chains on native Lua 5.4 over the pure-Lua aip.agent.run of native-aip-stub.ts; os.clock (CPU) medians. */
 function native(ws: string): Record<string, number> | undefined {
   const probe = spawnSync('lua5.4', ['-v'], { encoding: 'utf8' });
   if (probe.status !== 0) return undefined;
-  const aipFunctions = aipFunctionsAt(DEFAULT_AIPACK_VERSION).length;
   const script = `
-local WS, AIP_FUNCTIONS, CHAIN = ${JSON.stringify(ws)}, ${aipFunctions}, ${CHAIN}
-local function copy(v)
-  if type(v) ~= "table" then return v end
-  local t = {}
-  for k, x in pairs(v) do t[k] = copy(x) end
-  return t
-end
-local function agent_code(name)
-  local f = assert(io.open(WS .. "/" .. name .. ".aip", "r"))
-  local text = f:read("a")
-  f:close()
-  return assert(text:match("\\n\`\`\`lua\\n(.-)\\n\`\`\`"), name)
-end
-local LIBS = { "string", "table", "math", "utf8", "coroutine", "os", "io", "package" }
-local function fresh_globals(name)
-  local g = {}
-  for k, v in pairs(_G) do
-    if type(v) ~= "table" then g[k] = v end
-  end
-  for _, lib in ipairs(LIBS) do
-    local t = {}
-    for k, f in pairs(_G[lib]) do t[k] = f end
-    g[lib] = t
-  end
-  local aip = {}
-  for i = 1, AIP_FUNCTIONS do
-    local ns = "ns" .. (i % 20)
-    aip[ns] = aip[ns] or {}
-    aip[ns]["fn" .. i] = function(...) return i, ... end
-  end
-  g.aip = aip
-  g.CTX = { AGENT_NAME = name, AGENT_FILE_PATH = WS .. "/" .. name .. ".aip", WORKSPACE_DIR = WS, STAGE = "Output",
-    RUN_UID = tostring({}), TASK_NUM = 1, RUN_NUM = 1, PWD = WS, TMP_DIR = WS .. "/.tmp" }
-  return g
-end
-local function agent_run(name, opts)
-  local code = agent_code(name)
-  local env = {}
-  for k, v in pairs(fresh_globals(name)) do env[k] = v end
-  env.input = copy(opts.input)
-  local chunk = assert(load(code, "=" .. name, "t", env))
-  return { outputs = { copy(chunk()) } }
-end
+local CHAIN = ${CHAIN}
+${nativeAipStub(ws)}
 local function chain(name, v, n)
   for i = 1, n do v = agent_run(name, { input = v }).outputs[1] end
   return v
@@ -264,14 +212,6 @@ function chainPerCall(ws: string, engine: EngineName, n: number): number {
       if (new Simulator({ workspaceDir: ws, engine }).run({ name: `chain-${n}`, baseDir: ws }).afterAll !== n) throw new Error(`chain-${n}`);
     }) / n
   );
-}
-
-function printTable(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  console.log(line(head));
-  console.log('|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|');
-  for (const r of rows) console.log(line(r));
 }
 
 /**
