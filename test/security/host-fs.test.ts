@@ -228,15 +228,19 @@ describe('the write lock belongs to the tool', () => {
   });
 
   it('a lock held by a zombie process is taken over', async () => {
-    // the shell forks a short child, then becomes a process that never reaps it: the child stays a zombie
-    const holder = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // the shell forks a child that waits for a line, then becomes `sleep`, which never reaps: the line is sent
+    // only once the shell is gone, so the child ends unreaped (a zombie) however the processes are scheduled
+    const holder = spawn('sh', ['-c', 'exec 3<&0; (read _ <&3) & echo $!; exec sleep 60'], { stdio: ['pipe', 'pipe', 'ignore'] });
     try {
       const pid = Number((await new Promise<string>((res) => holder.stdout.once('data', (d) => res(String(d))))).trim());
+      const tick = () => new Promise((r) => setImmediate(r));
+      while (fs.readFileSync(`/proc/${holder.pid}/comm`, 'utf8').trim() !== 'sleep') await tick();
+      holder.stdin.write('go\n');
       const state = () => {
         const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
         return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3);
       };
-      while (state() !== 'Z') await new Promise((r) => setImmediate(r));
+      while (state() !== 'Z') await tick();
       expect(() => process.kill(pid, 0)).not.toThrow(); // what fooled the old check
       fs.writeFileSync(nodePath.join(a.ws, '.aipack', LOCK_NAME), `${pid}\n`);
       const release = lockWorkspace(a.ws);
