@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { hostFunctionBody, jsToLua, luaToJs, T_BOOLEAN, T_FUNCTION, T_LIGHTUSERDATA, T_NIL, T_NUMBER, T_STRING, T_TABLE, type HostCallIO, type ValueBuilder, type ValueReader } from '../../src/engine/conversion.ts';
 import { ConversionError, LuaError, hostFn, multi, type ConvertMode } from '../../src/engine/values.ts';
-import { ENGINE_NAME, testEngine } from '../helpers/engine.ts';
+import { bareState, ENGINE_NAME, runBare } from '../helpers/engine.ts';
 
 // ---- a fake engine: Lua values as tagged JS objects ----------------------------------------------------------
 
@@ -160,22 +160,8 @@ describe('the conversion policy, host functions (over a fake engine)', () => {
 
 // ---- the same policy through this project's engine ------------------------------------------------------------
 
-function state(budget = 1e7) {
-  const s = testEngine.createState({
-    budget,
-    budgetMessage: 'budget',
-    moduleDirs: [],
-    readFile: () => undefined,
-    loadRoots: ['/nowhere'],
-    baseDir: '/nowhere',
-    print: () => {},
-    displayPath: (p) => p,
-  });
-  s.setGlobal('null', null);
-  return s;
-}
-
-const run = (code: string, mode: ConvertMode = 'serde', scope: Record<string, unknown> = {}) => state().runChunk(code, 't.lua', 1, scope, mode);
+const state = bareState;
+const run = runBare;
 
 describe(`Lua -> JS (${ENGINE_NAME}; docs/aipack.md section 7.0)`, () => {
   it('serde mode: tables with a length are arrays (extra keys dropped), others objects, empty {} an object', () => {

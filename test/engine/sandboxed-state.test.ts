@@ -4,27 +4,13 @@
  * simulation, and the libraries the core installs.
  */
 import { describe, expect, it } from 'vitest';
-import { LuaRuntimeError, type ConvertMode } from '../../src/engine/values.ts';
+import { LuaRuntimeError } from '../../src/engine/values.ts';
 import { AgentRunError } from '../../src/runtime/simulator.ts';
-import { ENGINE_NAME, testEngine } from '../helpers/engine.ts';
+import { bareState, ENGINE_NAME, runBare, testEngine } from '../helpers/engine.ts';
 import { runLua } from '../helpers/lua.ts';
 
-function state(budget = 1e7) {
-  const s = testEngine.createState({
-    budget,
-    budgetMessage: 'budget',
-    moduleDirs: [],
-    readFile: () => undefined,
-    loadRoots: ['/nowhere'],
-    baseDir: '/nowhere',
-    print: () => {},
-    displayPath: (p) => p,
-  });
-  s.setGlobal('null', null);
-  return s;
-}
-
-const run = (code: string, mode: ConvertMode = 'serde', scope: Record<string, unknown> = {}) => state().runChunk(code, 't.lua', 1, scope, mode);
+const state = bareState;
+const run = runBare;
 
 describe(`errors (${ENGINE_NAME})`, () => {
   it('carry the file:line of the Lua code and a traceback', () => {
