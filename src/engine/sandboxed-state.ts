@@ -320,6 +320,10 @@ export abstract class SandboxedState<L> implements LuaState {
     const base = api.gettop(L);
     api.getfield(L, api.registry, SAVED_KEY);
     const saved = base + 1;
+    if (this.untouched(L, saved)) {
+      api.settop(L, base);
+      return true;
+    }
     // a table with a metatable cannot be put back as it was in place (a protected one only by C): no reuse
     api.pushnil(L);
     while (api.next(L, saved)) {
@@ -333,6 +337,10 @@ export abstract class SandboxedState<L> implements LuaState {
     while (api.next(L, saved)) {
       const t = base + 2;
       const copy = base + 3;
+      if (this.sameEntries(L, t, copy)) {
+        api.settop(L, base + 2);
+        continue;
+      }
       // keys the stage added: removed (clearing a field while traversing is allowed)
       api.pushnil(L);
       while (api.next(L, t)) {
@@ -357,6 +365,20 @@ export abstract class SandboxedState<L> implements LuaState {
     }
     api.settop(L, base);
     return true;
+  }
+
+  /**
+   * True when every table of the `{ [table] = copy }` map at `saved` holds exactly its copy's entries, in the same
+   * order, and has no metatable: putBack has nothing to do. False when unsure (the generic put-back then runs).
+   * An engine that can read its tables without the stack says so here and in sameEntries.
+   */
+  protected untouched(_L: L, _saved: number): boolean {
+    return false;
+  }
+
+  /** True when the table at `t` holds exactly the entries of the table at `copy` (see untouched). */
+  protected sameEntries(_L: L, _t: number, _copy: number): boolean {
+    return false;
   }
 
   /** Takes the state for another stage, after restorePristine: its options, limits and counters are the new stage's. */

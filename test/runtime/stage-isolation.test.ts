@@ -22,6 +22,7 @@ return {
   file_load = type(aip.file.load), aip_custom = tostring(aip.custom), ctx_extra = tostring(CTX.extra),
   array_index = type(getmetatable(arr).__index), array_name = tostring(getmetatable(arr).__name),
   global_meta = tostring(getmetatable(_G)), string_meta = tostring(getmetatable(string)),
+  math_custom = tostring(math.custom), utf8_custom = tostring(utf8.custom),
   loaded_string = package.loaded.string == string, loaded_g = package.loaded._G == _G,
 }`;
 
@@ -81,6 +82,30 @@ describe('stage isolation', () => {
     expect(run('look')).toEqual(fresh);
     // and a chain of stages after them
     for (let i = 0; i < 3; i++) run('mutate');
+    expect(run('look')).toEqual(fresh);
+  });
+
+  // one change at a time: a restore that looks only at what changed must see each kind of change on its own
+  it.each([
+    ['a value replaced', 'math.pi = 3'],
+    ['a value replaced by one of the same type', 'string.upper = string.lower'],
+    ['a key added', 'math.custom = 1'],
+    ['a key removed', 'table.insert = nil'],
+    ['a key removed and put back (the order changes)', 'local f = table.insert\ntable.insert = nil\ntable.insert = f'],
+    ['a key removed and another added (same count)', 'utf8.char = nil\nutf8.custom = 1'],
+    ['a global added', 'leaked = "yes"'],
+    ['a library swapped for another table', 'string = { upper = function() return "X" end }'],
+    ['the string metatable', 'getmetatable("").__add = function() return 42 end'],
+  ])('%s, alone, is gone for the next stage and the next run', (_label, change) => {
+    agent('one-change.aip', change + '\nreturn true');
+    agent('one-change-chain.aip', 'aip.agent.run("one-change")\nreturn aip.agent.run("look").after_all');
+    const fresh = run('look');
+    expect(run('one-change-chain')).toEqual(fresh);
+    run('one-change');
+    expect(run('look')).toEqual(fresh);
+    // a state put back once may be put back again (its entries' order may now differ from the copy's)
+    run('one-change');
+    run('one-change');
     expect(run('look')).toEqual(fresh);
   });
 
