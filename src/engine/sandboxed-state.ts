@@ -10,7 +10,7 @@
  */
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
-import { T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
+import { T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
 import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
@@ -28,8 +28,9 @@ export const HOOK_INTERVAL = 1000;
 const DEADLINE_CHECK_HOOKS = 16;
 /** the registry key of the `package` table, for the searcher (a script may replace the global) */
 const PACKAGE_KEY = 'coder_subagents.package';
-/** the registry keys of PRISTINE_LUA's copies and of `collectgarbage` as installed */
+/** the registry keys of PRISTINE_LUA's copies, its put-back function and `collectgarbage` as installed */
 const SAVED_KEY = 'coder_subagents.pristine';
+const RESTORE_KEY = 'coder_subagents.restore';
 const COLLECT_KEY = 'coder_subagents.collect';
 /** the registry key of the array metatable (conversion.ts; both bridges set it) */
 const ARRAY_MT_KEY = 'coder_subagents.array_mt';
@@ -37,11 +38,13 @@ const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 /**
  * Run once after the sandbox is installed, with the array metatable: copies the contents of every table reachable
  * from the globals (keys and values), and of the string and array metatables; returns them as { [table] = copy },
- * and `collectgarbage` as it was (lua54; fengari has none). restorePristine puts the copies back.
+ * the function that puts them back in place (true, or nil when a table got a metatable: only C could remove a
+ * protected one), and `collectgarbage` as it was (lua54; fengari has none). Its locals are taken before any stage runs, so
+ * a stage that replaces `next` or `rawset` changes nothing here.
  */
 const PRISTINE_LUA = `
 local array_mt = ...
-local next, type, getmetatable = next, type, getmetatable
+local next, type, getmetatable, rawget, rawset, rawequal = next, type, getmetatable, rawget, rawset, rawequal
 local saved = {}
 local function remember(t)
   if saved[t] then return end
@@ -55,7 +58,22 @@ end
 remember(_G)
 remember(getmetatable(""))
 remember(array_mt)
-return saved, collectgarbage
+local function restore()
+  for t in next, saved do
+    if getmetatable(t) ~= nil then return nil end
+  end
+  for t, copy in next, saved do
+    -- keys the stage added are removed (clearing a field while traversing is allowed), the others put back
+    for k in next, t do
+      if rawget(copy, k) == nil then rawset(t, k, nil) end
+    end
+    for k, v in next, copy do
+      if not rawequal(rawget(t, k), v) then rawset(t, k, v) end
+    end
+  end
+  return true
+end
+return saved, restore, collectgarbage
 `;
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
@@ -279,8 +297,9 @@ export abstract class SandboxedState<L> implements LuaState {
       this.hostChunks.add('=pristine');
       if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
       api.getfield(L, api.registry, ARRAY_MT_KEY);
-      api.call(L, 1, 2);
+      api.call(L, 1, 3);
       api.setfield(L, api.registry, COLLECT_KEY);
+      api.setfield(L, api.registry, RESTORE_KEY);
       api.setfield(L, api.registry, SAVED_KEY);
     });
   }
@@ -301,9 +320,10 @@ export abstract class SandboxedState<L> implements LuaState {
       this.protect((L) => {
         restored = this.putBack(L);
         // the stage's garbage is freed before the state waits in the pool, so it is not counted against the
-        // memory of the run tree that takes the state next (lua54; fengari's memory is V8's heap)
+        // memory of the run tree that takes the state next (lua54; fengari's memory is V8's heap); a little of it
+        // is left to Lua's own collector, as in any state (a full collection per stage costs more than the stage)
         this.api.getfield(L, this.api.registry, COLLECT_KEY);
-        if (restored && this.api.type(L, -1) === T_FUNCTION) {
+        if (restored && this.api.type(L, -1) === T_FUNCTION && this.garbageWorthCollecting()) {
           this.api.pushstring(L, 'collect');
           this.api.call(L, 1, 0);
         } else this.api.settop(L, -2);
@@ -314,7 +334,17 @@ export abstract class SandboxedState<L> implements LuaState {
     return restored;
   }
 
-  /** The copies of PRISTINE_LUA put back in place, raw (done here: a Lua loop costs a call per key on fengari). */
+  /** True when the stage left enough garbage that the next run tree should not be charged for it (see lua54). */
+  protected garbageWorthCollecting(): boolean {
+    return true;
+  }
+
+  /**
+   * The copies of PRISTINE_LUA put back in place, raw: by its Lua function where Lua loops are cheap (lua54: one
+   * call instead of ~6 crossings into WebAssembly per entry), else here (a Lua loop costs a call per key on fengari).
+   */
+  protected readonly restoresInLua: boolean = false;
+
   private putBack(L: L): boolean {
     const api = this.api;
     const base = api.gettop(L);
@@ -323,6 +353,13 @@ export abstract class SandboxedState<L> implements LuaState {
     if (this.untouched(L, saved)) {
       api.settop(L, base);
       return true;
+    }
+    if (this.restoresInLua) {
+      api.getfield(L, api.registry, RESTORE_KEY);
+      api.call(L, 0, 1);
+      const restored = api.type(L, -1) === T_BOOLEAN;
+      api.settop(L, base);
+      return restored;
     }
     // a table with a metatable cannot be put back as it was in place (a protected one only by C): no reuse
     api.pushnil(L);

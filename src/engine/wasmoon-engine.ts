@@ -37,6 +37,13 @@ import {
   upvalueIndex,
 } from './wasmoon-bridge.ts';
 
+/**
+ * Garbage a pooled state may keep for Lua's own collector when it goes back to the pool: the next run tree is
+ * charged for it (the default cap is 512 MiB), and a full collection per stage would cost more than a
+ * small stage itself.
+ */
+const GARBAGE_COLLECT_FROM = 256 * 1024;
+
 /** Room above the memory cap for the error handling of a run that hit it (messages, tracebacks). */
 const MEMORY_SLACK = 16 * 1024 * 1024;
 
@@ -256,7 +263,18 @@ class WasmoonState extends SandboxedState<number> {
     this.protect((L) => this.install(L));
     this.installTemplate();
     this.installedIds = this.ids.length;
+    this.pristineBytes = this.bytes;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
+  }
+
+  protected override readonly restoresInLua = true;
+
+  /** the bytes the state held once set up, before any stage */
+  private pristineBytes = 0;
+
+  /** over GARBAGE_COLLECT_FROM bytes more than the state held set up (see restorePristine) */
+  protected override garbageWorthCollecting(): boolean {
+    return this.bytes - this.pristineBytes > GARBAGE_COLLECT_FROM;
   }
 
   protected onTaken(): void {
@@ -425,6 +443,8 @@ class WasmoonState extends SandboxedState<number> {
 
   close(): void {
     if (this.closed) return;
+    // the put-back is the simulator's work, not the stage's: no budget, no deadline (onTaken arms the hook again)
+    M._lua_sethook(this.L, 0, 0, 0);
     if (pool.give(this)) {
       // restored and collected: no Lua value refers to the stage's host functions any more
       releaseCFunctions(this.ids.splice(this.installedIds));

@@ -7,10 +7,10 @@ import { loadEngine } from '../../src/engine/index.ts';
 import { createLimits } from '../../src/engine/limits.ts';
 
 const lua54 = await loadEngine('lua54');
-function state(memoryMax = 512 * 1024 * 1024) {
+function state(memoryMax = 512 * 1024 * 1024, limits = createLimits(1e9, memoryMax)) {
   return lua54.createState({
     budget: 1e9,
-    limits: createLimits(1e9, memoryMax),
+    limits,
     budgetMessage: 'budget',
     moduleDirs: [],
     readFile: () => undefined,
@@ -26,6 +26,22 @@ describe('the lua54 engine', () => {
   it('refuses allocations past the memory cap, even under pcall, and says so', () => {
     const s = state(32 * 1024 * 1024);
     expect(() => run('local t = {} pcall(function() for i = 1, 1e8 do t[i] = i end end) return #t', s)).toThrow('memory limit exceeded');
+  });
+
+  it('a state goes back to the pool without the big garbage of its stage: the next run tree is not charged for it', () => {
+    const first = createLimits(1e9, 512 * 1024 * 1024);
+    const s = state(undefined, first);
+    const setUp = first.memoryUsed;
+    // ~3 MiB of tables, unreachable once the chunk returns
+    expect(run('local t = {} for i = 1, 50000 do t[i] = { i } end return #t', s)).toBe(50000);
+    expect(first.memoryUsed - setUp).toBeGreaterThan(2 * 1024 * 1024);
+    s.close();
+    const next = createLimits(1e9, 512 * 1024 * 1024);
+    const taken = state(undefined, next);
+    // a pooled state may keep a little garbage for Lua's own collector, never the stage's megabytes
+    expect(next.memoryUsed).toBeGreaterThan(0);
+    expect(next.memoryUsed).toBeLessThan(setUp + 512 * 1024);
+    taken.close();
   });
 
   it('runs the same chunk in two states from one compilation, each with its own globals', () => {
