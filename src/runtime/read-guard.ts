@@ -11,7 +11,16 @@ export interface ReadPolicy {
   allows(abs: string): boolean;
   /** raises the protection error for `abs` */
   refuse(abs: string): never;
+  /**
+   * Keeps each path's verdict until the returned function is called (holds nest). For one run: its Lua cannot
+   * change the disk (its writes stay in memory, commands are scripted), so a link that is not there when the run
+   * first looks cannot appear during it, except by another process, which realpath-then-open could not stop either.
+   */
+  hold(): () => void;
 }
+
+/** verdicts kept by a hold; past this many the oldest go (a run that lists a huge tree) */
+const HELD_VERDICTS = 10_000;
 
 /**
  * `roots` are compared both as written and resolved, so a root reached through a symlink still matches;
@@ -20,7 +29,7 @@ export interface ReadPolicy {
  */
 export function readPolicy(workspaceDir: string, roots: readonly string[], virtualRoots: readonly string[] = []): ReadPolicy {
   const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtualRoots.map((r) => nodePath.resolve(r))])];
-  const allows = (abs: string): boolean => {
+  const judge = (abs: string): boolean => {
     if (typeof abs !== 'string' || !nodePath.isAbsolute(abs)) return false;
     const norm = nodePath.resolve(abs);
     // judge the normalised path first: "<root>/../x" is outside even though it starts with the root
@@ -28,9 +37,30 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
     const real = realPathOf(norm);
     return realRoots.some((r) => isInside(real, r));
   };
+  let verdicts: Map<string, boolean> | undefined;
+  let holds = 0;
+  const allows = (abs: string): boolean => {
+    if (verdicts === undefined || typeof abs !== 'string') return judge(abs);
+    let verdict = verdicts.get(abs);
+    if (verdict === undefined) {
+      verdict = judge(abs);
+      if (verdicts.size >= HELD_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
+      verdicts.set(abs, verdict);
+    }
+    return verdict;
+  };
   return {
     roots: realRoots,
     allows,
+    hold() {
+      if (holds++ === 0) verdicts = new Map();
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holds === 0) verdicts = undefined;
+      };
+    },
     refuse(abs) {
       throw new ReadRefused(
         `Read protection (simulator) - The path \`${abs}\` is outside the workspace \`${workspaceDir}\` and the packs ` +

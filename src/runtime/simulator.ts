@@ -133,6 +133,8 @@ export class Simulator implements StageHost {
   /** CTX.RUN_FLOW_REDO_COUNT of the current top-level run (the redo loop of run()) */
   private flowRedoCount = 0;
   private configCache?: { text: string | undefined; options: AgentOptions };
+  /** since()'s answers, by version */
+  private readonly sinceAnswers = new Map<string, boolean>();
   /** what every read of a run may reach: the workspace, the simulated home, the packs (real paths) */
   private readonly readPolicy: ReadPolicy;
   /** the Vfs behind that policy: agent and pack lookup, `require`/`dofile`, `aip.file.*` all read through it */
@@ -194,7 +196,13 @@ export class Simulator implements StageHost {
 
   /** true when the simulated AIPack version is `version` or later */
   since(version: string): boolean {
-    return compareVersion(this.aipackVersion, version) >= 0;
+    // asked several times a stage (CTX, options): the answer never changes for a simulator
+    let answer = this.sinceAnswers.get(version);
+    if (answer === undefined) {
+      answer = compareVersion(this.aipackVersion, version) >= 0;
+      this.sinceAnswers.set(version, answer);
+    }
+    return answer;
   }
 
   /** Deterministic UUID-shaped ids, so traces and outputs are reproducible. */
@@ -207,6 +215,8 @@ export class Simulator implements StageHost {
   run(request: RunRequest): RunOutcome {
     const outer = this.limits;
     const first = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
+    // every stage reads its agent and the workspace config: one realpath per path for the run (read-guard.ts)
+    const release = this.readPolicy.hold();
     try {
       return runWithRedos(request.name, this.trace, (redoCount) => {
         this.flowRedoCount = (this.opts.flowRedoBase ?? 0) + redoCount;
@@ -219,6 +229,7 @@ export class Simulator implements StageHost {
       if (err instanceof AgentRunError && this.limits && spent(this.limits)) throw new RunLimitError(err);
       throw err;
     } finally {
+      release();
       this.flowRedoCount = 0;
       this.limits = outer;
     }

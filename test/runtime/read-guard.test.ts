@@ -34,6 +34,31 @@ describe('readPolicy', () => {
   });
 });
 
+describe('readPolicy.hold', () => {
+  it('keeps each verdict while held (one realpath per path for a run), judges afresh once released', () => {
+    const { root, ws } = tree();
+    const p = readPolicy(ws, [ws]);
+    const later = nodePath.join(ws, 'src', 'later.txt');
+    const release = p.hold();
+    expect(p.allows(later)).toBe(true);
+    // a link made by another process during the run: the held verdict stands, as the run's first look saw it
+    fs.symlinkSync(nodePath.join(root, 'secret.txt'), later);
+    expect(p.allows(later)).toBe(true);
+    // a path not judged yet is judged now
+    expect(p.allows(nodePath.join(ws, 'src', 'leak.txt'))).toBe(false);
+    const inner = p.hold();
+    inner();
+    // holds nest: the outer one still keeps its verdicts
+    expect(p.allows(later)).toBe(true);
+    release();
+    release(); // a second call changes nothing
+    expect(p.allows(later)).toBe(false);
+    // without a hold nothing is kept
+    fs.unlinkSync(later);
+    expect(p.allows(later)).toBe(true);
+  });
+});
+
 describe('guardReads', () => {
   it('reads inside; outside, a read raises, a stat is absent and a listing leaves out what leads outside', () => {
     const { root, ws } = tree();
