@@ -372,16 +372,15 @@ class FengariState extends SandboxedState<L> {
    * The put-back's check done in JS (a table is a JS object here): its stack traffic through lua_next costs ~1
    * microsecond an entry, and a pooled state's ~40 tables hold ~600 entries, of which a stage changes a few.
    */
-  protected override untouched(L: L, saved: number): boolean {
-    for (let e = (valueAt(L, saved).value as LuaTable).f; e !== undefined; e = e.n) {
-      const t = e.key.value as LuaTable;
-      if (t.metatable !== null || !sameEntries(t, e.value.value as LuaTable)) return false;
+  protected override changedTables(L: L, list: number): number[] {
+    const pairs = valueAt(L, list).value as LuaTable;
+    const changed: number[] = [];
+    for (let i = 1; ; i++) {
+      const t = getInt(pairs, 2 * i - 1);
+      if (t.type !== TAG.LUA_TTABLE) return changed;
+      const table = t.value as LuaTable;
+      if (table.metatable !== null || !sameEntries(table, getInt(pairs, 2 * i).value as LuaTable)) changed.push(i);
     }
-    return true;
-  }
-
-  protected override sameEntries(L: L, t: number, copy: number): boolean {
-    return sameEntries(valueAt(L, t).value as LuaTable, valueAt(L, copy).value as LuaTable);
   }
 
   /** fengari's set-up runs unprotected: its errors are JS exceptions already */

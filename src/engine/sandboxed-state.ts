@@ -28,8 +28,8 @@ export const HOOK_INTERVAL = 1000;
 const DEADLINE_CHECK_HOOKS = 16;
 /** the registry key of the `package` table, for the searcher (a script may replace the global) */
 const PACKAGE_KEY = 'coder_subagents.package';
-/** the registry keys of PRISTINE_LUA's copies, its put-back function and `collectgarbage` as installed */
-const SAVED_KEY = 'coder_subagents.pristine';
+/** the registry keys of PRISTINE_LUA's list of tables and copies, its put-back function, `collectgarbage` */
+const PRISTINE_KEY = 'coder_subagents.pristine';
 const RESTORE_KEY = 'coder_subagents.restore';
 const COLLECT_KEY = 'coder_subagents.collect';
 /** the registry key of the array metatable (conversion.ts; both bridges set it) */
@@ -37,19 +37,22 @@ const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 
 /**
  * Run once after the sandbox is installed, with the array metatable: copies the contents of every table reachable
- * from the globals (keys and values), and of the string and array metatables; returns them as { [table] = copy },
- * the function that puts them back in place (true, or nil when a table got a metatable: only C could remove a
- * protected one), and `collectgarbage` as it was (lua54; fengari has none). Its locals are taken before any stage runs, so
- * a stage that replaces `next` or `rawset` changes nothing here.
+ * from the globals (keys and values), and of the string and array metatables. Returns them as one list
+ * { t1, copy1, t2, copy2, ... } (pair i at 2i-1, 2i), the function that puts tables back in place, and
+ * `collectgarbage` as it was (lua54; fengari has none). `restore(i, j, ...)` puts back pairs i, j... (all pairs
+ * when given none) and returns true, or nil when one of them got a metatable (only C could remove a protected one).
+ * Its locals are taken before any stage runs, so a stage that replaces `next` or `rawset` changes nothing here.
  */
 const PRISTINE_LUA = `
 local array_mt = ...
-local next, type, getmetatable, rawget, rawset, rawequal = next, type, getmetatable, rawget, rawset, rawequal
-local saved = {}
+local next, type, getmetatable, rawget, rawset, rawequal, select = next, type, getmetatable, rawget, rawset, rawequal, select
+local seen, list = {}, {}
 local function remember(t)
-  if saved[t] then return end
+  if seen[t] then return end
+  seen[t] = true
   local copy = {}
-  saved[t] = copy
+  list[#list + 1] = t
+  list[#list + 1] = copy
   for k, v in next, t do
     copy[k] = v
     if type(v) == "table" then remember(v) end
@@ -58,22 +61,29 @@ end
 remember(_G)
 remember(getmetatable(""))
 remember(array_mt)
-local function restore()
-  for t in next, saved do
-    if getmetatable(t) ~= nil then return nil end
+local pairs_count = #list // 2
+local function put_back(t, copy)
+  -- keys the stage added are removed (clearing a field while traversing is allowed), the others set again
+  for k in next, t do
+    if rawget(copy, k) == nil then rawset(t, k, nil) end
   end
-  for t, copy in next, saved do
-    -- keys the stage added are removed (clearing a field while traversing is allowed), the others put back
-    for k in next, t do
-      if rawget(copy, k) == nil then rawset(t, k, nil) end
-    end
-    for k, v in next, copy do
-      if not rawequal(rawget(t, k), v) then rawset(t, k, v) end
-    end
+  for k, v in next, copy do
+    if not rawequal(rawget(t, k), v) then rawset(t, k, v) end
+  end
+end
+local function restore(...)
+  local n = select("#", ...)
+  for j = 1, n == 0 and pairs_count or n do
+    local i = n == 0 and j or select(j, ...)
+    if getmetatable(list[2 * i - 1]) ~= nil then return nil end
+  end
+  for j = 1, n == 0 and pairs_count or n do
+    local i = n == 0 and j or select(j, ...)
+    put_back(list[2 * i - 1], list[2 * i])
   end
   return true
 end
-return saved, restore, collectgarbage
+return list, restore, collectgarbage
 `;
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
@@ -300,7 +310,7 @@ export abstract class SandboxedState<L> implements LuaState {
       api.call(L, 1, 3);
       api.setfield(L, api.registry, COLLECT_KEY);
       api.setfield(L, api.registry, RESTORE_KEY);
-      api.setfield(L, api.registry, SAVED_KEY);
+      api.setfield(L, api.registry, PRISTINE_KEY);
     });
   }
 
@@ -340,44 +350,51 @@ export abstract class SandboxedState<L> implements LuaState {
   }
 
   /**
-   * The copies of PRISTINE_LUA put back in place, raw: by its Lua function where Lua loops are cheap (lua54: one
-   * call instead of ~6 crossings into WebAssembly per entry), else here (a Lua loop costs a call per key on fengari).
+   * The copies of PRISTINE_LUA put back in place, raw, for the tables that changed: by its Lua function where Lua
+   * loops are cheap (lua54: one call instead of ~6 crossings into WebAssembly per entry), else here (a Lua loop
+   * costs a call per key on fengari).
    */
   protected readonly restoresInLua: boolean = false;
 
   private putBack(L: L): boolean {
     const api = this.api;
     const base = api.gettop(L);
-    api.getfield(L, api.registry, SAVED_KEY);
-    const saved = base + 1;
-    if (this.untouched(L, saved)) {
+    api.getfield(L, api.registry, PRISTINE_KEY);
+    const list = base + 1;
+    const changed = this.changedTables(L, list);
+    try {
+      if (changed?.length === 0) return true;
+      if (this.restoresInLua) {
+        api.getfield(L, api.registry, RESTORE_KEY);
+        for (const i of changed ?? []) api.pushinteger(L, i);
+        api.call(L, changed?.length ?? 0, 1);
+        const restored = api.type(L, -1) === T_BOOLEAN;
+        api.settop(L, list);
+        if (restored) this.putBackDone(L, list, changed);
+        return restored;
+      }
+      return this.putBackHere(L, list, changed);
+    } finally {
       api.settop(L, base);
-      return true;
     }
-    if (this.restoresInLua) {
-      api.getfield(L, api.registry, RESTORE_KEY);
-      api.call(L, 0, 1);
-      const restored = api.type(L, -1) === T_BOOLEAN;
-      api.settop(L, base);
-      return restored;
-    }
+  }
+
+  /** restore() of PRISTINE_LUA done through the C API, for pairs `changed` of the list at `list` (all: undefined). */
+  private putBackHere(L: L, list: number, changed: number[] | undefined): boolean {
+    const api = this.api;
+    const positions = changed ?? Array.from({ length: this.pairCount(L, list) }, (_, i) => i + 1);
+    const t = list + 1;
+    const copy = list + 2;
     // a table with a metatable cannot be put back as it was in place (a protected one only by C): no reuse
-    api.pushnil(L);
-    while (api.next(L, saved)) {
-      if (api.getmetatable(L, -2)) {
-        api.settop(L, base);
-        return false;
-      }
-      api.settop(L, -2);
+    for (const i of positions) {
+      api.rawgeti(L, list, 2 * i - 1);
+      const locked = api.getmetatable(L, -1);
+      api.settop(L, list);
+      if (locked) return false;
     }
-    api.pushnil(L);
-    while (api.next(L, saved)) {
-      const t = base + 2;
-      const copy = base + 3;
-      if (this.sameEntries(L, t, copy)) {
-        api.settop(L, base + 2);
-        continue;
-      }
+    for (const i of positions) {
+      api.rawgeti(L, list, 2 * i - 1);
+      api.rawgeti(L, list, 2 * i);
       // keys the stage added: removed (clearing a field while traversing is allowed)
       api.pushnil(L);
       while (api.next(L, t)) {
@@ -398,25 +415,34 @@ export abstract class SandboxedState<L> implements LuaState {
         api.rotate(L, -2, 1);
         api.rawset(L, t);
       }
-      api.settop(L, base + 2);
+      api.settop(L, list);
     }
-    api.settop(L, base);
     return true;
   }
 
-  /**
-   * True when every table of the `{ [table] = copy }` map at `saved` holds exactly its copy's entries, in the same
-   * order, and has no metatable: putBack has nothing to do. False when unsure (the generic put-back then runs).
-   * An engine that can read its tables without the stack says so here and in sameEntries.
-   */
-  protected untouched(_L: L, _saved: number): boolean {
-    return false;
+  /** the number of (table, copy) pairs in the list at `list` */
+  private pairCount(L: L, list: number): number {
+    let n = 0;
+    for (;;) {
+      this.api.rawgeti(L, list, 2 * n + 1);
+      const end = this.api.type(L, -1) === T_NIL;
+      this.api.settop(L, -2);
+      if (end) return n;
+      n++;
+    }
   }
 
-  /** True when the table at `t` holds exactly the entries of the table at `copy` (see untouched). */
-  protected sameEntries(_L: L, _t: number, _copy: number): boolean {
-    return false;
+  /**
+   * Which pairs of the pristine list at `list` (1-based pair positions, see PRISTINE_LUA) hold a table that is
+   * not as its copy (its entries or order differ, or it has a metatable): [] when none, undefined when the engine
+   * cannot tell (all are put back). Most stages change one or two of the ~40 tables (the globals, for CTX).
+   */
+  protected changedTables(_L: L, _list: number): number[] | undefined {
+    return undefined;
   }
+
+  /** After restore() put back pairs `changed` (all: undefined), an engine may note how they look now. */
+  protected putBackDone(_L: L, _list: number, _changed: number[] | undefined): void {}
 
   /** Takes the state for another stage, after restorePristine: its options, limits and counters are the new stage's. */
   takeFor(options: StateOptions): void {

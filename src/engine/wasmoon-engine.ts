@@ -6,6 +6,7 @@ import { ChunkCache } from './chunk-cache.ts';
 import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
+import { imageOf, layoutHolds, unchanged, type TableImage } from './wasmoon-tables.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -268,6 +269,36 @@ class WasmoonState extends SandboxedState<number> {
   }
 
   protected override readonly restoresInLua = true;
+
+  /** the pristine tables as they were after the last put-back (wasmoon-tables.ts), when their layout is known */
+  private images?: TableImage[];
+
+  protected override changedTables(): number[] | undefined {
+    const images = this.images;
+    if (images === undefined) return undefined;
+    const changed: number[] = [];
+    for (let i = 0; i < images.length; i++) if (!unchanged(images[i])) changed.push(i + 1);
+    return changed;
+  }
+
+  protected override putBackDone(L: number, list: number, changed: number[] | undefined): void {
+    if (!layoutHolds) return;
+    const image = (i: number) => {
+      M._lua_rawgeti(L, list, BigInt(2 * i - 1));
+      const taken = imageOf(M._lua_topointer(L, -1) as number);
+      M._lua_settop(L, -2);
+      return taken;
+    };
+    if (this.images === undefined || changed === undefined) {
+      const images: TableImage[] = [];
+      for (let i = 1; M._lua_rawgeti(L, list, BigInt(2 * i - 1)) !== T_NIL; i++) {
+        M._lua_settop(L, -2);
+        images.push(image(i));
+      }
+      M._lua_settop(L, -2);
+      this.images = images;
+    } else for (const i of changed) this.images[i - 1] = image(i);
+  }
 
   /** the bytes the state held once set up, before any stage */
   private pristineBytes = 0;

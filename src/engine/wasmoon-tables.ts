@@ -1,0 +1,138 @@
+/**
+ * Lua 5.4 tables read in place in the WebAssembly memory, so that a pooled lua54 state can tell in one compare of
+ * bytes whether its pristine tables are as it left them (sandboxed-state.ts `changedTables`), instead of walking their
+ * ~600 entries through the C API or a Lua loop.
+ *
+ * Layout (Lua 5.4 `lobject.h`, wasm32: pointers and ints of 4 bytes, `Value` of 8):
+ *   Table: next @0, tt @4, marked @5, flags @6, lsizenode @7, alimit @8, array @12, node @16, lastfree @20,
+ *          metatable @24, gclist @28
+ *   TValue (array part): value @0 (8), tt @8; 16 bytes
+ *   Node (hash part): value @0 (8), tt @8, key_tt @9, next @12, key_val @16; 24 bytes
+ * Equal bytes mean equal entries: the same key and value tags and payloads, and a payload that is a pointer names
+ * the same object, which cannot have been freed and its address reused, since the state's copies keep it alive.
+ * What the collector changes (marks, gclist, the metamethod cache in `flags`) is not compared; the collector's
+ * clearing of a dead key in an empty node reads as a change, which only costs a put-back.
+ *
+ * `layoutHolds` probes the layout once on a scratch state; when it does not hold (another Lua build), nothing
+ * here is used and the put-back runs every time.
+ */
+import { M } from './wasmoon-bridge.ts';
+
+const FLAGS = 6;
+const LSIZENODE = 7;
+const ALIMIT = 8;
+const ARRAY = 12;
+const NODE = 16;
+const METATABLE = 24;
+const TVALUE_SIZE = 16;
+const NODE_SIZE = 24;
+/** flags bit: `alimit` is not the real size of the array part */
+const BITRAS = 0x80;
+
+/** A table's layout fields and the words of its hash part then its array part, as they were when taken. */
+export interface TableImage {
+  readonly ptr: number;
+  readonly lsizenode: number;
+  readonly alimit: number;
+  readonly notRealSize: number;
+  readonly array: number;
+  readonly node: number;
+  readonly words: Uint32Array;
+}
+
+/** luaH_realasize: the array part's size, a power of two at least `alimit` when `alimit` is not it. */
+function arraySize(alimit: number, notRealSize: number): number {
+  if (!notRealSize || (alimit & (alimit - 1)) === 0) return alimit;
+  let size = 1;
+  while (size < alimit) size *= 2;
+  return size;
+}
+
+// Nodes and TValues are 8-aligned and whole multiples of 4 bytes: both parts are compared as 32-bit words, in a
+// plain loop (a Buffer view per part costs more than the compare for these few hundred bytes).
+function spans(ptr: number) {
+  const heap = M.HEAPU8;
+  const words = M.HEAPU32;
+  const lsizenode = heap[ptr + LSIZENODE];
+  const alimit = words[(ptr + ALIMIT) >> 2];
+  const notRealSize = heap[ptr + FLAGS] & BITRAS;
+  const array = words[(ptr + ARRAY) >> 2];
+  const node = words[(ptr + NODE) >> 2];
+  const nodeWords = (2 ** lsizenode * NODE_SIZE) >> 2;
+  const arrayWords = (arraySize(alimit, notRealSize) * TVALUE_SIZE) >> 2;
+  return { words, lsizenode, alimit, notRealSize, array, node, nodeWords, arrayWords };
+}
+
+/** The image of the table at `ptr` (as lua_topointer gives it). */
+export function imageOf(ptr: number): TableImage {
+  const s = spans(ptr);
+  const words = new Uint32Array(s.nodeWords + s.arrayWords);
+  words.set(s.words.subarray(s.node >> 2, (s.node >> 2) + s.nodeWords), 0);
+  words.set(s.words.subarray(s.array >> 2, (s.array >> 2) + s.arrayWords), s.nodeWords);
+  return { ptr, lsizenode: s.lsizenode, alimit: s.alimit, notRealSize: s.notRealSize, array: s.array, node: s.node, words };
+}
+
+/** True when the table is as its image shows and has no metatable. */
+export function unchanged(image: TableImage): boolean {
+  const s = spans(image.ptr);
+  if (s.words[(image.ptr + METATABLE) >> 2] !== 0) return false;
+  if (s.lsizenode !== image.lsizenode || s.alimit !== image.alimit || s.notRealSize !== image.notRealSize) return false;
+  if (s.array !== image.array || s.node !== image.node) return false;
+  const heap = s.words;
+  const taken = image.words;
+  for (let i = 0, at = s.node >> 2; i < s.nodeWords; i++, at++) if (heap[at] !== taken[i]) return false;
+  for (let i = 0, at = s.array >> 2, j = s.nodeWords; i < s.arrayWords; i++, at++, j++) if (heap[at] !== taken[j]) return false;
+  return true;
+}
+
+/**
+ * The layout above, checked on a scratch state: { 7, 8, k = 42 } with a metatable must read as two integers in
+ * the array part, one integer under a short-string key in a one-node hash part, and the metatable's address.
+ */
+function probeLayout(): boolean {
+  const L = M._luaL_newstate() as number;
+  if (!L) return false;
+  try {
+    M._lua_createtable(L, 2, 1);
+    M._lua_pushinteger(L, 7n);
+    M._lua_rawseti(L, -2, 1n);
+    M._lua_pushinteger(L, 8n);
+    M._lua_rawseti(L, -2, 2n);
+    M._lua_pushinteger(L, 42n);
+    const key = M._malloc(2) as number;
+    M.HEAPU8.set([0x6b, 0], key);
+    M._lua_setfield(L, -2, key);
+    M._free(key);
+    const t = M._lua_topointer(L, -1) as number;
+    M._lua_createtable(L, 0, 0);
+    const mt = M._lua_topointer(L, -1) as number;
+    M._lua_setmetatable(L, -2);
+    const heap = M.HEAPU8;
+    const words = M.HEAPU32;
+    const s = spans(t);
+    const nodeAt = s.node;
+    const arrayAt = s.array;
+    const LUA_VNUMINT = 0x03;
+    const LUA_VSHRSTR_COLLECTABLE = 0x44;
+    return (
+      words[(t + METATABLE) >> 2] === mt &&
+      s.alimit === 2 &&
+      s.lsizenode === 0 &&
+      heap[arrayAt + 8] === LUA_VNUMINT &&
+      words[arrayAt >> 2] === 7 &&
+      heap[arrayAt + TVALUE_SIZE + 8] === LUA_VNUMINT &&
+      words[(arrayAt + TVALUE_SIZE) >> 2] === 8 &&
+      heap[nodeAt + 8] === LUA_VNUMINT &&
+      words[nodeAt >> 2] === 42 &&
+      heap[nodeAt + 9] === LUA_VSHRSTR_COLLECTABLE &&
+      nodeAt % 8 === 0 &&
+      arrayAt % 8 === 0
+    );
+  } catch {
+    return false;
+  } finally {
+    M._lua_close(L);
+  }
+}
+
+export const layoutHolds: boolean = probeLayout();
