@@ -138,6 +138,7 @@ const ltableAll = require(root + 'src/ltable.js') as {
   luaH_setint(t: LuaTable, key: number, value: TValue): void;
   luaH_setfrom(L: unknown, t: LuaTable, key: TValue, value: TValue): void;
   luaH_getint(t: LuaTable, key: number): TValue;
+  luaH_get(L: unknown, t: LuaTable, key: TValue): TValue;
   luaH_getn(t: LuaTable): number;
   invalidateTMcache(t: LuaTable): void;
 };
@@ -153,6 +154,10 @@ export function setField(L: LuaState, t: LuaTable, key: TValue, value: TValue): 
   ltableAll.invalidateTMcache(t);
 }
 export const getInt = (t: LuaTable, key: number): TValue => ltableAll.luaH_getint(t, key);
+/** t[key], raw, as lua_rawget (nil: a value of type LUA_TNIL) */
+export const getField = (L: LuaState, t: LuaTable, key: TValue): TValue => ltableAll.luaH_get(L, t, key);
+/** fengari's nil value, for raw sets that delete */
+export const NIL: TValue = tvalue(TAG.LUA_TNIL, undefined);
 /** the border lua_rawlen gives */
 export const rawLength = (t: LuaTable): number => ltableAll.luaH_getn(t);
 
