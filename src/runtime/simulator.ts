@@ -23,7 +23,7 @@ import { summarize, Trace } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { countWrites, createOverlayVfs } from './vfs.ts';
+import { countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './run-agent-options.ts';
@@ -133,6 +133,8 @@ export class Simulator implements StageHost {
   /** CTX.RUN_FLOW_REDO_COUNT of the current top-level run (the redo loop of run()) */
   private flowRedoCount = 0;
   private configCache?: { text: string | undefined; options: AgentOptions };
+  /** within a run (run()): agents found and files read by readOnce, until the run writes a file */
+  private runReads?: { agents: Map<string, ResolvedAgent>; texts: Map<string, string | undefined> };
   /** since()'s answers, by version */
   private readonly sinceAnswers = new Map<string, boolean>();
   /** what every read of a run may reach: the workspace, the simulated home, the packs (real paths) */
@@ -179,7 +181,12 @@ export class Simulator implements StageHost {
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
     const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
-    this.readVfs = guardReads(held, this.readPolicy);
+    // a write may make, change or remove an agent or the config: what the run read is read again
+    const watched = watchWrites(held, () => {
+      this.runReads?.agents.clear();
+      this.runReads?.texts.clear();
+    });
+    this.readVfs = guardReads(watched, this.readPolicy);
     this.session = { workspaceDir: this.workspaceDir, sessionUid: this.sessionUid, dirs: this.dirs, aipackVersion: this.aipackVersion, since: (v) => this.since(v) };
   }
 
@@ -217,6 +224,8 @@ export class Simulator implements StageHost {
     const first = createLimits(this.budget, this.opts.memoryMax ?? DEFAULT_MEMORY_MAX, this.opts.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS);
     // every stage reads its agent and the workspace config: one realpath per path for the run (read-guard.ts)
     const release = this.readPolicy.hold();
+    const outerReads = this.runReads;
+    this.runReads ??= { agents: new Map(), texts: new Map() };
     try {
       return runWithRedos(request.name, this.trace, (redoCount) => {
         this.flowRedoCount = (this.opts.flowRedoBase ?? 0) + redoCount;
@@ -230,6 +239,7 @@ export class Simulator implements StageHost {
       throw err;
     } finally {
       release();
+      this.runReads = outerReads;
       this.flowRedoCount = 0;
       this.limits = outer;
     }
@@ -248,7 +258,7 @@ export class Simulator implements StageHost {
   private runAgent(request: RunRequest, chain: string[], parentRunUid: string | undefined): RunOutcome {
     const depth = chain.length;
     const resolved = this.resolveAgent(request.name, request.baseDir ?? this.workspaceDir);
-    const content = this.readVfs.readFile(resolved.file);
+    const content = this.readOnce(resolved.file);
     if (content === undefined) throw new AgentNotFoundError(`cannot read ${resolved.file}`);
     const doc = parsedAgent(content, resolved.file);
     this.runCounter += 1;
@@ -281,8 +291,13 @@ export class Simulator implements StageHost {
    * a sub-agent can neither run nor probe the host's `.aip` files.
    */
   private resolveAgent(name: string, baseDir: string): ResolvedAgent {
+    const key = `${name}\0${baseDir}`;
+    const known = this.runReads?.agents.get(key);
+    if (known) return known;
     try {
-      return resolveAgent(this.readVfs, this.packs, name, baseDir, this.aipackBase);
+      const resolved = resolveAgent(this.readVfs, this.packs, name, baseDir, this.aipackBase);
+      this.runReads?.agents.set(key, resolved);
+      return resolved;
     } catch (err) {
       if (err instanceof AgentNotFoundError && !name.includes('@')) {
         const abs = nodePath.resolve(baseDir, name);
@@ -301,10 +316,23 @@ export class Simulator implements StageHost {
     return mergeOptions(STOCK_OPTIONS, this.workspaceOptions(frame.name), frame.doc.options, runOptions ?? {});
   }
 
+  /**
+   * A file the simulator itself reads at every agent run (the agent, the workspace config), read once a run: the
+   * disk does not change under a run, and the run's own writes (which could rewrite an agent) forget all.
+   */
+  private readOnce(abs: string): string | undefined {
+    const texts = this.runReads?.texts;
+    if (!texts) return this.readVfs.readFile(abs);
+    if (texts.has(abs)) return texts.get(abs);
+    const text = this.readVfs.readFile(abs);
+    texts.set(abs, text);
+    return text;
+  }
+
   /** `[options]` of `<workspace>/.aipack/config.toml`, parsed again only when its text changed (every run reads it). */
   private workspaceOptions(agent: string): AgentOptions {
     const configFile = nodePath.join(this.workspaceDir, '.aipack', 'config.toml');
-    const text = this.readVfs.readFile(configFile);
+    const text = this.readOnce(configFile);
     if (this.configCache && this.configCache.text === text) return this.configCache.options;
     let options: AgentOptions = {};
     if (text !== undefined) {

@@ -316,6 +316,29 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
  * of that total (a rewrite counts its new size less its old one, a delete gives the bytes back) before the write
  * is made, and may throw to refuse it.
  */
+/** `vfs` calling `changed()` before each write, delete, mkdirp or commit (for readers that keep what they read). */
+export function watchWrites(vfs: Vfs, changed: () => void): Vfs {
+  return {
+    get workspaceDir() {
+      return vfs.workspaceDir;
+    },
+    readFile: (abs) => vfs.readFile(abs),
+    readBytes: (abs) => vfs.readBytes(abs),
+    stat: (abs) => vfs.stat(abs),
+    isFile: (abs) => vfs.isFile(abs),
+    isDir: (abs) => vfs.isDir(abs),
+    listDir: (abs) => vfs.listDir(abs),
+    writeFile: (abs, content) => (changed(), vfs.writeFile(abs, content)),
+    deleteFile: (abs) => (changed(), vfs.deleteFile(abs)),
+    deleteDir: (abs) => (changed(), vfs.deleteDir(abs)),
+    mkdirp: (abs) => (changed(), vfs.mkdirp(abs)),
+    changes: () => vfs.changes(),
+    snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
+    commit: () => (changed(), vfs.commit()),
+  };
+}
+
 export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => void): Vfs {
   const sizes = new Map<string, number>();
   let total = 0;

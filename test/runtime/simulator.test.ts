@@ -118,6 +118,37 @@ describe('aip.agent.run (docs/aipack.md section 4)', () => {
     expect(r.prepend).toEqual(['second', 'third']);
   });
 
+  it('an agent the run rewrites, removes or creates is run as it is now, within the same run', () => {
+    const ws = mkdtempSync(nodePath.join(os.tmpdir(), 'sim-rewrite-'));
+    try {
+      mkdirSync(nodePath.join(ws, '.aipack'));
+      const agent = (name: string, code: string) => `# After All\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
+      writeFileSync(nodePath.join(ws, 'leaf.aip'), agent('leaf', 'return "disk"'));
+      writeFileSync(nodePath.join(ws, 'gone.aip'), agent('gone', 'return "gone"'));
+      writeFileSync(
+        nodePath.join(ws, 'main.aip'),
+        agent(
+          'main',
+          [
+            'local out = { aip.agent.run("leaf").after_all }',
+            `aip.file.save("leaf.aip", ${JSON.stringify(agent('leaf', 'return "saved"'))})`,
+            'out[#out + 1] = aip.agent.run("leaf").after_all',
+            'out[#out + 1] = aip.agent.run("gone").after_all',
+            'aip.file.delete("gone.aip")',
+            'out[#out + 1] = tostring(select(2, pcall(aip.agent.run, "gone"))):match("No agent found") and "not found" or "found"',
+            'aip.file.save("new.aip", "# After All\\n\\n```lua\\nreturn \\"new\\"\\n```\\n")',
+            'out[#out + 1] = aip.agent.run("new").after_all',
+            'return out',
+          ].join('\n'),
+        ),
+      );
+      const outcome = new Simulator({ workspaceDir: ws, aipackVersion: '0.8.15' }).run({ name: 'main', baseDir: ws });
+      expect(outcome.afterAll).toEqual(['disk', 'saved', 'gone', 'not found', 'new']);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+
   it('stops nesting deeper than 8 with the chain of agent names', () => {
     const err = failure(() => runFixture('recurse'));
     expect(err.message).toContain('aip.agent.run nested deeper than 8 levels: recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+import { createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
 
 let root: string;
 let ws: string;
@@ -229,5 +229,29 @@ describe('createOverlayVfs commit', () => {
     expect(vfs.listDir(nodePath.join(ws, 'sub'))).toEqual([{ name: 'again.txt', isDir: false }]);
     vfs.commit();
     expect(diskState(ws)).toEqual({ 'a.txt': 'A', 'sub/again.txt': 'again' });
+  });
+});
+
+describe('watchWrites', () => {
+  it('calls back before each write, delete, mkdirp and commit, never for a read', () => {
+    const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'watch-writes-'));
+    try {
+      const seen: string[] = [];
+      const inner = createOverlayVfs(ws);
+      const vfs = watchWrites(inner, () => seen.push(inner.isFile(nodePath.join(ws, 'a.txt')) ? 'a exists' : 'no a'));
+      vfs.readFile(nodePath.join(ws, 'a.txt'));
+      vfs.isFile(nodePath.join(ws, 'a.txt'));
+      vfs.listDir(ws);
+      expect(seen).toEqual([]);
+      vfs.writeFile(nodePath.join(ws, 'a.txt'), 'A');
+      vfs.mkdirp(nodePath.join(ws, 'd'));
+      vfs.deleteFile(nodePath.join(ws, 'a.txt'));
+      vfs.deleteDir(nodePath.join(ws, 'd'));
+      vfs.commit();
+      // before: the first write saw no file yet
+      expect(seen).toEqual(['no a', 'a exists', 'a exists', 'no a', 'no a']);
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
   });
 });
