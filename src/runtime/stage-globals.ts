@@ -37,14 +37,12 @@ export function stageTemplate(env: StageEnv, mocks: Mocks | undefined, mocksLua:
     install(state) {
       const slot: StageSlot = {};
       slots.set(state, slot);
-      // which functions and constants the version has: the same for every stage (the functions are the bound stage's)
-      const shape = buildAipTable(env);
       const aip: Record<string, Record<string, unknown>> = {};
-      for (const [ns, fns] of Object.entries(shape)) {
+      for (const [ns, fns] of Object.entries(shapeAt(env))) {
         aip[ns] = {};
-        for (const [name, value] of Object.entries(fns)) {
-          if (typeof value !== 'function') {
-            aip[ns][name] = value;
+        for (const [name, entry] of Object.entries(fns)) {
+          if (!entry.isFunction) {
+            aip[ns][name] = entry.value;
             continue;
           }
           const call = (...args: unknown[]) => {
@@ -52,8 +50,7 @@ export function stageTemplate(env: StageEnv, mocks: Mocks | undefined, mocksLua:
             slot.table ??= buildAipTable(slot.env);
             return (slot.table[ns][name] as (...a: unknown[]) => unknown)(...args);
           };
-          // its marks (how the bridge converts its arguments) are the same at every stage
-          aip[ns][name] = Object.assign(call, value);
+          aip[ns][name] = Object.assign(call, entry.value);
         }
       }
       for (const m of fixedMocks(mocks ?? {})) {
@@ -70,6 +67,33 @@ export function stageTemplate(env: StageEnv, mocks: Mocks | undefined, mocksLua:
       if (mocksLua) state.exec(mocksLua, '=mocks');
     },
   };
+}
+
+/** One entry of the `aip` table's shape: a constant's value, or a function's marks (how the bridge converts its arguments). */
+interface ShapeEntry {
+  isFunction: boolean;
+  value: unknown;
+}
+const shapes = new Map<string, Record<string, Record<string, ShapeEntry>>>();
+
+/**
+ * Which functions and constants the version has, with each function's marks: the same for every stage and every
+ * simulator of the version, so it is worked out once per version (building a stage's table runs every namespace's
+ * factory, which each new pooled state paid). Marks are copied off the functions: no stage's closures are kept.
+ */
+function shapeAt(env: StageEnv): Record<string, Record<string, ShapeEntry>> {
+  let shape = shapes.get(env.aipackVersion);
+  if (!shape) {
+    shape = {};
+    for (const [ns, fns] of Object.entries(buildAipTable(env))) {
+      shape[ns] = {};
+      for (const [name, value] of Object.entries(fns)) {
+        shape[ns][name] = typeof value === 'function' ? { isFunction: true, value: { ...value } } : { isFunction: false, value };
+      }
+    }
+    shapes.set(env.aipackVersion, shape);
+  }
+  return shape;
 }
 
 /** The stage's CTX, on a state made with a stage template. */
