@@ -29,7 +29,7 @@ const NODE_SIZE = 24;
 /** flags bit: `alimit` is not the real size of the array part */
 const BITRAS = 0x80;
 
-/** A table's layout fields and the words of its hash part then its array part, as they were when taken. */
+/** A table's layout fields and the bytes of its hash part then its array part, as they were when taken. */
 export interface TableImage {
   readonly ptr: number;
   readonly lsizenode: number;
@@ -37,7 +37,8 @@ export interface TableImage {
   readonly notRealSize: number;
   readonly array: number;
   readonly node: number;
-  readonly words: Uint32Array;
+  readonly nodeBytes: Uint8Array;
+  readonly arrayBytes: Uint8Array;
 }
 
 /** luaH_realasize: the array part's size, a power of two at least `alimit` when `alimit` is not it. */
@@ -48,8 +49,6 @@ function arraySize(alimit: number, notRealSize: number): number {
   return size;
 }
 
-// Nodes and TValues are 8-aligned and whole multiples of 4 bytes: both parts are compared as 32-bit words, in a
-// plain loop (a Buffer view per part costs more than the compare for these few hundred bytes).
 function spans(ptr: number) {
   const heap = M.HEAPU8;
   const words = M.HEAPU32;
@@ -58,31 +57,30 @@ function spans(ptr: number) {
   const notRealSize = heap[ptr + FLAGS] & BITRAS;
   const array = words[(ptr + ARRAY) >> 2];
   const node = words[(ptr + NODE) >> 2];
-  const nodeWords = (2 ** lsizenode * NODE_SIZE) >> 2;
-  const arrayWords = (arraySize(alimit, notRealSize) * TVALUE_SIZE) >> 2;
-  return { words, lsizenode, alimit, notRealSize, array, node, nodeWords, arrayWords };
+  const nodeLength = 2 ** lsizenode * NODE_SIZE;
+  const arrayLength = arraySize(alimit, notRealSize) * TVALUE_SIZE;
+  return { heap, words, lsizenode, alimit, notRealSize, array, node, nodeLength, arrayLength };
 }
 
 /** The image of the table at `ptr` (as lua_topointer gives it). */
 export function imageOf(ptr: number): TableImage {
   const s = spans(ptr);
-  const words = new Uint32Array(s.nodeWords + s.arrayWords);
-  words.set(s.words.subarray(s.node >> 2, (s.node >> 2) + s.nodeWords), 0);
-  words.set(s.words.subarray(s.array >> 2, (s.array >> 2) + s.arrayWords), s.nodeWords);
-  return { ptr, lsizenode: s.lsizenode, alimit: s.alimit, notRealSize: s.notRealSize, array: s.array, node: s.node, words };
+  const nodeBytes = s.heap.slice(s.node, s.node + s.nodeLength);
+  const arrayBytes = s.heap.slice(s.array, s.array + s.arrayLength);
+  return { ptr, lsizenode: s.lsizenode, alimit: s.alimit, notRealSize: s.notRealSize, array: s.array, node: s.node, nodeBytes, arrayBytes };
 }
 
-/** True when the table is as its image shows and has no metatable. */
+/**
+ * True when the table is as its image shows and has no metatable. The parts are compared natively (memcmp): a
+ * JS loop over their words costs as much as the rest of a small stage until the JIT has compiled it.
+ */
 export function unchanged(image: TableImage): boolean {
   const s = spans(image.ptr);
   if (s.words[(image.ptr + METATABLE) >> 2] !== 0) return false;
   if (s.lsizenode !== image.lsizenode || s.alimit !== image.alimit || s.notRealSize !== image.notRealSize) return false;
   if (s.array !== image.array || s.node !== image.node) return false;
-  const heap = s.words;
-  const taken = image.words;
-  for (let i = 0, at = s.node >> 2; i < s.nodeWords; i++, at++) if (heap[at] !== taken[i]) return false;
-  for (let i = 0, at = s.array >> 2, j = s.nodeWords; i < s.arrayWords; i++, at++, j++) if (heap[at] !== taken[j]) return false;
-  return true;
+  if (Buffer.compare(s.heap.subarray(s.node, s.node + s.nodeLength), image.nodeBytes) !== 0) return false;
+  return s.arrayLength === 0 || Buffer.compare(s.heap.subarray(s.array, s.array + s.arrayLength), image.arrayBytes) === 0;
 }
 
 /**
