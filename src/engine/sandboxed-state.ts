@@ -226,7 +226,8 @@ export abstract class SandboxedState<L> implements LuaState {
     api.setfield(L, -2, 'loadlib');
     api.pushstring(L, '');
     api.setfield(L, -2, 'cpath');
-    api.pushstring(L, packagePath(this.options));
+    this.installedPath = packagePath(this.options);
+    api.pushstring(L, this.installedPath);
     api.setfield(L, -2, 'path');
     this.pushFunction(L, this.searchpath);
     api.setfield(L, -2, 'searchpath');
@@ -474,14 +475,21 @@ export abstract class SandboxedState<L> implements LuaState {
     this.memoryMessage = options.memoryMessage ?? 'memory limit exceeded';
     this.used = 0;
     this.hooks = 0;
-    this.protect((L) => {
-      this.api.getfield(L, this.api.registry, PACKAGE_KEY);
-      this.api.pushstring(L, packagePath(options));
-      this.api.setfield(L, -2, 'path');
-      this.api.settop(L, -2);
-    });
+    // the put-back left package.path as installed: most stages of a run have the same module dirs
+    const path = packagePath(options);
+    if (path !== this.installedPath) {
+      this.protect((L) => {
+        this.api.getfield(L, this.api.registry, PACKAGE_KEY);
+        this.api.pushstring(L, path);
+        this.api.setfield(L, -2, 'path');
+        this.api.settop(L, -2);
+      });
+    }
     this.onTaken();
   }
+
+  /** package.path as install() set it, which every put-back restores */
+  private installedPath = '';
 
   /** the engine's part of takeFor: its memory accounting, its hook armed for the new limits */
   protected abstract onTaken(): void;

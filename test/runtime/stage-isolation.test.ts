@@ -109,6 +109,22 @@ describe('stage isolation', () => {
     expect(run('look')).toEqual(fresh);
   });
 
+  it("each stage's package.path is its own agent's, whichever agent the pooled state ran before", () => {
+    for (const dir of ['one', 'two']) {
+      mkdirSync(nodePath.join(ws, dir, 'lua'), { recursive: true });
+      writeFileSync(nodePath.join(ws, dir, 'lua', 'which.lua'), `return "${dir}"`);
+    }
+    writeFileSync(nodePath.join(ws, 'two', 'leaf.aip'), '# After All\n\n```lua\nreturn { which = require("which"), path = package.path }\n```\n');
+    writeFileSync(
+      nodePath.join(ws, 'one', 'main.aip'),
+      '# After All\n\n```lua\nlocal mine = require("which")\nlocal other = aip.agent.run("../two/leaf").after_all\nlocal again = aip.agent.run("../two/leaf").after_all\nreturn { mine = mine, other = other.which, again = again.which, same_path = other.path == again.path, own_path = package.path ~= other.path }\n```\n',
+    );
+    const once = () => new Simulator({ workspaceDir: ws }).run({ name: 'one/main', baseDir: ws }).afterAll;
+    const expected = { mine: 'one', other: 'two', again: 'two', same_path: true, own_path: true };
+    expect(once()).toEqual(expected);
+    expect(once()).toEqual(expected);
+  });
+
   it('a stage that fails half-way leaves the next stage a new state', () => {
     agent('mutate-fail.aip', MUTATE + 'error("stop")');
     const fresh = run('look');
