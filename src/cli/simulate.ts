@@ -129,9 +129,12 @@ export interface CliRun {
   pending: SimulateResult['pending'];
 }
 
-/** Runs an agent in a worker under the `--timeout` deadline; a timeout or crash is the run's error. */
-export async function simulateCli(o: SimCliOptions, request: RunRequest): Promise<CliRun> {
-  const spec = makeSimSpec(o);
+/**
+ * Runs an agent in a worker under the `--timeout` deadline; a timeout or crash is the run's error. `traceKinds`:
+ * the trace events the command reports (all by default; a long chain's every step costs a copy between threads).
+ */
+export async function simulateCli(o: SimCliOptions, request: RunRequest, traceKinds?: SimSpec['traceKinds']): Promise<CliRun> {
+  const spec = { ...makeSimSpec(o), traceKinds };
   const timeoutMs = timeoutOf(o);
   const none = { created: [], changed: [], deleted: [] };
   try {

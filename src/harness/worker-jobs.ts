@@ -29,6 +29,8 @@ export interface SimSpec {
   packs?: PackLocation[];
   engine?: EngineName;
   traceValues?: SimulatorOptions['traceValues'];
+  /** the kinds of trace event the caller reports (all by default): only those are kept and sent back */
+  traceKinds?: SimulatorOptions['traceKinds'];
   /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
   mocks?: Mocks;
   /** --aipack-base: an AIPack base dir, only read (saves there stay in memory) */
@@ -52,6 +54,7 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
   const sim = new Simulator({
     engine,
     traceValues: spec.traceValues,
+    traceKinds: spec.traceKinds,
     workspaceDir: spec.workspaceDir,
     ai: spec.ai ? ScriptedAi.fromToml(spec.ai.text, spec.ai.file) : undefined,
     aipackVersion: spec.aipackVersion,

@@ -19,7 +19,7 @@ import { runWithRedos } from './redo.ts';
 import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace } from '../aip/support/trace.ts';
+import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
@@ -60,6 +60,8 @@ export interface SimulatorOptions {
    * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
    */
   traceValues?: 'top' | 'full' | 'summary';
+  /** the kinds of trace event kept (all by default): a command that prints only some need not keep a run's every step */
+  traceKinds?: readonly TraceEvent['kind'][];
   /** told where the run is at each Lua stage ("<agent> <stage> (task n)"), e.g. for a deadline's message */
   onStage?: (where: string) => void;
   /** more dirs a run may read and run agents from, besides the workspace and the packs (e.g. a case sandbox) */
@@ -115,7 +117,7 @@ export { resolveModel } from './agent-options.ts';
 
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
-  readonly trace = new Trace();
+  readonly trace: Trace;
   readonly vfs: Vfs;
   readonly workspaceDir: string;
   readonly aipackVersion: string;
@@ -150,6 +152,7 @@ export class Simulator implements StageHost {
   private concurrentTasks = 0;
 
   constructor(private readonly opts: SimulatorOptions) {
+    this.trace = new Trace(opts.traceKinds && new Set(opts.traceKinds));
     this.workspaceDir = nodePath.resolve(opts.workspaceDir);
     this.aipackBase = opts.aipackBase === undefined ? undefined : nodePath.resolve(opts.aipackBase);
     this.vfs = opts.vfs ?? createOverlayVfs(this.workspaceDir);
@@ -506,7 +509,9 @@ export class Simulator implements StageHost {
     const policy = this.opts.traceValues ?? 'top';
     const full = policy === 'full' || (policy === 'top' && frame.depth === 0);
     const keep = <T>(v: T): T => (full ? v : (summarize(v) as T));
-    const record = (outcome?: RunOutcome, error?: string) =>
+    const record = (outcome?: RunOutcome, error?: string) => {
+      // no summaries of values are made for an event that is not kept
+      if (!this.trace.keeps('agent_call')) return;
       this.trace.record({
         kind: 'agent_call',
         depth: frame.depth,
@@ -518,6 +523,7 @@ export class Simulator implements StageHost {
         afterAll: keep(outcome?.afterAll),
         error,
       });
+    };
     let outcome: RunOutcome;
     try {
       outcome = this.runAgent({ name, inputs: inputs.length > 0 ? inputs : undefined, options, baseDir }, frame.chain, frame.runUid);

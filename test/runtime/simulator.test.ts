@@ -149,6 +149,12 @@ describe('aip.agent.run (docs/aipack.md section 4)', () => {
     }
   });
 
+  it('keeps only the trace kinds it is given (the CLI asks for the file events alone without --trace)', () => {
+    const kinds = (extra: Partial<SimulatorOptions>) => new Set(runFixture('caller', extra).s.trace.events.map((e) => e.kind));
+    expect(kinds({})).toContain('agent_call');
+    expect([...kinds({ traceKinds: ['agent_start', 'print'] })].sort()).toEqual(['agent_start']);
+  });
+
   it('stops nesting deeper than 8 with the chain of agent names', () => {
     const err = failure(() => runFixture('recurse'));
     expect(err.message).toContain('aip.agent.run nested deeper than 8 levels: recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse -> recurse');

@@ -58,8 +58,16 @@ export class Trace {
   readonly events: TraceEvent[] = [];
   private readonly t0 = performance.now();
 
+  /** `kinds`: the only kinds of event kept (all by default); a caller that reports little need not keep every step */
+  constructor(private readonly kinds?: ReadonlySet<TraceEvent['kind']>) {}
+
+  /** true when events of `kind` are kept (a recorder may skip building one that is not) */
+  keeps(kind: TraceEvent['kind']): boolean {
+    return this.kinds === undefined || this.kinds.has(kind);
+  }
+
   record(event: TraceEvent): void {
-    this.events.push(event);
+    if (this.kinds === undefined || this.kinds.has(event.kind)) this.events.push(event);
   }
 
   /** milliseconds since the trace started */

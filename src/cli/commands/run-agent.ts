@@ -32,7 +32,8 @@ export function register(program: Command, setExit: SetExit): void {
       inputs.push(...list);
     }
     await withWriteLock(o.write, workspaceOf(o), async () => {
-      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() });
+      // without --trace only the base-dir saves are reported from the trace
+      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() }, o.trace ? undefined : ['file']);
       const { outcome, files } = run;
       const commitError = !run.error && o.write ? writeRun(run) : undefined;
       const error = run.error ?? commitError;
