@@ -36,35 +36,39 @@ export const LUA_IMPLEMENTED = new Set(['aip.lua.merge', 'aip.lua.merge_deep', '
  * AIPack has but the simulator does not implement raises `aip.X.y is not simulated` instead of being a silent nil.
  */
 export function buildAipTable(env: StageEnv): Record<string, Record<string, unknown>> {
-  const made = new Map<string, Record<string, unknown>>();
-  const namespace = (ns: string) => {
-    let impl = made.get(ns);
-    if (!impl) {
-      impl = FACTORIES[ns]?.(env) ?? {};
-      made.set(ns, impl);
-    }
-    return impl;
-  };
   const table: Record<string, Record<string, unknown>> = {};
-  for (const { ns, name, path } of layoutAt(env.aipackVersion)) {
-    table[ns] ??= {};
+  for (const ns of namespacesAt(env.aipackVersion)) table[ns] = aipNamespace(env, ns);
+  return table;
+}
+
+/** One namespace of a stage's `aip` table (see buildAipTable): made on its own, so a stage pays for those it calls. */
+export function aipNamespace(env: StageEnv, ns: string): Record<string, unknown> {
+  const impl = FACTORIES[ns]?.(env) ?? {};
+  const table: Record<string, unknown> = {};
+  for (const { name, path } of layoutAt(env.aipackVersion).get(ns) ?? []) {
     if (LUA_IMPLEMENTED.has(path)) continue;
-    const impl = namespace(ns)[name];
-    table[ns][name] = impl !== undefined ? impl : notSimulated(path);
+    table[name] = impl[name] !== undefined ? impl[name] : notSimulated(path);
   }
   return table;
 }
 
-const layouts = new Map<string, { ns: string; name: string; path: string }[]>();
+function namespacesAt(version: string): string[] {
+  return [...layoutAt(version).keys()];
+}
 
-/** The catalog's functions at a version, split into namespace and name (computed once per version). */
+const layouts = new Map<string, Map<string, { name: string; path: string }[]>>();
+
+/** The catalog's functions at a version, by namespace in catalog order (computed once per version). */
 function layoutAt(version: string) {
   let layout = layouts.get(version);
   if (!layout) {
-    layout = aipFunctionsAt(version).map((fn) => {
+    layout = new Map();
+    for (const fn of aipFunctionsAt(version)) {
       const [, ns, name] = fn.path.split('.');
-      return { ns, name, path: fn.path };
-    });
+      const list = layout.get(ns) ?? [];
+      list.push({ name, path: fn.path });
+      layout.set(ns, list);
+    }
     layouts.set(version, layout);
   }
   return layout;

@@ -1,7 +1,7 @@
 /** The globals every Lua stage starts with: the version's `aip` table, CTX, null sentinels, the prelude, mocks. */
 import { aipackGlobalsAt, findAipFunction } from '../aip/catalog.ts';
 import { nullGlobalsAt, PRELUDE, PRELUDE_HELPERS, preludeFeatures } from '../aip/prelude.ts';
-import { buildAipTable } from '../aip/registry.ts';
+import { aipNamespace, buildAipTable } from '../aip/registry.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { LuaState, StateTemplate } from '../engine/engine.ts';
 import { fixedMocks, type Mocks } from './mocks.ts';
@@ -9,11 +9,12 @@ import { fixedMocks, type Mocks } from './mocks.ts';
 /**
  * A state's `aip` functions run the stage now running on that state: the engine keeps a state's template globals
  * (the `aip` table, the prelude) from stage to stage, so each function of the table is set once and finds its
- * stage here. The namespaces of a stage are made at its first `aip` call (AIPack's are built per state too).
+ * stage here. Each namespace of a stage is made at its first call into it (AIPack builds them per state too).
  */
 interface StageSlot {
   env?: StageEnv;
-  table?: Record<string, Record<string, unknown>>;
+  /** the stage's namespaces made so far */
+  namespaces?: Map<string, Record<string, unknown>>;
 }
 const slots = new WeakMap<LuaState, StageSlot>();
 
@@ -22,7 +23,7 @@ export function bindStage(state: LuaState, env: StageEnv | undefined): void {
   const slot = slots.get(state);
   if (!slot) throw new Error('bindStage: the state was not made with a stage template');
   slot.env = env;
-  slot.table = undefined;
+  slot.namespaces = undefined;
 }
 
 /**
@@ -47,8 +48,13 @@ export function stageTemplate(env: StageEnv, mocks: Mocks | undefined, mocksLua:
           }
           const call = (...args: unknown[]) => {
             if (!slot.env) throw new Error(`aip.${ns}.${name} called outside a stage`);
-            slot.table ??= buildAipTable(slot.env);
-            return (slot.table[ns][name] as (...a: unknown[]) => unknown)(...args);
+            slot.namespaces ??= new Map();
+            let impl = slot.namespaces.get(ns);
+            if (!impl) {
+              impl = aipNamespace(slot.env, ns);
+              slot.namespaces.set(ns, impl);
+            }
+            return (impl[name] as (...a: unknown[]) => unknown)(...args);
           };
           aip[ns][name] = Object.assign(call, entry.value);
         }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AIP_FUNCTIONS, isAvailableAt } from '../../src/aip/catalog.ts';
-import { buildAipTable } from '../../src/aip/registry.ts';
+import { aipNamespace, buildAipTable, FACTORIES } from '../../src/aip/registry.ts';
 import { makeStageEnv } from '../helpers/stage-env.ts';
 import { runLua } from '../helpers/lua.ts';
 
@@ -41,5 +41,22 @@ return out`;
     expect(typeof table.file.load).toBe('function');
     expect(() => (table.file.load_docx_as_md as () => unknown)()).toThrow('aip.file.load_docx_as_md is not simulated');
     expect(table.lua.merge).toBeUndefined(); // prelude.lua defines it
+  });
+});
+
+describe('aipNamespace', () => {
+  it('makes one namespace as the whole table has it, running only that namespace factory', () => {
+    const env = makeStageEnv('/nowhere');
+    const made: string[] = [];
+    const saved = { ...FACTORIES };
+    for (const [ns, factory] of Object.entries(saved)) FACTORIES[ns] = (e) => (made.push(ns), factory(e));
+    try {
+      const json = aipNamespace(env, 'json');
+      expect(made).toEqual(['json']);
+      expect(Object.keys(json)).toEqual(Object.keys(buildAipTable(env).json));
+      expect(made.length).toBeGreaterThan(10);
+    } finally {
+      Object.assign(FACTORIES, saved);
+    }
   });
 });
