@@ -4,11 +4,23 @@
  * CLI or the test process. `coder-subagents test` uses it; runContractFiles (suite.ts) stays the in-process API.
  */
 import { DeadlineError, formatMs, IsolateCrashError, type IsolateOptions } from '../isolate/isolate.ts';
-import { runJob } from './run-job.ts';
+import { prestartJobs, runJob } from './run-job.ts';
 import { Trace } from '../aip/support/trace.ts';
 import nodePath from 'node:path';
 import type { CaseResult, ContractFileResult } from './run-case.ts';
-import { caseKey, coverageOf, type CaseStart, type SuiteOptions, type SuiteResult } from './suite.ts';
+import type { SuiteOptions } from './suite.ts';
+import { caseKey, coverageOf, type CaseStart, type SuiteResult } from './suite-result.ts';
+
+// a small young generation: thousands of cases make much short-lived garbage, and RSS follows its size
+const SUITE_WORKER = { youngMb: 16 };
+
+/**
+ * Starts the worker of the next runContractFilesIsolated now, so that it loads the runner while the caller still
+ * reads its flags and finds the case files.
+ */
+export function prestartSuiteWorker(): void {
+  prestartJobs(SUITE_WORKER);
+}
 
 /** A suite run that was stopped: its deadline passed or its worker died, outside any case. */
 export class SuiteStoppedError extends Error {}
@@ -48,8 +60,7 @@ export async function runContractFilesIsolated(
       const r = await runJob(
         'suite',
         { files, options: { ...plain, skipCases: [...finished.keys()], failedBefore } },
-        // a small young generation: thousands of cases make much short-lived garbage, and RSS follows its size
-        { youngMb: 16, ...isolate, restartOnProgress: true, onPart },
+        { ...SUITE_WORKER, ...isolate, restartOnProgress: true, onPart },
       );
       return merge(files, r, finished, agents);
     } catch (err) {

@@ -1,10 +1,12 @@
 /** A run of many case files, as `coder-subagents test` does it (its reports are in reporters/). */
 import nodePath from 'node:path';
-import type { SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type ContractCase, type ContractFile } from './case-file.ts';
 import { discover } from './discover.ts';
 import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResult, type RunOptions } from './run-case.ts';
 import { prepareSubject } from './group.ts';
+import { caseKey, coverageOf, type CaseStart, type SuiteResult } from './suite-result.ts';
+
+export { caseKey, coverageOf, SLOW_MS, type CaseStart, type StageCoverage, type SuiteResult } from './suite-result.ts';
 
 export interface SuiteOptions extends RunOptions {
   /** stop after this many failed cases; the cases after are not run (`--bail`) */
@@ -26,45 +28,6 @@ export interface SuiteOptions extends RunOptions {
    * finished case holds then stays the same however many cases run
    */
   verdictsOnly?: boolean;
-}
-
-/** A case about to run: what a result for it needs if it never finishes. */
-export interface CaseStart {
-  file: string;
-  name: string;
-  index: number;
-  stage: SubAgentStage;
-  agent: string;
-  agentFile: string;
-}
-
-/** Identifies a case across runs: its case file (absolute) and position. */
-export const caseKey = (c: { file: string; index: number }) => `${c.file}#${c.index}`;
-
-export interface StageCoverage {
-  /** the agent's .aip file (absolute) */
-  agent: string;
-  /** how many cases ran (not skipped) per stage */
-  stages: Partial<Record<SubAgentStage, number>>;
-}
-
-export interface SuiteResult {
-  files: ContractFileResult[];
-  /** every case run, in file order then case order */
-  cases: CaseResult[];
-  /** harness problems: malformed case files, missing agents (each names its file) */
-  errors: string[];
-  passed: number;
-  failed: number;
-  skipped: number;
-  /** selected cases left out because --bail stopped the run */
-  notRun: number;
-  /** the bail limit that stopped the run, when it did */
-  bailedAt?: number;
-  /** agents found under the searched paths that no case file tests (absolute) */
-  agentsWithoutContract: string[];
-  /** per agent under test, the stages its cases ran */
-  coverage: StageCoverage[];
 }
 
 /**
@@ -151,25 +114,8 @@ function verdictOf(c: CaseResult): CaseResult {
   return verdict;
 }
 
-/** Per agent under test, the stages its cases ran (skipped cases left out). */
-export function coverageOf(results: ContractFileResult[]): StageCoverage[] {
-  const coverage = new Map<string, StageCoverage>();
-  for (const r of results) {
-    const entry = coverage.get(r.agentFile) ?? { agent: r.agentFile, stages: {} };
-    for (const c of r.cases) if (c.status !== 'skipped') entry.stages[c.stage] = (entry.stages[c.stage] ?? 0) + 1;
-    coverage.set(r.agentFile, entry);
-  }
-  return [...coverage.values()].filter((c) => Object.keys(c.stages).length > 0);
-}
-
 /** Finds the case files under `paths` (default `.`; files, directories or globs) and runs them. */
 export function runSuite(paths: string[], options: SuiteOptions = {}, cwd = process.cwd()): SuiteResult {
   const found = discover(paths, cwd);
   return runContractFiles(found.files, { agents: found.agents, ...options });
 }
-
-/**
- * A case slower than this (ms) is flagged in the report. Warm cases take 10-80 ms; the first case of a run also
- * pays the Lua VM's warm-up (up to ~500 ms on a 2-core machine), which is not the agent's fault.
- */
-export const SLOW_MS = 1000;

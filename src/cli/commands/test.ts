@@ -2,18 +2,18 @@ import { makeUserDir, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { isValidVersion } from '../../aip/catalog.ts';
-import { ConfigError, findConfigFile, loadConfig, REPORTERS, type ReporterName, type TestConfig } from '../../harness/config.ts';
+import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
+import type { TestConfig } from '../../harness/config.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
-import { stalePackFiles } from '../../harness/pack-freshness.ts';
-import { runContractFilesIsolated } from '../../harness/isolated.ts';
-import { SLOW_MS, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
-import { REPORTER_BY_NAME } from '../../harness/reporters/index.ts';
+import { prestartSuiteWorker, runContractFilesIsolated } from '../../harness/isolated.ts';
+import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
+import type { SuiteOptions } from '../../harness/suite.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
-import { MAX_COUNT, positiveIntFlag, UsageError, type SetExit } from '../errors.ts';
-import { formatTrace } from '../format.ts';
-import { engineOf, timeoutOf } from '../simulate.ts';
+import { MAX_COUNT, positiveIntFlag, timeoutOf, UsageError, type SetExit } from '../errors.ts';
 import { relativeToCwd } from '../../support/paths.ts';
+
+// Only what runs before the worker starts is imported above. The rest (config parser, engine names, version
+// catalog, reporters, trace format, pack freshness) loads on this thread while the worker loads the runner.
 
 interface TestFlags {
   json?: boolean;
@@ -54,10 +54,11 @@ function exitCodeOf(r: SuiteResult): number {
 
 const positiveInt = (flag: string, v: string): number => positiveIntFlag(flag, v);
 
-function settingsOf(paths: string[], o: TestFlags): Settings {
+async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
   let config: Partial<TestConfig> = {};
   if (configFile) {
+    const { ConfigError, loadConfig } = await import('../../harness/config.ts');
     try {
       config = loadConfig(configFile);
     } catch (err) {
@@ -71,7 +72,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
   const reporter = (o.json ? 'json' : o.reporter ?? config.reporter ?? 'default') as ReporterName;
   if (!(REPORTERS as readonly string[]).includes(reporter)) throw new UsageError(`--reporter ${reporter}: expected one of ${REPORTERS.join(', ')}`);
   const aipackVersion = o.aipackVersion ?? config.aipack_version;
-  if (aipackVersion !== undefined && !isValidVersion(aipackVersion)) {
+  if (aipackVersion !== undefined && !(await import('../../aip/catalog.ts')).isValidVersion(aipackVersion)) {
     throw new UsageError(`${o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`} ${aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
   }
   let testNamePattern: RegExp | undefined;
@@ -82,6 +83,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
       throw new UsageError(`--test-name-pattern ${o.testNamePattern}: invalid regex: ${(err as Error).message}`);
     }
   }
+  const { engineOf } = await import('../engine-flag.ts');
   let shard: SuiteOptions['shard'];
   if (o.shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(o.shard);
@@ -131,7 +133,8 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
 }
 
 /** Prints (and writes) the reports of one run. */
-function report(r: SuiteResult, s: Settings): void {
+async function report(r: SuiteResult, s: Settings): Promise<void> {
+  const [{ REPORTER_BY_NAME }, { formatTrace }] = await Promise.all([import('../../harness/reporters/index.ts'), import('../format.ts')]);
   const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result ? formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
@@ -149,16 +152,26 @@ function report(r: SuiteResult, s: Settings): void {
 }
 
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
-  // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
-  // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-  const result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs });
+  // the pack's freshness is checked, and the report's modules loaded, while the worker runs the cases
+  const stale = staleWarning();
+  const reporting = Promise.all([import('../../harness/reporters/index.ts'), import('../format.ts')]);
+  let result: SuiteResult;
+  try {
+    // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
+    // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs });
+  } finally {
+    const warning = await stale;
+    if (warning) process.stderr.write(warning);
+  }
+  await reporting;
   if ((s.options.filter || s.options.testNamePattern) && result.cases.length === 0 && result.errors.length === 0 && !s.options.shard) {
     const what = [s.options.filter ? `--filter ${JSON.stringify(s.options.filter)}` : '', s.options.testNamePattern ? `--test-name-pattern ${s.options.testNamePattern}` : '']
       .filter(Boolean)
       .join(' and ');
     throw new UsageError(`no case matches ${what} in ${files.length} case file${files.length === 1 ? '' : 's'}`);
   }
-  report(result, s);
+  await report(result, s);
   return { result, code: exitCodeOf(result) };
 }
 
@@ -182,7 +195,6 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
     if (files.size === 0) return;
     process.stdout.write(`\n${pc.dim(`re-running ${[...files].map((p) => relativeToCwd(p)).join(', ')}`)}\n`);
     try {
-      warnIfStale();
       const { result } = await runOnce([...files], [], s);
       for (const f of result.files) {
         watched.set(f.file, f.watch);
@@ -206,12 +218,13 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
   return new Promise<never>(() => {});
 }
 
-/** The cases run the built pack/: say so when it lags behind lua/ (the results would test old code). */
-function warnIfStale(): void {
+/** The cases run the built pack/: the warning to print when it lags behind lua/ (the results would test old code). */
+async function staleWarning(): Promise<string | undefined> {
+  const { stalePackFiles } = await import('../../harness/pack-freshness.ts');
   const stale = stalePackFiles();
-  if (stale.length === 0) return;
+  if (stale.length === 0) return undefined;
   const list = stale.length > 3 ? `${stale.slice(0, 3).join(', ')}, ...` : stale.join(', ');
-  process.stderr.write(`warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`);
+  return `warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`;
 }
 
 const bailCount = (v: string): number => {
@@ -242,9 +255,10 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
     .option('--timeout <seconds>', 'wall-clock deadline of each case: the run is stopped and fails after it (0 = none)', '60')
     .action(async (paths: string[], o: TestFlags) => {
-      const s = settingsOf(paths, o);
+      // the worker loads the runner (~0.2 s) while this thread reads the flags and finds the case files
+      prestartSuiteWorker();
+      const s = await settingsOf(paths, o);
       const found = find(s.paths);
-      warnIfStale();
       const { result, code } = await runOnce(found.files, found.agents, s);
       setExit(code);
       if (s.watch) await watchLoop(result, s);
