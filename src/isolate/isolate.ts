@@ -30,6 +30,8 @@ export interface IsolateOptions {
   onProgress?: (where: string) => void;
   /** the deadline restarts at each progress note (a deadline per case rather than per job) */
   restartOnProgress?: boolean;
+  /** stops the job (its worker is terminated) and rejects with the signal's reason */
+  signal?: AbortSignal;
 }
 
 /** The run passed its wall-clock deadline and was stopped. */
@@ -192,6 +194,7 @@ export function runIsolated<J extends JobTable, K extends keyof J & string>(
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       if (healthy) giveBack(worker, jobsUrl, maxMemoryMb, youngMb);
       else void worker.terminate();
@@ -230,6 +233,9 @@ export function runIsolated<J extends JobTable, K extends keyof J & string>(
       const place = where();
       finish(() => reject(new IsolateCrashError(`the simulated run stopped unexpectedly (worker exit code ${code})${place ? ` in ${place}` : ''}`, place)), false);
     };
+    const onAbort = () => finish(() => reject(options.signal?.reason), false);
+    if (options.signal?.aborted) return onAbort();
+    options.signal?.addEventListener('abort', onAbort);
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage({ id, job, arg });
   });

@@ -5,7 +5,7 @@ import pc from 'picocolors';
 import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
 import type { TestConfig } from '../../harness/config.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
-import { prestartSuiteWorker, runContractFilesIsolated } from '../../harness/isolated.ts';
+import { prestartSuiteWorkers, runContractFilesIsolated, suiteWorkersFor } from '../../harness/isolated.ts';
 import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
 import type { SuiteOptions } from '../../harness/suite.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
@@ -152,14 +152,16 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
 }
 
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
-  // the pack's freshness is checked, and the report's modules loaded, while the worker runs the cases
+  const workers = suiteWorkersFor(files, s.options);
+  prestartSuiteWorkers(workers);
+  // the pack's freshness is checked, and the report's modules loaded, while the workers run the cases
   const stale = staleWarning();
   const reporting = Promise.all([import('../../harness/reporters/index.ts'), import('../format.ts')]);
   let result: SuiteResult;
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers });
   } finally {
     const warning = await stale;
     if (warning) process.stderr.write(warning);
@@ -256,7 +258,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--timeout <seconds>', 'wall-clock deadline of each case: the run is stopped and fails after it (0 = none)', '60')
     .action(async (paths: string[], o: TestFlags) => {
       // the worker loads the runner (~0.2 s) while this thread reads the flags and finds the case files
-      prestartSuiteWorker();
+      prestartSuiteWorkers();
       const s = await settingsOf(paths, o);
       const found = find(s.paths);
       const { result, code } = await runOnce(found.files, found.agents, s);
