@@ -26,11 +26,12 @@ export function prestartSuiteWorkers(count = 1): void {
 }
 
 /**
- * From this many cases on, a suite is split over two workers (when there are two cores): a second worker costs its
- * start-up (loading the runner, its first Lua state: ~0.2 s of CPU) and pays off once it takes over more case time
- * than that. TEMP
+ * From this many cases on, a suite is split over two workers (when there are two cores). Both workers load the
+ * runner at the same time (the second starts ~0.1 s after the first), so the second one saves about half the case
+ * time; under ~50 cases that is less than what its start-up costs the machine (~0.4 s of CPU: loading the runner,
+ * its first Lua state, the JIT's warm-up).
  */
-export const SPLIT_FROM_CASES = Number(process.env.SPLIT_FROM ?? 60);
+export const SPLIT_FROM_CASES = 50;
 
 /**
  * How many workers a run of these case files is worth. The cases are counted in the files' text (their `[[case]]`
