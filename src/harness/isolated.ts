@@ -26,12 +26,14 @@ export function prestartSuiteWorkers(count = 1): void {
 }
 
 /**
- * From this many cases on, a suite is split over two workers (when there are two cores). Both workers load the
- * runner at the same time (the second starts ~0.1 s after the first), so the second one saves about half the case
- * time; under ~50 cases that is less than what its start-up costs the machine (~0.4 s of CPU: loading the runner,
- * its first Lua state, the JIT's warm-up).
+ * From this many cases on, a suite is split over two workers, on a machine of SPLIT_FROM_CORES cores or more. A
+ * second worker costs ~0.8 s of CPU before it runs its first case at full speed (loading the runner, its first Lua
+ * state, the JIT compiling the engine again on V8's background threads) and doubles the heap a suite keeps. On 2
+ * cores that CPU competes with the first worker: 100 cases took 2.7-2.9 s of CPU on two workers against 1.9-2.1 s
+ * on one, and the wall time did not drop.
  */
-export const SPLIT_FROM_CASES = 50;
+export const SPLIT_FROM_CASES = 300;
+export const SPLIT_FROM_CORES = 4;
 
 /**
  * How many workers a run of these case files is worth. The cases are counted in the files' text (their `[[case]]`
@@ -39,7 +41,7 @@ export const SPLIT_FROM_CASES = 50;
  * failures (`bail`), takes one.
  */
 export function suiteWorkersFor(files: string[], options: SuiteOptions, cores = os.availableParallelism()): number {
-  if (cores < 2 || options.bail !== undefined || options.filter || options.testNamePattern) return 1;
+  if (cores < SPLIT_FROM_CORES || options.bail !== undefined || options.filter || options.testNamePattern) return 1;
   let cases = 0;
   for (const file of files) {
     try {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runContractFilesIsolated, SPLIT_FROM_CASES, suiteWorkersFor } from '../../src/harness/isolated.ts';
+import { runContractFilesIsolated, SPLIT_FROM_CASES, SPLIT_FROM_CORES, suiteWorkersFor } from '../../src/harness/isolated.ts';
 import { discover } from '../../src/harness/discover.ts';
 import type { SuiteResult } from '../../src/harness/suite-result.ts';
 import { tmpDir, write } from './helpers.ts';
@@ -118,20 +118,22 @@ describe('a suite split over two workers', () => {
 });
 
 describe('suiteWorkersFor', () => {
-  it('takes two workers from SPLIT_FROM_CASES cases on, with two cores, and one for a run that selects or bails', () => {
+  it('takes two workers from SPLIT_FROM_CASES cases on, with SPLIT_FROM_CORES cores, and one for a run that selects or bails', () => {
     const root = tmpDir();
     const c = '[[case]]\nname = "x"\n';
-    const small = write(root, 'small.contract.toml', c.repeat(SPLIT_FROM_CASES - 1));
+    const half = Math.ceil(SPLIT_FROM_CASES / 2);
+    const small = write(root, 'small.contract.toml', c.repeat(half));
     const large = write(root, 'large.contract.toml', c.repeat(SPLIT_FROM_CASES));
-    expect(suiteWorkersFor([small], {}, 2)).toBe(1);
-    expect(suiteWorkersFor([large], {}, 2)).toBe(2);
-    expect(suiteWorkersFor([small, small], {}, 2)).toBe(2);
-    expect(suiteWorkersFor([large], {}, 1)).toBe(1);
-    expect(suiteWorkersFor([large], { bail: 1 }, 2)).toBe(1);
-    expect(suiteWorkersFor([large], { filter: 'x' }, 2)).toBe(1);
-    expect(suiteWorkersFor([large], { testNamePattern: /x/ }, 2)).toBe(1);
-    expect(suiteWorkersFor([large, large], { shard: { index: 1, count: 2 } }, 2)).toBe(2);
-    expect(suiteWorkersFor([large], { shard: { index: 1, count: 2 } }, 2)).toBe(1);
-    expect(suiteWorkersFor([nodePath.join(root, 'gone.contract.toml')], {}, 2)).toBe(1);
+    const cores = SPLIT_FROM_CORES;
+    expect(suiteWorkersFor([small], {}, cores)).toBe(1);
+    expect(suiteWorkersFor([large], {}, cores)).toBe(2);
+    expect(suiteWorkersFor([small, small], {}, cores)).toBe(2);
+    expect(suiteWorkersFor([large], {}, cores - 1)).toBe(1);
+    expect(suiteWorkersFor([large], { bail: 1 }, cores)).toBe(1);
+    expect(suiteWorkersFor([large], { filter: 'x' }, cores)).toBe(1);
+    expect(suiteWorkersFor([large], { testNamePattern: /x/ }, cores)).toBe(1);
+    expect(suiteWorkersFor([large, large], { shard: { index: 1, count: 2 } }, cores)).toBe(2);
+    expect(suiteWorkersFor([large], { shard: { index: 1, count: 2 } }, cores)).toBe(1);
+    expect(suiteWorkersFor([nodePath.join(root, 'gone.contract.toml')], {}, cores)).toBe(1);
   });
 });

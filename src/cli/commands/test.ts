@@ -1,5 +1,6 @@
 import { makeUserDir, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
+import v8 from 'node:v8';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
 import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
@@ -229,6 +230,8 @@ async function staleWarning(): Promise<string | undefined> {
   return `warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`;
 }
 
+const HEAP_GROWING = '--heap-growing-percent=20';
+
 const bailCount = (v: string): number => {
   const n = Number(v);
   if (v.trim() === '' || !Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive integer');
@@ -257,6 +260,10 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
     .option('--timeout <seconds>', 'wall-clock deadline of each case: the run is stopped and fails after it (0 = none)', '60')
     .action(async (paths: string[], o: TestFlags) => {
+      // V8 lets a heap grow to up to 4 times what it keeps alive before a full collection, and the cases' garbage
+      // fills it: a 10k-case run peaked at ~290-330 MB. Growing by 20% keeps it near 200 MB, at no cost in time
+      // measurable over 1k cases. Process-wide, so set before the workers start.
+      v8.setFlagsFromString(HEAP_GROWING);
       // the worker loads the runner (~0.2 s) while this thread reads the flags and finds the case files
       prestartSuiteWorkers();
       const s = await settingsOf(paths, o);
