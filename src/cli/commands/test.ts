@@ -135,8 +135,8 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
 
 /** Prints (and writes) the reports of one run. */
 async function report(r: SuiteResult, s: Settings): Promise<void> {
-  const [{ REPORTER_BY_NAME }, { formatTrace }] = await Promise.all([import('../../harness/reporters/index.ts'), import('../format.ts')]);
-  const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result ? formatTrace(c.result.trace) : '') };
+  const [{ REPORTER_BY_NAME }, format] = await reportModules(s);
+  const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
     const out = nodePath.resolve(s.outputFile);
@@ -152,12 +152,15 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
   if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relativeToCwd(nodePath.resolve(s.outputFile))}\n`));
 }
 
+/** The report's modules; the trace format only for --trace. */
+const reportModules = (s: Settings) => Promise.all([import('../../harness/reporters/index.ts'), s.trace ? import('../format.ts') : undefined]);
+
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
   const workers = suiteWorkersFor(files, s.options);
   prestartSuiteWorkers(workers);
   // the pack's freshness is checked, and the report's modules loaded, while the workers run the cases
   const stale = staleWarning();
-  const reporting = Promise.all([import('../../harness/reporters/index.ts'), import('../format.ts')]);
+  const reporting = reportModules(s);
   let result: SuiteResult;
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
