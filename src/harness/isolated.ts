@@ -66,6 +66,8 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
    * run in). Each takes the next case from a shared counter, so a slow case or a late start balances itself.
    */
   workers?: number;
+  /** called once, when the first case starts: the workers have loaded the runner */
+  onStart?: () => void;
 }
 
 /**
@@ -78,7 +80,8 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
  */
 export async function runContractFilesIsolated(files: string[], options: SuiteOptions = {}, isolate: IsolatedSuiteOptions = {}): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
-  const { workers = 1, ...limits } = isolate;
+  const { workers = 1, onStart, ...limits } = isolate;
+  let started = false;
   const lanes = options.bail === undefined ? Math.max(1, Math.floor(workers)) : 1;
   const counter = lanes > 1 ? new SharedArrayBuffer(4) : undefined;
   // every case as it ends, from every worker: the workers' own results leave them out
@@ -97,6 +100,10 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
         if (m.start) {
           running = m.start;
           agents.set(m.start.file, m.start);
+          if (!started) {
+            started = true;
+            onStart?.();
+          }
         }
         if (m.done) {
           const key = caseKey(m.done);

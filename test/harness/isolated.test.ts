@@ -117,6 +117,17 @@ describe('a suite split over two workers', () => {
   });
 });
 
+describe('onStart', () => {
+  it('is called once, when the first case starts, on one worker and on two', async () => {
+    const files = [nodePath.join(dir, 'second.contract.toml')];
+    for (const workers of [1, 2]) {
+      let calls = 0;
+      const r = await runContractFilesIsolated(files, {}, { workers, onStart: () => calls++ });
+      expect([calls, r.passed]).toEqual([1, 1]);
+    }
+  });
+});
+
 describe('suiteWorkersFor', () => {
   it('takes two workers from SPLIT_FROM_CASES cases on, with SPLIT_FROM_CORES cores, and one for a run that selects or bails', () => {
     const root = tmpDir();

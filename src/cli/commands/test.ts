@@ -158,15 +158,21 @@ const reportModules = (s: Settings) => Promise.all([import('../../harness/report
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
   const workers = suiteWorkersFor(files, s.options);
   prestartSuiteWorkers(workers);
-  // the pack's freshness is checked, and the report's modules loaded, while the workers run the cases
-  const stale = staleWarning();
-  const reporting = reportModules(s);
+  // the pack's freshness is checked, and the report's modules loaded, once the cases run: not while the workers
+  // load the runner, which every case waits for
+  let stale: Promise<string | undefined> | undefined;
+  let reporting: ReturnType<typeof reportModules> | undefined;
+  const meanwhile = () => {
+    stale ??= staleWarning();
+    reporting ??= reportModules(s);
+  };
   let result: SuiteResult;
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile });
   } finally {
+    meanwhile();
     const warning = await stale;
     if (warning) process.stderr.write(warning);
   }
