@@ -36,12 +36,11 @@ export const SPLIT_FROM_CASES = 300;
 export const SPLIT_FROM_CORES = 4;
 
 /**
- * How many workers a run of these case files is worth. The cases are counted in the files' text (their `[[case]]`
- * headers), not parsed: the parser stays off the calling thread. A run that selects cases by name, or stops at
- * failures (`bail`), takes one.
+ * The cases a run of these case files selects, counted in the files' text (their `[[case]]` headers) rather than
+ * parsed, so that the parser stays off the calling thread: every case, or its share of them with `shard`; `filter`
+ * and `testNamePattern` are not applied (an upper bound).
  */
-export function suiteWorkersFor(files: string[], options: SuiteOptions, cores = os.availableParallelism()): number {
-  if (cores < SPLIT_FROM_CORES || options.bail !== undefined || options.filter || options.testNamePattern) return 1;
+export function countCases(files: string[], options: Pick<SuiteOptions, 'shard'> = {}): number {
   let cases = 0;
   for (const file of files) {
     try {
@@ -50,8 +49,16 @@ export function suiteWorkersFor(files: string[], options: SuiteOptions, cores = 
       // an unreadable file is the run's error to report
     }
   }
-  if (options.shard) cases = Math.ceil(cases / options.shard.count);
-  return cases >= SPLIT_FROM_CASES ? 2 : 1;
+  return options.shard ? Math.ceil(cases / options.shard.count) : cases;
+}
+
+/**
+ * How many workers a run of these case files is worth (countCases). A run that selects cases by name, or stops at
+ * failures (`bail`), takes one.
+ */
+export function suiteWorkersFor(files: string[], options: SuiteOptions, cores = os.availableParallelism()): number {
+  if (cores < SPLIT_FROM_CORES || options.bail !== undefined || options.filter || options.testNamePattern) return 1;
+  return countCases(files, options) >= SPLIT_FROM_CASES ? 2 : 1;
 }
 
 const CASE_HEADER = /^[ \t]*\[\[[ \t]*case[ \t]*\]\]/gm;

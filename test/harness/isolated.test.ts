@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runContractFilesIsolated, SPLIT_FROM_CASES, SPLIT_FROM_CORES, suiteWorkersFor } from '../../src/harness/isolated.ts';
+import { countCases, runContractFilesIsolated, SPLIT_FROM_CASES, SPLIT_FROM_CORES, suiteWorkersFor } from '../../src/harness/isolated.ts';
 import { discover } from '../../src/harness/discover.ts';
 import type { SuiteResult } from '../../src/harness/suite-result.ts';
 import { tmpDir, write } from './helpers.ts';
@@ -125,6 +125,17 @@ describe('onStart', () => {
       const r = await runContractFilesIsolated(files, {}, { workers, onStart: () => calls++ });
       expect([calls, r.passed]).toEqual([1, 1]);
     }
+  });
+});
+
+describe('countCases', () => {
+  it("counts the files' [[case]] headers, a shard's share of them, and nothing for a file it cannot read", () => {
+    const root = tmpDir();
+    const a = write(root, 'a.contract.toml', 'agent = "a.aip"\n[[case]]\nname = "x"\n  [[ case ]]\nname = "y"\n# [[case]] in a comment\n[[case.prev]]\nname = "p"\n');
+    const b = write(root, 'b.contract.toml', '[[case]]\nname = "z"\n');
+    expect(countCases([a, b])).toBe(3);
+    expect(countCases([a, b], { shard: { index: 1, count: 2 } })).toBe(2);
+    expect(countCases([nodePath.join(root, 'gone.contract.toml')])).toBe(0);
   });
 });
 

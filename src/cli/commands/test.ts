@@ -6,7 +6,7 @@ import pc from 'picocolors';
 import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
 import type { TestConfig } from '../../harness/config.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
-import { prestartSuiteWorkers, runContractFilesIsolated, suiteWorkersFor } from '../../harness/isolated.ts';
+import { countCases, prestartSuiteWorkers, runContractFilesIsolated, suiteWorkersFor } from '../../harness/isolated.ts';
 import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
 import type { SuiteOptions } from '../../harness/suite.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
@@ -156,6 +156,12 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
 const reportModules = (s: Settings) => Promise.all([import('../../harness/reporters/index.ts'), s.trace ? import('../format.ts') : undefined]);
 
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
+  // V8 lets a heap grow to up to 4 times what it keeps alive before a full collection, and the garbage of thousands
+  // of cases fills it: a 10k-case run peaked at ~320 MB, ~200 MB when the heap grows by 20% at a time (the same
+  // wall time; ~9% more CPU on V8's GC threads). A small suite would pay for its many collections while the heap
+  // grows to its working size (~0.1 s on 100 fengari cases), so only a large one gets it. V8 reads the setting at
+  // each collection, and it holds for the whole process.
+  if (countCases(files, s.options) >= LARGE_SUITE_CASES) v8.setFlagsFromString(HEAP_GROWING);
   const workers = suiteWorkersFor(files, s.options);
   prestartSuiteWorkers(workers);
   // the pack's freshness is checked, and the report's modules loaded, once the cases run: not while the workers
@@ -240,6 +246,7 @@ async function staleWarning(): Promise<string | undefined> {
 }
 
 const HEAP_GROWING = '--heap-growing-percent=20';
+const LARGE_SUITE_CASES = 500;
 
 const bailCount = (v: string): number => {
   const n = Number(v);
@@ -269,10 +276,6 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
     .option('--timeout <seconds>', 'wall-clock deadline of each case: the run is stopped and fails after it (0 = none)', '60')
     .action(async (paths: string[], o: TestFlags) => {
-      // V8 lets a heap grow to up to 4 times what it keeps alive before a full collection, and the cases' garbage
-      // fills it: a 10k-case run peaked at ~290-330 MB. Growing by 20% keeps it near 200 MB, at no cost in time
-      // measurable over 1k cases. Process-wide, so set before the workers start.
-      v8.setFlagsFromString(HEAP_GROWING);
       // the worker loads the runner (~0.2 s) while this thread reads the flags and finds the case files
       prestartSuiteWorkers();
       const s = await settingsOf(paths, o);
