@@ -1,4 +1,5 @@
 import { exists, isDirectory } from '../support/host-fs.ts';
+import { parseTimeoutSeconds } from '../isolate/isolate.ts';
 
 /** Bad command-line usage: the CLI exits with code 2. */
 export class UsageError extends Error {
@@ -27,4 +28,12 @@ export function positiveIntFlag(flag: string, given: string, max = MAX_COUNT): n
   if (given.trim() === '' || !Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} ${given}: expected a positive integer`);
   if (n > max) throw new UsageError(`${flag} ${given}: at most ${max}`);
   return n;
+}
+
+/** `--timeout <seconds>` in ms (0 = no deadline). Throws UsageError. */
+export function timeoutOf(o: { timeout?: string }): number {
+  const ms = parseTimeoutSeconds(o.timeout ?? '60');
+  if (ms === undefined) throw new UsageError(`--timeout ${o.timeout}: expected a number of seconds (0 = no deadline)`);
+  if (ms > MAX_TIMEOUT_SECONDS * 1000) throw new UsageError(`--timeout ${o.timeout}: at most ${MAX_TIMEOUT_SECONDS} seconds (about 24.8 days; 0 = no deadline)`);
+  return ms;
 }

@@ -3,11 +3,9 @@ import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/
 import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { isValidVersion } from '../aip/catalog.ts';
-import type { EngineName } from '../engine/engine.ts';
-import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName, loadEngine } from '../engine/index.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
-import { DeadlineError, IsolateCrashError, parseTimeoutSeconds, type SerializedError } from '../isolate/isolate.ts';
+import { DeadlineError, IsolateCrashError, type SerializedError } from '../isolate/isolate.ts';
 import { runJob } from '../harness/run-job.ts';
 import type { SimSpec, SimulateResult } from '../harness/worker-jobs.ts';
 import { CommitError, writeChanges } from '../runtime/commit.ts';
@@ -17,7 +15,8 @@ import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
-import { MAX_TIMEOUT_SECONDS, positiveIntFlag, requireDir, UsageError } from './errors.ts';
+import { addEngineOption, engineOf } from './engine-flag.ts';
+import { positiveIntFlag, requireDir, timeoutOf, UsageError } from './errors.ts';
 
 /** Options shared by the commands that run agents on the simulated runtime. */
 export interface SimCliOptions {
@@ -34,29 +33,8 @@ export interface SimCliOptions {
   engine?: string;
 }
 
-/** `--engine fengari|lua54`: the Lua engine (default $CODER_SUBAGENTS_ENGINE, else fengari). */
-export function addEngineOption(cmd: Command): Command {
-  return cmd.option('--engine <name>', `Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $${ENGINE_ENV})`);
-}
-
-/** Checks the engine named by `--engine` (default from the environment), without loading it (engineFromOption loads). */
-export function engineOf(name: string | undefined): EngineName {
-  let engine: string;
-  try {
-    engine = name === undefined ? defaultEngineName() : name;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (!isEngineName(engine)) throw new UsageError(`--engine ${name}: expected ${ENGINE_NAMES.join(' or ')}`);
-  return engine;
-}
-
-/** Checks and loads the engine named by `--engine` (lua54 instantiates its WebAssembly module once). */
-export async function engineFromOption(name: string | undefined): Promise<EngineName> {
-  const engine = engineOf(name);
-  await loadEngine(engine);
-  return engine;
-}
+export { addEngineOption, engineFromOption, engineOf } from './engine-flag.ts';
+export { timeoutOf } from './errors.ts';
 
 export function addSimOptions(cmd: Command): Command {
   return addEngineOption(cmd)
@@ -109,13 +87,6 @@ function makeSimSpec(o: SimCliOptions): SimSpec {
     requireDir('--aipack-base', o.aipackBase, aipackBase);
   }
   return { workspaceDir, ai, aipackVersion: o.aipackVersion, packs: [REPO_PACK], budget, mocks, aipackBase, engine: engineOf(o.engine), traceValues: o.trace ? 'full' : 'top' };
-}
-
-export function timeoutOf(o: { timeout?: string }): number {
-  const ms = parseTimeoutSeconds(o.timeout ?? '60');
-  if (ms === undefined) throw new UsageError(`--timeout ${o.timeout}: expected a number of seconds (0 = no deadline)`);
-  if (ms > MAX_TIMEOUT_SECONDS * 1000) throw new UsageError(`--timeout ${o.timeout}: at most ${MAX_TIMEOUT_SECONDS} seconds (about 24.8 days; 0 = no deadline)`);
-  return ms;
 }
 
 /** A finished simulated run as the CLI reports it. */

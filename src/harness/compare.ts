@@ -2,10 +2,17 @@
  * Comparison of expected and actual values as Lua sees them, and the diffs shown when they differ:
  * a key-level diff for tables, a line diff (jsdiff) for multi-line text. Only what differs is shown.
  */
-import { structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
 import { luaEqual, luaList, tableEntries } from '../contract/index.ts';
 
 const MAX_VALUE = 200;
+
+// jsdiff is loaded on the first text diff (a failing case), not with the runner: a worker's start-up is on the
+// critical path of every `test` run, and most runs show no diff
+const requireCjs = createRequire(import.meta.url);
+let jsdiff: typeof import('diff') | undefined;
+const linePatch = (expected: string, actual: string) =>
+  (jsdiff ??= requireCjs('diff') as typeof import('diff')).structuredPatch('expected', 'actual', expected, actual, undefined, undefined, { context: 2 });
 
 /** A value on one line, as JSON (nil as `nil`), shortened when long. */
 export function show(v: unknown): string {
@@ -40,7 +47,7 @@ export function textDiff(expected: string, actual: string): string[] {
     expected += '\n';
     actual += '\n';
   }
-  const patch = structuredPatch('expected', 'actual', expected, actual, undefined, undefined, { context: 2 });
+  const patch = linePatch(expected, actual);
   const out: string[] = [];
   for (const h of patch.hunks) {
     if (patch.hunks.length > 1 || h.oldStart > 1) out.push(`@@ expected line ${h.oldStart}, actual line ${h.newStart} @@`);

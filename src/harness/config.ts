@@ -14,17 +14,15 @@
  *   slow_ms = 300                   # a case slower than this is flagged slow
  */
 import { ENGINE_NAMES, isEngineName } from '../engine/index.ts';
-import { exists, readText } from '../support/host-fs.ts';
+import { readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { unknownKeysMessage } from './case-file.ts';
 import { relativeToCwd } from '../support/paths.ts';
+import { REPORTERS } from './config-file.ts';
 
-export const CONFIG_FILE = 'coder-subagents.config.toml';
-
-export const REPORTERS = ['default', 'json', 'junit'] as const;
-export type ReporterName = (typeof REPORTERS)[number];
+export { CONFIG_FILE, findConfigFile, REPORTERS, type ReporterName } from './config-file.ts';
 
 const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
@@ -47,19 +45,6 @@ export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
-  }
-}
-
-/** The config file that applies in `cwd`, or undefined. */
-export function findConfigFile(cwd = process.cwd()): string | undefined {
-  let dir = nodePath.resolve(cwd);
-  for (;;) {
-    const candidate = nodePath.join(dir, CONFIG_FILE);
-    if (exists(candidate)) return candidate;
-    if (exists(nodePath.join(dir, 'package.json')) || exists(nodePath.join(dir, '.git'))) return undefined;
-    const parent = nodePath.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
   }
 }
 

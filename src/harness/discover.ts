@@ -4,7 +4,8 @@ import nodePath from 'node:path';
 import picomatch from 'picomatch';
 import { isInside } from '../support/host-fs.ts';
 import { walkFiles } from '../support/walk.ts';
-import { CASE_FILE_SUFFIX } from './case-file.ts';
+
+export const CASE_FILE_SUFFIX = '.contract.toml';
 
 export class DiscoveryError extends Error {
   constructor(message: string) {

@@ -260,9 +260,8 @@ export function matchesFilter(file: string, name: string, filter: string | undef
  * Loads a case file and runs its cases, in order. Throws CaseFileError when the file is malformed or its agent
  * cannot be found (before any case runs).
  *
- * Cases run sequentially. Fengari is synchronous and a case takes 20-80 ms once warm; a worker thread first pays
- * ~1 s to load tsx, zod and fengari. Measured on 28 cases (2-core machine): 1 worker 2.4-2.5 s, 2 workers
- * 3.1-4.8 s. Worker threads would only pay off for hundreds of cases on many cores.
+ * Cases run sequentially here; `test` can share a large suite's cases between two workers (isolated.ts), which
+ * pays off only with spare cores: a worker costs ~0.8 s of CPU before its cases run at full speed.
  */
 export function runContractFile(path: string, options: RunOptions = {}): ContractFileResult {
   const file = loadContractFile(path);

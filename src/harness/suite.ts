@@ -1,10 +1,12 @@
 /** A run of many case files, as `coder-subagents test` does it (its reports are in reporters/). */
 import nodePath from 'node:path';
-import type { SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type ContractCase, type ContractFile } from './case-file.ts';
 import { discover } from './discover.ts';
 import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResult, type RunOptions } from './run-case.ts';
 import { prepareSubject } from './group.ts';
+import { caseKey, coverageOf, type CaseStart, type SuiteResult } from './suite-result.ts';
+
+export { caseKey, coverageOf, SLOW_MS, type CaseStart, type StageCoverage, type SuiteResult } from './suite-result.ts';
 
 export interface SuiteOptions extends RunOptions {
   /** stop after this many failed cases; the cases after are not run (`--bail`) */
@@ -26,45 +28,19 @@ export interface SuiteOptions extends RunOptions {
    * finished case holds then stays the same however many cases run
    */
   verdictsOnly?: boolean;
-}
-
-/** A case about to run: what a result for it needs if it never finishes. */
-export interface CaseStart {
-  file: string;
-  name: string;
-  index: number;
-  stage: SubAgentStage;
-  agent: string;
-  agentFile: string;
-}
-
-/** Identifies a case across runs: its case file (absolute) and position. */
-export const caseKey = (c: { file: string; index: number }) => `${c.file}#${c.index}`;
-
-export interface StageCoverage {
-  /** the agent's .aip file (absolute) */
-  agent: string;
-  /** how many cases ran (not skipped) per stage */
-  stages: Partial<Record<SubAgentStage, number>>;
-}
-
-export interface SuiteResult {
-  files: ContractFileResult[];
-  /** every case run, in file order then case order */
-  cases: CaseResult[];
-  /** harness problems: malformed case files, missing agents (each names its file) */
-  errors: string[];
-  passed: number;
-  failed: number;
-  skipped: number;
-  /** selected cases left out because --bail stopped the run */
-  notRun: number;
-  /** the bail limit that stopped the run, when it did */
-  bailedAt?: number;
-  /** agents found under the searched paths that no case file tests (absolute) */
-  agentsWithoutContract: string[];
-  /** per agent under test, the stages its cases ran */
-  coverage: StageCoverage[];
+  /**
+   * Shares the selected cases with other runs of the same files (isolated.ts splits a suite over workers): a case
+   * runs here only when `next()` hands out its position (0-based over the selected cases, in order; a counter
+   * shared between the runs). A file is prepared here for its cases that run here, or when `prepare` asks for it
+   * (a file with no selected case, or one whose cases an earlier worker of the same share ran). Not with `bail`.
+   */
+  claim?: { next: () => number; prepare: (file: ContractFile, hasCases: boolean) => boolean };
+  /**
+   * told each harness error with where a run of all files meets it: [slot, case] with slot = the file's index, plus
+   * files.length when the error comes from preparing or running the file (after all files are loaded), and the
+   * case's position in the file (-1 for none); runs that share the cases order and deduplicate their errors by it
+   */
+  onError?: (message: string, at: [number, number]) => void;
 }
 
 /**
@@ -73,12 +49,16 @@ export interface SuiteResult {
  */
 export function runContractFiles(files: string[], options: SuiteOptions = {}): SuiteResult {
   const errors: string[] = [];
-  const loaded: { path: string; file: ContractFile }[] = [];
-  for (const path of files) {
+  const error = (message: string, at: [number, number]) => {
+    errors.push(message);
+    options.onError?.(message, at);
+  };
+  const loaded: { path: string; file: ContractFile; slot: number }[] = [];
+  for (const [i, path] of files.entries()) {
     try {
-      loaded.push({ path, file: loadContractFile(path) });
+      loaded.push({ path, file: loadContractFile(path), slot: i });
     } catch (err) {
-      if (err instanceof CaseFileError) errors.push(err.message);
+      if (err instanceof CaseFileError) error(err.message, [i, -1]);
       else throw err;
     }
   }
@@ -87,9 +67,10 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
     const i = k++;
     return !options.shard || i % options.shard.count === options.shard.index - 1;
   };
-  const plan = loaded.map(({ path, file }) => ({
+  const plan = loaded.map(({ path, file, slot }) => ({
     path,
     file,
+    slot,
     cases: file.cases.filter((c) => matchesFilter(path, c.name, options.filter, options.testNamePattern)).filter(inShard) as ContractCase[],
   }));
 
@@ -98,15 +79,36 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
   let failed = options.failedBefore ?? 0;
   let notRun = 0;
   let stopped = options.bail !== undefined && failed >= options.bail;
-  for (const { path, file, cases } of plan) {
+  const claim = options.claim;
+  // the position of the next case this run may run (every one without `claim`); the next position is taken only
+  // once the case before it has ended, so a worker stopped in a case holds no other case
+  let mine = claim ? claim.next() : 0;
+  let ran = false;
+  const take = () => {
+    if (claim && ran) mine = claim.next();
+    ran = false;
+  };
+  let at = 0;
+  for (const { path, file, cases, slot } of plan) {
+    const first = at;
+    at += cases.length;
     if (stopped) {
       notRun += cases.filter((c) => !skip.has(caseKey({ file: file.file, index: c.index }))).length;
       continue;
     }
+    take();
+    if (claim && mine >= at && !claim.prepare(file, cases.length > 0)) continue; // all its cases run elsewhere
+    let position = -1;
     try {
       const agent = prepareSubject(file, options, path);
       const done: CaseResult[] = [];
-      for (const c of cases) {
+      for (const [i, c] of cases.entries()) {
+        position = i;
+        if (claim) {
+          take();
+          if (first + i !== mine) continue; // another run's case
+          ran = true;
+        }
         if (skip.has(caseKey({ file: file.file, index: c.index }))) continue;
         if (stopped) {
           notRun++;
@@ -122,8 +124,11 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
       }
       results.push({ file: file.file, agent: file.agent, cases: done, watch: watchOf(file, agent), agentFile: agent.file });
     } catch (err) {
-      if (err instanceof CaseFileError) errors.push(err.message);
-      else throw err;
+      if (!(err instanceof CaseFileError)) throw err;
+      error(err.message, [files.length + slot, position]);
+      // the file's other cases are not run: hand on the positions of those this run holds
+      take();
+      while (claim && mine < at) mine = claim.next();
     }
   }
 
@@ -151,25 +156,8 @@ function verdictOf(c: CaseResult): CaseResult {
   return verdict;
 }
 
-/** Per agent under test, the stages its cases ran (skipped cases left out). */
-export function coverageOf(results: ContractFileResult[]): StageCoverage[] {
-  const coverage = new Map<string, StageCoverage>();
-  for (const r of results) {
-    const entry = coverage.get(r.agentFile) ?? { agent: r.agentFile, stages: {} };
-    for (const c of r.cases) if (c.status !== 'skipped') entry.stages[c.stage] = (entry.stages[c.stage] ?? 0) + 1;
-    coverage.set(r.agentFile, entry);
-  }
-  return [...coverage.values()].filter((c) => Object.keys(c.stages).length > 0);
-}
-
 /** Finds the case files under `paths` (default `.`; files, directories or globs) and runs them. */
 export function runSuite(paths: string[], options: SuiteOptions = {}, cwd = process.cwd()): SuiteResult {
   const found = discover(paths, cwd);
   return runContractFiles(found.files, { agents: found.agents, ...options });
 }
-
-/**
- * A case slower than this (ms) is flagged in the report. Warm cases take 10-80 ms; the first case of a run also
- * pays the Lua VM's warm-up (up to ~500 ms on a 2-core machine), which is not the agent's fault.
- */
-export const SLOW_MS = 1000;

@@ -82,18 +82,44 @@ function plainCase(c: CaseResult): CaseResult {
   return c.result ? ({ ...c, result: { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } } } as unknown as CaseResult) : c;
 }
 
-/** The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. */
-export async function suite(arg: { files: string[]; options: SuiteOptions }, port: Port): Promise<SuiteResult> {
+/** A share of a suite's cases (SuiteOptions.claim): the counter its workers take positions from. */
+export interface SuiteShare {
+  /** an Int32Array's one slot: the position of the next case to hand out */
+  counter: SharedArrayBuffer;
+  /** the first share also prepares the files that have no selected case */
+  first: boolean;
+  /** files an earlier worker of this share ran cases of (absolute): prepared again for their results */
+  seen: string[];
+}
+
+/** What the suite job answers: the result without its cases (they came one by one), and where its errors arose. */
+export type SuiteJobResult = SuiteResult & { errorAt: [number, number][] };
+
+/**
+ * The contract cases of `coder-subagents test` (runContractFiles), telling which case runs. Each case's result
+ * is sent as it ends, so the final result leaves them out: thousands of cases are not copied twice at the end.
+ */
+export async function suite(arg: { files: string[]; options: SuiteOptions; share?: SuiteShare }, port: Port): Promise<SuiteJobResult> {
   await loadEngine(arg.options.engine ?? defaultEngineName());
+  const errorAt: [number, number][] = [];
+  let claim: SuiteOptions['claim'];
+  if (arg.share) {
+    const counter = new Int32Array(arg.share.counter);
+    const { first } = arg.share;
+    const seen = new Set(arg.share.seen);
+    claim = { next: () => Atomics.add(counter, 0, 1), prepare: (file, hasCases) => (first && !hasCases) || seen.has(file.file) };
+  }
   const r = runContractFiles(arg.files, {
     ...arg.options,
+    claim,
+    onError: (_message, at) => errorAt.push(at),
     timeoutMs: 0, // the worker's deadline governs
     onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`),
     // each case as it ends: if a later case passes its deadline, the worker dies, and these are what is left
     onCaseStart: (start) => port.send({ start }),
     onCaseDone: (done) => port.send({ done: clonable(plainCase(done)) }),
   });
-  return clonable({ ...r, cases: r.cases.map(plainCase), files: r.files.map((f) => ({ ...f, cases: f.cases.map(plainCase) })) });
+  return clonable({ ...r, cases: [], files: r.files.map((f) => ({ ...f, cases: [] })), errorAt });
 }
 
 export type Jobs = { simulate: typeof simulate; suite: typeof suite };

@@ -30,6 +30,8 @@ export interface IsolateOptions {
   onProgress?: (where: string) => void;
   /** the deadline restarts at each progress note (a deadline per case rather than per job) */
   restartOnProgress?: boolean;
+  /** stops the job (its worker is terminated) and rejects with the signal's reason */
+  signal?: AbortSignal;
 }
 
 /** The run passed its wall-clock deadline and was stopped. */
@@ -90,8 +92,12 @@ export function siblingModule(base: string, rel: string): string {
   return new URL(rel + nodePath.extname(fileURLToPath(base)), base).href;
 }
 
-/** Idle workers by heap limit: a finished job hands its worker back; one stopped by a deadline is terminated. */
-const idle = new Map<string, Worker>();
+/**
+ * Idle workers by heap limit and jobs module: a finished job hands its worker back; one stopped by a deadline is
+ * terminated. Up to MAX_IDLE are kept per key, one for each worker a suite run splits over.
+ */
+const idle = new Map<string, Worker[]>();
+const MAX_IDLE = 2;
 let nextId = 0;
 
 /** bytes of a worker's shared note (Port.note): a sequence number, a length, then the UTF-8 text */
@@ -113,14 +119,18 @@ function readNote(w: Worker): string | undefined {
   return undefined;
 }
 
+const keyOf = (jobsUrl: string, maxMemoryMb: number, youngMb: number) => `${maxMemoryMb} ${youngMb} ${jobsUrl}`;
+
 function takeWorker(jobsUrl: string, maxMemoryMb: number, youngMb: number): Worker {
-  const key = `${maxMemoryMb} ${youngMb} ${jobsUrl}`;
-  const w = idle.get(key);
+  const w = idle.get(keyOf(jobsUrl, maxMemoryMb, youngMb))?.shift();
   if (w) {
-    idle.delete(key);
     w.ref();
     return w;
   }
+  return createWorker(jobsUrl, maxMemoryMb, youngMb);
+}
+
+function createWorker(jobsUrl: string, maxMemoryMb: number, youngMb: number): Worker {
   const note = new SharedArrayBuffer(NOTE_BYTES);
   const created = new Worker(WORKER, {
     workerData: { jobsUrl, note },
@@ -132,15 +142,31 @@ function takeWorker(jobsUrl: string, maxMemoryMb: number, youngMb: number): Work
 }
 
 function giveBack(w: Worker, jobsUrl: string, maxMemoryMb: number, youngMb: number): void {
-  const key = `${maxMemoryMb} ${youngMb} ${jobsUrl}`;
-  if (idle.has(key)) {
+  const key = keyOf(jobsUrl, maxMemoryMb, youngMb);
+  const list = idle.get(key) ?? [];
+  if (list.length >= MAX_IDLE) {
     void w.terminate();
     return;
   }
   // an idle worker must not keep the process alive, and one that dies while idle is simply forgotten
-  w.once('exit', () => idle.get(key) === w && idle.delete(key));
+  w.once('exit', () => {
+    const at = list.indexOf(w);
+    if (at >= 0) list.splice(at, 1);
+  });
   w.unref();
-  idle.set(key, w);
+  list.push(w);
+  idle.set(key, list);
+}
+
+/**
+ * Starts workers for the jobs module ahead of their jobs, until `count` (at most MAX_IDLE) are idle: each loads the
+ * module (~0.2 s) while the caller still prepares the job; the next runIsolated calls with the same limits take them.
+ */
+export function prestart(jobsUrl: string, options: Pick<IsolateOptions, 'maxMemoryMb' | 'youngMb'> = {}, count = 1): void {
+  const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_MAX_MEMORY_MB;
+  const youngMb = options.youngMb ?? DEFAULT_YOUNG_MB;
+  const have = idle.get(keyOf(jobsUrl, maxMemoryMb, youngMb))?.length ?? 0;
+  for (let i = have; i < Math.min(count, MAX_IDLE); i++) giveBack(createWorker(jobsUrl, maxMemoryMb, youngMb), jobsUrl, maxMemoryMb, youngMb);
 }
 
 /**
@@ -168,6 +194,7 @@ export function runIsolated<J extends JobTable, K extends keyof J & string>(
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       worker.off('message', onMessage).off('error', onError).off('exit', onExit);
       if (healthy) giveBack(worker, jobsUrl, maxMemoryMb, youngMb);
       else void worker.terminate();
@@ -206,6 +233,9 @@ export function runIsolated<J extends JobTable, K extends keyof J & string>(
       const place = where();
       finish(() => reject(new IsolateCrashError(`the simulated run stopped unexpectedly (worker exit code ${code})${place ? ` in ${place}` : ''}`, place)), false);
     };
+    const onAbort = () => finish(() => reject(options.signal?.reason), false);
+    if (options.signal?.aborted) return onAbort();
+    options.signal?.addEventListener('abort', onAbort);
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage({ id, job, arg });
   });

@@ -1,9 +1,17 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMEOUT_SECONDS, UsageError, positiveIntFlag, requireDir } from '../../src/cli/errors.ts';
+import { MAX_TIMEOUT_SECONDS, UsageError, positiveIntFlag, requireDir, timeoutOf } from '../../src/cli/errors.ts';
 import { tmpDir, write } from '../harness/helpers.ts';
 
 describe('usage checks', () => {
+  it('timeoutOf reads seconds, 0 meaning none, and refuses what a timer cannot wait', () => {
+    expect(timeoutOf({})).toBe(60_000);
+    expect(timeoutOf({ timeout: '0.5' })).toBe(500);
+    expect(timeoutOf({ timeout: '0' })).toBe(0);
+    expect(() => timeoutOf({ timeout: 'soon' })).toThrow(/expected a number of seconds/);
+    expect(() => timeoutOf({ timeout: '9999999' })).toThrow(/at most 2147483 seconds/);
+  });
+
   it('requireDir names the flag and what is wrong', () => {
     const dir = tmpDir();
     expect(() => requireDir('--workspace', 'ws', dir)).not.toThrow();

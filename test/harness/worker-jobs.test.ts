@@ -1,6 +1,7 @@
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { CaseResult } from '../../src/harness/run-case.ts';
 import type { Port } from '../../src/isolate/isolate.ts';
 import { simulate, suite } from '../../src/harness/worker-jobs.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
@@ -38,15 +39,28 @@ describe('the worker jobs', () => {
     expect(r.pending).toEqual({ changes: [], dirs: [] });
   });
 
-  it('suite runs case files, telling each case as it starts and ends, with plain-data results', async () => {
+  it('suite runs case files, sending each case as it starts and ends; its plain-data result leaves the cases out', async () => {
     const { port, seen } = recordingPort();
     const r = await suite({ files: [nodePath.join(AGENTS, 'answer-cleaner.contract.toml')], options: {} }, port);
-    expect(r.cases.map((c) => [c.name, c.status])).toEqual([
+    const done = seen.sent.filter((m) => Object.hasOwn(m as object, 'done')).map((m) => (m as { done: CaseResult }).done);
+    expect(done.map((c) => [c.name, c.status])).toEqual([
       ['removes DEBUG lines', 'passed'],
       ['leaves a clean answer alone', 'passed'],
     ]);
     expect(seen.at.map((w) => w.replace(/ of .*/, ''))).toEqual(['case "removes DEBUG lines"', 'case "leaves a clean answer alone"']);
-    expect(seen.sent.filter((m) => Object.hasOwn(m as object, 'done'))).toHaveLength(2);
+    expect([r.passed, r.cases, r.files.map((f) => f.cases), r.errorAt]).toEqual([2, [], [[]], []]);
     expect(() => structuredClone(r)).not.toThrow();
+    expect(() => structuredClone(done)).not.toThrow();
+  });
+
+  it('suite with a share runs only the cases it takes from the shared counter', async () => {
+    const file = nodePath.join(AGENTS, 'answer-cleaner.contract.toml');
+    const counter = new SharedArrayBuffer(4);
+    new Int32Array(counter)[0] = 1; // another worker took the first case
+    const { port, seen } = recordingPort();
+    await suite({ files: [file], options: {}, share: { counter, first: true, seen: [] } }, port);
+    const done = seen.sent.filter((m) => Object.hasOwn(m as object, 'done')).map((m) => (m as { done: CaseResult }).done.name);
+    expect(done).toEqual(['leaves a clean answer alone']);
+    expect(new Int32Array(counter)[0]).toBe(2); // it took the second case only
   });
 });

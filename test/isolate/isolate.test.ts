@@ -7,6 +7,7 @@ import {
   clonable,
   formatMs,
   parseTimeoutSeconds,
+  prestart,
   runIsolated,
   serializeError,
   siblingModule,
@@ -23,6 +24,8 @@ function jobsModule(): string {
       'export async function echo(arg, port) { port.send(arg.n + 1); return { got: arg }; }',
       "export async function fail() { const e = new Error('bad'); e.name = 'MyError'; e.code = 7; throw e; }",
       "export async function spin(arg, port) { port.at('case 1'); port.note('case 1, stage Data'); for (;;) {} }",
+      "import { threadId } from 'node:worker_threads';",
+      'export async function whoami() { return threadId; }',
     ].join('\n'),
   );
   return pathToFileURL(file).href;
@@ -36,6 +39,16 @@ describe('runIsolated', () => {
     expect(parts).toEqual([2]);
     const err = (await runIsolated(jobs, 'fail', {}).catch((e: unknown) => e)) as Error & { code?: number };
     expect([err.name, err.message, err.code]).toEqual(['MyError', 'bad', 7]);
+  });
+
+  it('prestart starts workers ahead; the next jobs with the same limits run in them, at the same time', async () => {
+    const jobs = jobsModule();
+    prestart(jobs, { youngMb: 8 }, 2);
+    const [a, b] = await Promise.all([runIsolated(jobs, 'whoami', {}, { youngMb: 8 }), runIsolated(jobs, 'whoami', {}, { youngMb: 8 })]);
+    expect(a).not.toBe(b);
+    // both went back to the idle list: the next two jobs take them again instead of starting new workers
+    const again = await Promise.all([runIsolated(jobs, 'whoami', {}, { youngMb: 8 }), runIsolated(jobs, 'whoami', {}, { youngMb: 8 })]);
+    expect(new Set(again)).toEqual(new Set([a, b]));
   });
 
   it('stops a job that never ends at its deadline, naming where it was', async () => {

@@ -1,19 +1,20 @@
 import { makeUserDir, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
+import v8 from 'node:v8';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { isValidVersion } from '../../aip/catalog.ts';
-import { ConfigError, findConfigFile, loadConfig, REPORTERS, type ReporterName, type TestConfig } from '../../harness/config.ts';
+import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
+import type { TestConfig } from '../../harness/config.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
-import { stalePackFiles } from '../../harness/pack-freshness.ts';
-import { runContractFilesIsolated } from '../../harness/isolated.ts';
-import { SLOW_MS, type SuiteOptions, type SuiteResult } from '../../harness/suite.ts';
-import { REPORTER_BY_NAME } from '../../harness/reporters/index.ts';
+import { countCases, prestartSuiteWorkers, runContractFilesIsolated, suiteWorkersFor } from '../../harness/isolated.ts';
+import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
+import type { SuiteOptions } from '../../harness/suite.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
-import { MAX_COUNT, positiveIntFlag, UsageError, type SetExit } from '../errors.ts';
-import { formatTrace } from '../format.ts';
-import { engineOf, timeoutOf } from '../simulate.ts';
+import { MAX_COUNT, positiveIntFlag, timeoutOf, UsageError, type SetExit } from '../errors.ts';
 import { relativeToCwd } from '../../support/paths.ts';
+
+// Only what runs before the worker starts is imported above. The rest (config parser, engine names, version
+// catalog, reporters, trace format, pack freshness) loads on this thread while the worker loads the runner.
 
 interface TestFlags {
   json?: boolean;
@@ -54,10 +55,11 @@ function exitCodeOf(r: SuiteResult): number {
 
 const positiveInt = (flag: string, v: string): number => positiveIntFlag(flag, v);
 
-function settingsOf(paths: string[], o: TestFlags): Settings {
+async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
   let config: Partial<TestConfig> = {};
   if (configFile) {
+    const { ConfigError, loadConfig } = await import('../../harness/config.ts');
     try {
       config = loadConfig(configFile);
     } catch (err) {
@@ -71,7 +73,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
   const reporter = (o.json ? 'json' : o.reporter ?? config.reporter ?? 'default') as ReporterName;
   if (!(REPORTERS as readonly string[]).includes(reporter)) throw new UsageError(`--reporter ${reporter}: expected one of ${REPORTERS.join(', ')}`);
   const aipackVersion = o.aipackVersion ?? config.aipack_version;
-  if (aipackVersion !== undefined && !isValidVersion(aipackVersion)) {
+  if (aipackVersion !== undefined && !(await import('../../aip/catalog.ts')).isValidVersion(aipackVersion)) {
     throw new UsageError(`${o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`} ${aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
   }
   let testNamePattern: RegExp | undefined;
@@ -82,6 +84,7 @@ function settingsOf(paths: string[], o: TestFlags): Settings {
       throw new UsageError(`--test-name-pattern ${o.testNamePattern}: invalid regex: ${(err as Error).message}`);
     }
   }
+  const { engineOf } = await import('../engine-flag.ts');
   let shard: SuiteOptions['shard'];
   if (o.shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(o.shard);
@@ -131,8 +134,9 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
 }
 
 /** Prints (and writes) the reports of one run. */
-function report(r: SuiteResult, s: Settings): void {
-  const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result ? formatTrace(c.result.trace) : '') };
+async function report(r: SuiteResult, s: Settings): Promise<void> {
+  const [{ REPORTER_BY_NAME }, format] = await reportModules(s);
+  const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
     const out = nodePath.resolve(s.outputFile);
@@ -148,17 +152,44 @@ function report(r: SuiteResult, s: Settings): void {
   if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relativeToCwd(nodePath.resolve(s.outputFile))}\n`));
 }
 
+/** The report's modules; the trace format only for --trace. */
+const reportModules = (s: Settings) => Promise.all([import('../../harness/reporters/index.ts'), s.trace ? import('../format.ts') : undefined]);
+
 async function runOnce(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
-  // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
-  // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-  const result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs });
+  // V8 lets a heap grow to up to 4 times what it keeps alive before a full collection, and the garbage of thousands
+  // of cases fills it: a 10k-case run peaked at ~320 MB, ~200 MB when the heap grows by 20% at a time (the same
+  // wall time; ~9% more CPU on V8's GC threads). A small suite would pay for its many collections while the heap
+  // grows to its working size (~0.1 s on 100 fengari cases), so only a large one gets it. V8 reads the setting at
+  // each collection, and it holds for the whole process.
+  if (countCases(files, s.options) >= LARGE_SUITE_CASES) v8.setFlagsFromString(HEAP_GROWING);
+  const workers = suiteWorkersFor(files, s.options);
+  prestartSuiteWorkers(workers);
+  // the pack's freshness is checked, and the report's modules loaded, once the cases run: not while the workers
+  // load the runner, which every case waits for
+  let stale: Promise<string | undefined> | undefined;
+  let reporting: ReturnType<typeof reportModules> | undefined;
+  const meanwhile = () => {
+    stale ??= staleWarning();
+    reporting ??= reportModules(s);
+  };
+  let result: SuiteResult;
+  try {
+    // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
+    // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile });
+  } finally {
+    meanwhile();
+    const warning = await stale;
+    if (warning) process.stderr.write(warning);
+  }
+  await reporting;
   if ((s.options.filter || s.options.testNamePattern) && result.cases.length === 0 && result.errors.length === 0 && !s.options.shard) {
     const what = [s.options.filter ? `--filter ${JSON.stringify(s.options.filter)}` : '', s.options.testNamePattern ? `--test-name-pattern ${s.options.testNamePattern}` : '']
       .filter(Boolean)
       .join(' and ');
     throw new UsageError(`no case matches ${what} in ${files.length} case file${files.length === 1 ? '' : 's'}`);
   }
-  report(result, s);
+  await report(result, s);
   return { result, code: exitCodeOf(result) };
 }
 
@@ -182,7 +213,6 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
     if (files.size === 0) return;
     process.stdout.write(`\n${pc.dim(`re-running ${[...files].map((p) => relativeToCwd(p)).join(', ')}`)}\n`);
     try {
-      warnIfStale();
       const { result } = await runOnce([...files], [], s);
       for (const f of result.files) {
         watched.set(f.file, f.watch);
@@ -206,13 +236,17 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
   return new Promise<never>(() => {});
 }
 
-/** The cases run the built pack/: say so when it lags behind lua/ (the results would test old code). */
-function warnIfStale(): void {
+/** The cases run the built pack/: the warning to print when it lags behind lua/ (the results would test old code). */
+async function staleWarning(): Promise<string | undefined> {
+  const { stalePackFiles } = await import('../../harness/pack-freshness.ts');
   const stale = stalePackFiles();
-  if (stale.length === 0) return;
+  if (stale.length === 0) return undefined;
   const list = stale.length > 3 ? `${stale.slice(0, 3).join(', ')}, ...` : stale.join(', ');
-  process.stderr.write(`warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`);
+  return `warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`;
 }
+
+const HEAP_GROWING = '--heap-growing-percent=20';
+const LARGE_SUITE_CASES = 500;
 
 const bailCount = (v: string): number => {
   const n = Number(v);
@@ -242,9 +276,10 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--trace', "print each case's trace (the sub-agent's stages, AI calls, files)")
     .option('--timeout <seconds>', 'wall-clock deadline of each case: the run is stopped and fails after it (0 = none)', '60')
     .action(async (paths: string[], o: TestFlags) => {
-      const s = settingsOf(paths, o);
+      // the worker loads the runner (~0.2 s) while this thread reads the flags and finds the case files
+      prestartSuiteWorkers();
+      const s = await settingsOf(paths, o);
       const found = find(s.paths);
-      warnIfStale();
       const { result, code } = await runOnce(found.files, found.agents, s);
       setExit(code);
       if (s.watch) await watchLoop(result, s);

@@ -2,7 +2,7 @@
 import pc from 'picocolors';
 import { STAGES } from '../../contract/index.ts';
 import type { CaseResult } from '../run-case.ts';
-import { SLOW_MS, type StageCoverage, type SuiteResult } from '../suite.ts';
+import { SLOW_MS, type StageCoverage, type SuiteResult } from '../suite-result.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
 

@@ -1,7 +1,7 @@
 /** The reporters of `coder-subagents test`, by the name `--reporter` and the config file give. */
 import type { ReporterName } from '../config.ts';
 import type { CaseResult } from '../run-case.ts';
-import type { SuiteResult } from '../suite.ts';
+import type { SuiteResult } from '../suite-result.ts';
 import { formatSuite } from './human.ts';
 import { suiteJson } from './json.ts';
 import { suiteJunit } from './junit.ts';

@@ -1,4 +1,4 @@
-import { SLOW_MS, type SuiteResult } from '../suite.ts';
+import { SLOW_MS, type SuiteResult } from '../suite-result.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 
 /** The `--reporter json` report. */

@@ -1,4 +1,4 @@
-import type { SuiteResult } from '../suite.ts';
+import type { SuiteResult } from '../suite-result.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 import { xmlText } from '../../support/terminal-text.ts';
 

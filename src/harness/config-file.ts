@@ -1,0 +1,24 @@
+/**
+ * Where `coder-subagents.config.toml` is, and the names it may use: what `test` needs before its worker starts,
+ * without the parser and the schema of config.ts (zod, the engines), which load only when a config file exists.
+ */
+import { exists } from '../support/host-fs.ts';
+import nodePath from 'node:path';
+
+export const CONFIG_FILE = 'coder-subagents.config.toml';
+
+export const REPORTERS = ['default', 'json', 'junit'] as const;
+export type ReporterName = (typeof REPORTERS)[number];
+
+/** The config file that applies in `cwd`, or undefined. */
+export function findConfigFile(cwd = process.cwd()): string | undefined {
+  let dir = nodePath.resolve(cwd);
+  for (;;) {
+    const candidate = nodePath.join(dir, CONFIG_FILE);
+    if (exists(candidate)) return candidate;
+    if (exists(nodePath.join(dir, 'package.json')) || exists(nodePath.join(dir, '.git'))) return undefined;
+    const parent = nodePath.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
