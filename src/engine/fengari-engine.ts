@@ -10,6 +10,7 @@ import { SandboxedState, StatePool, tracebackHandler, type CFunction, type Patte
 import type { ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 import { ChunkCache } from './chunk-cache.ts';
+import { loadPrecompiled } from './fengari-chunks.ts';
 
 /** a table element moved by fengari's library loops (lua_geti/lua_seti in JS) takes ~16 instructions' time */
 const ELEMENT_COST = 16;
@@ -529,12 +530,19 @@ function strChar(L: L): number {
 // allocates a whole prototype tree, so the prototypes themselves are kept and shared (fengari-vm.ts protoOf).
 const protoCache = new ChunkCache<Proto>(2000);
 
-/** Loads `code` as a text chunk, from the prototype compiled from the same name and source when there is one. */
-/** A text chunk as given, or the bytes of a file. */
+/**
+ * Loads `code` (a text chunk as given, or the bytes of a file) as a text chunk: from the prototype compiled from
+ * the same name and source when there is one, else from the build's bytecode of the simulator's own sources
+ * (fengari-chunks.ts), else parsed.
+ */
 function loadChunk(L: L, code: string | Uint8Array, chunkName: string): number {
   const cached = protoCache.get(chunkName, code);
   if (cached) {
     pushProto(L, cached);
+    return lua.LUA_OK;
+  }
+  if (loadPrecompiled(L, code, chunkName)) {
+    protoCache.set(chunkName, code, protoOf(L));
     return lua.LUA_OK;
   }
   const status = lauxlib.luaL_loadbufferx(L, typeof code === 'string' ? luaBytes(code) : code, null, luaBytes(chunkName), str('t'));

@@ -97,6 +97,13 @@ export function protoOf(L: LuaState): Proto {
   return top.stack[top.top - 1].value.p;
 }
 
+/** Names `proto` and the functions it defines as coming from `source` (a chunk name, '@file' or '=name'). */
+export function setProtoSource(proto: Proto, source: LuaString): void {
+  const p = proto as unknown as { source: unknown; p: Proto[] };
+  p.source = source;
+  for (const inner of p.p) setProtoSource(inner, source);
+}
+
 /** Pushes a new closure of `proto` with fresh upvalues, the first being the globals, as lua_load leaves a chunk. */
 export function pushProto(L: LuaState, proto: Proto): void {
   const cl = new lobject.LClosure(L, (proto as unknown as { upvalues: unknown[] }).upvalues.length);

@@ -43,7 +43,7 @@ const ARRAY_MT_KEY = 'coder_subagents.array_mt';
  * when given none) and returns true, or nil when one of them got a metatable (only C could remove a protected one).
  * Its locals are taken before any stage runs, so a stage that replaces `next` or `rawset` changes nothing here.
  */
-const PRISTINE_LUA = `
+export const PRISTINE_LUA = `
 local array_mt = ...
 local next, type, getmetatable, rawget, rawset, rawequal, select = next, type, getmetatable, rawget, rawset, rawequal, select
 local seen, list = {}, {}

@@ -1,0 +1,22 @@
+// Writes dist/engine/fengari-chunks.json: fengari bytecode of the simulator's own Lua (the sandbox, the prelude,
+// the put-back, the pack's lua/ modules), which fengari would otherwise parse in JavaScript at the start of every
+// run (see src/engine/fengari-chunks.ts). Runs after tsc, on the compiled modules.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = nodePath.dirname(nodePath.dirname(fileURLToPath(import.meta.url)));
+const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
+const { compileBundle } = await dist('engine/fengari-chunks.js');
+const { SANDBOX_LUA } = await dist('engine/sandbox.js');
+const { PRISTINE_LUA } = await dist('engine/sandboxed-state.js');
+const { PRELUDE } = await dist('aip/prelude.js');
+
+const packLua = nodePath.join(root, 'pack', 'lua');
+const modules = readdirSync(packLua)
+  .filter((f) => f.endsWith('.lua'))
+  .sort()
+  .map((f) => new Uint8Array(readFileSync(nodePath.join(packLua, f))));
+const bundle = compileBundle([SANDBOX_LUA, PRELUDE, PRISTINE_LUA, ...modules]);
+writeFileSync(nodePath.join(root, 'dist', 'engine', 'fengari-chunks.json'), JSON.stringify(bundle));
+console.log(`precompiled ${Object.keys(bundle.chunks).length} fengari chunks`);
