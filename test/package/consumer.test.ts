@@ -2,7 +2,8 @@
  * The packed package, installed in a fresh project, used the four ways a user does: the CLI (`init`, `test`,
  * `check`), a vitest file, a plain Node ESM script, and the user's own strict `tsc` over its types.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,12 @@ describe('the packed package in a fresh project', () => {
     expect(listing).toContain('package/dist/index.d.ts');
     expect(listing).toContain('package/dist/aip/prelude.lua');
     expect(listing).toContain('package/pack/SUB_AGENTS.md');
+    // fengari's bytecode of the pack's modules, for the very files shipped (a module whose source has none is parsed)
+    const bundle = JSON.parse(readFileSync(nodePath.join(dir, 'node_modules/coder-subagents/dist/engine/fengari-chunks.json'), 'utf8'));
+    const packLua = nodePath.join(dir, 'node_modules/coder-subagents/pack/lua');
+    const modules = readdirSync(packLua).filter((f) => f.endsWith('.lua'));
+    expect(modules.length).toBeGreaterThan(5);
+    for (const f of modules) expect(Object.keys(bundle.chunks), f).toContain(createHash('sha1').update(readFileSync(nodePath.join(packLua, f))).digest('hex'));
     const unwanted = listing.filter((f) => /^package\/(src|test|bench|\.ci|lua|scripts|types)\//.test(f) || /\.ts$/.test(f.replace(/\.d\.ts$/, '')));
     // the demo workspace holds .ts files of its pretend project; they are data, not code
     expect(unwanted.filter((f) => !f.startsWith('package/fixtures/demo/'))).toEqual([]);
