@@ -152,7 +152,8 @@ function testCommand(engine: EngineName): number {
   const bin = nodePath.join(ROOT, 'dist', 'cli', 'bin.js');
   const run = () => {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [bin, 'test', dir, '--engine', engine], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    // CODER_SUBAGENTS_DIST: the compiled CLI, as the published package runs (a source checkout would run the sources through tsx)
+    const r = spawnSync(process.execPath, [bin, 'test', dir, '--engine', engine], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CODER_SUBAGENTS_DIST: '1' } });
     if (r.status !== 0) throw new Error(`test --engine ${engine} exited ${r.status}: ${r.stdout.slice(-500)}${r.stderr}`);
     return performance.now() - t0;
   };
