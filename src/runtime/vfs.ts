@@ -310,35 +310,42 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   return vfs;
 }
 
-/**
- * `vfs` with the bytes written through it counted: what a run's saves, copies and appends hold in memory (the
- * overlay and the base layer keep every written file until the run ends). `charge(delta)` is told every change
- * of that total (a rewrite counts its new size less its old one, a delete gives the bytes back) before the write
- * is made, and may throw to refuse it.
- */
-/** `vfs` calling `changed()` before each write, delete, mkdirp or commit (for readers that keep what they read). */
-export function watchWrites(vfs: Vfs, changed: () => void): Vfs {
+/** The reading side of `vfs`, passed on as it is (for wrappers that only look at writes). */
+function readsOf(vfs: Vfs): Pick<Vfs, 'readFile' | 'readBytes' | 'stat' | 'isFile' | 'isDir' | 'listDir' | 'changes' | 'snapshot' | 'pending'> {
   return {
-    get workspaceDir() {
-      return vfs.workspaceDir;
-    },
     readFile: (abs) => vfs.readFile(abs),
     readBytes: (abs) => vfs.readBytes(abs),
     stat: (abs) => vfs.stat(abs),
     isFile: (abs) => vfs.isFile(abs),
     isDir: (abs) => vfs.isDir(abs),
     listDir: (abs) => vfs.listDir(abs),
+    changes: () => vfs.changes(),
+    snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
+  };
+}
+
+/** `vfs` calling `changed()` before each write, delete, mkdirp or commit (for readers that keep what they read). */
+export function watchWrites(vfs: Vfs, changed: () => void): Vfs {
+  return {
+    get workspaceDir() {
+      return vfs.workspaceDir;
+    },
+    ...readsOf(vfs),
     writeFile: (abs, content) => (changed(), vfs.writeFile(abs, content)),
     deleteFile: (abs) => (changed(), vfs.deleteFile(abs)),
     deleteDir: (abs) => (changed(), vfs.deleteDir(abs)),
     mkdirp: (abs) => (changed(), vfs.mkdirp(abs)),
-    changes: () => vfs.changes(),
-    snapshot: () => vfs.snapshot(),
-    pending: () => vfs.pending(),
     commit: () => (changed(), vfs.commit()),
   };
 }
 
+/**
+ * `vfs` with the bytes written through it counted: what a run's saves, copies and appends hold in memory (the
+ * overlay and the base layer keep every written file until the run ends). `charge(delta)` is told every change
+ * of that total (a rewrite counts its new size less its old one, a delete gives the bytes back) before the write
+ * is made, and may throw to refuse it.
+ */
 export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => void): Vfs {
   const sizes = new Map<string, number>();
   let total = 0;
@@ -353,12 +360,7 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
     get workspaceDir() {
       return vfs.workspaceDir;
     },
-    readFile: (abs) => vfs.readFile(abs),
-    readBytes: (abs) => vfs.readBytes(abs),
-    stat: (abs) => vfs.stat(abs),
-    isFile: (abs) => vfs.isFile(abs),
-    isDir: (abs) => vfs.isDir(abs),
-    listDir: (abs) => vfs.listDir(abs),
+    ...readsOf(vfs),
     writeFile(abs, content) {
       const size = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
       account(abs, size);
@@ -380,9 +382,6 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
       return removed;
     },
     mkdirp: (abs) => vfs.mkdirp(abs),
-    changes: () => vfs.changes(),
-    snapshot: () => vfs.snapshot(),
-    pending: () => vfs.pending(),
     commit: () => vfs.commit(),
   };
 }
