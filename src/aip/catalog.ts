@@ -4,6 +4,9 @@
 import { compareSemVer, type SemVer } from './semver.ts';
 import type { LifecycleStage } from './support/lifecycle.ts';
 
+/** The AIPack version a simulated run is when none is given (the pack's minimum). */
+export const DEFAULT_AIPACK_VERSION = '0.8.15';
+
 export interface AipFunction {
   /** full dotted path, e.g. "aip.file.load" */
   path: string;

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { EngineName } from '../engine/engine.ts';
-import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName, loadEngine } from '../engine/index.ts';
+import { defaultEngineName, ENGINE_ENV, ENGINE_NAMES, isEngineName } from '../engine/names.ts';
 import { UsageError } from './errors.ts';
 
 /** `--engine fengari|lua54`: the Lua engine (default $CODER_SUBAGENTS_ENGINE, else fengari). */
@@ -27,6 +27,9 @@ export function engineOf(name: string | undefined): EngineName {
 /** Checks and loads the engine named by `--engine` (lua54 instantiates its WebAssembly module once). */
 export async function engineFromOption(name: string | undefined): Promise<EngineName> {
   const engine = engineOf(name);
+  // the engines themselves load only here (the demo runs in this thread): a main thread that only checks the flag
+  // does not load fengari
+  const { loadEngine } = await import('../engine/index.ts');
   await loadEngine(engine);
   return engine;
 }

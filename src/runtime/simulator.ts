@@ -1,6 +1,6 @@
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { compareVersions as compareVersion } from '../aip/catalog.ts';
+import { compareVersions as compareVersion, DEFAULT_AIPACK_VERSION } from '../aip/catalog.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine, LuaState, StateOptions } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
@@ -31,7 +31,7 @@ import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
 
-export const DEFAULT_AIPACK_VERSION = '0.8.15';
+export { DEFAULT_AIPACK_VERSION };
 const DEFAULT_BUDGET = 100_000_000;
 const MAX_AGENT_DEPTH = 8;
 const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { isValidVersion } from '../../aip/catalog.ts';
 import { apiStatusAt } from '../../aip/api-status.ts';
-import { DEFAULT_AIPACK_VERSION } from '../../runtime/simulator.ts';
+import { DEFAULT_AIPACK_VERSION } from '../../aip/catalog.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 
 /** `coder-subagents api`: every aip.* function of an AIPack version and what the simulator does with it. */

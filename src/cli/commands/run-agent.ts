@@ -1,6 +1,6 @@
 import nodePath from 'node:path';
 import type { Command } from 'commander';
-import { AgentRunError } from '../../runtime/simulator.ts';
+import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import { UsageError, type SetExit } from '../errors.ts';
 import { formatBaseWrites, formatFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';

@@ -3,7 +3,7 @@ import { exists } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep } from '../../effects/run-report.ts';
-import { AgentRunError } from '../../runtime/simulator.ts';
+import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import type { SetExit } from '../errors.ts';
 import { errorLine, formatFiles, formatStatus, formatTrace, hintOf, noAiHint, toJsonValue, truncate, type FilesState } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
