@@ -374,27 +374,27 @@ class FengariState extends SandboxedState<L> {
    * microsecond an entry, and a pooled state's ~40 tables hold ~600 entries, of which a stage changes a few.
    */
   protected override changedTables(L: L, list: number): number[] {
-    const pairs = valueAt(L, list).value as LuaTable;
     const changed: number[] = [];
-    for (let i = 1; ; i++) {
-      const t = getInt(pairs, 2 * i - 1);
-      if (t.type !== TAG.LUA_TTABLE) return changed;
-      const table = t.value as LuaTable;
-      if (table.metatable !== null || !sameEntries(table, getInt(pairs, 2 * i).value as LuaTable)) changed.push(i);
-    }
+    pristinePairs(valueAt(L, list).value as LuaTable).forEach(([table, copy], i) => {
+      if (table.metatable !== null || !sameEntries(table, copy)) changed.push(i + 1);
+    });
+    return changed;
   }
 
-  /** A changed table put back in its own structures: the C API's stack traffic costs ~1 microsecond an entry. */
-  protected override putBackTable(L: L, t: number, copy: number): boolean {
-    const table = valueAt(L, t).value as LuaTable;
-    const pristine = valueAt(L, copy).value as LuaTable;
-    // a removed entry keeps its link to the next one, so the walk goes on past it
-    for (let e = table.f; e !== undefined; e = e.n) {
-      if (getField(L, pristine, e.key).type === TAG.LUA_TNIL) setField(L, table, e.key, NIL);
-    }
-    for (let e = pristine.f; e !== undefined; e = e.n) {
-      const now = getField(L, table, e.key);
-      if (now.type !== e.value.type || now.value !== e.value.value) setField(L, table, e.key, e.value);
+  /** The changed tables put back in their own structures (a Lua loop here costs a JS call per key). */
+  protected override putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
+    const all = pristinePairs(valueAt(L, list).value as LuaTable);
+    const pairs = changed === undefined ? all : changed.map((i) => all[i - 1]!);
+    if (pairs.some(([table]) => table.metatable !== null)) return false;
+    for (const [table, copy] of pairs) {
+      // a removed entry keeps its link to the next one, so the walk goes on past it
+      for (let e = table.f; e !== undefined; e = e.n) {
+        if (getField(L, copy, e.key).type === TAG.LUA_TNIL) setField(L, table, e.key, NIL);
+      }
+      for (let e = copy.f; e !== undefined; e = e.n) {
+        const now = getField(L, table, e.key);
+        if (now.type !== e.value.type || now.value !== e.value.value) setField(L, table, e.key, e.value);
+      }
     }
     return true;
   }
@@ -452,10 +452,19 @@ class FengariState extends SandboxedState<L> {
   }
 }
 
+/** The (table, copy) pairs of PRISTINE_LUA's list, in its order. */
+function pristinePairs(list: LuaTable): [LuaTable, LuaTable][] {
+  const pairs: [LuaTable, LuaTable][] = [];
+  for (let i = 1; getInt(list, i).type === TAG.LUA_TTABLE; i += 2) {
+    pairs.push([getInt(list, i).value as LuaTable, getInt(list, i + 1).value as LuaTable]);
+  }
+  return pairs;
+}
+
 /**
  * The two tables' entry lists walked side by side: the same keys and values (as rawequal compares the same
- * objects) in the same order. A string key the stage made anew is another object: false, and the table is put
- * back the generic way.
+ * objects) in the same order. A string key the stage made anew is another object: false, and the table is merely
+ * put back.
  */
 function sameEntries(t: LuaTable, copy: LuaTable): boolean {
   let a = t.f;

@@ -350,96 +350,33 @@ export abstract class SandboxedState<L> implements LuaState {
     return true;
   }
 
-  /**
-   * The copies of PRISTINE_LUA put back in place, raw, for the tables that changed: by its Lua function where Lua
-   * loops are cheap (lua54: one call instead of ~6 crossings into WebAssembly per entry), else here (a Lua loop
-   * costs a call per key on fengari).
-   */
-  protected readonly restoresInLua: boolean = false;
-
+  /** The tables the stage changed (changedTables) put back as PRISTINE_LUA's copies hold them; false: no reuse. */
   private putBack(L: L): boolean {
     const api = this.api;
     const base = api.gettop(L);
     api.getfield(L, api.registry, PRISTINE_KEY);
-    const list = base + 1;
-    const changed = this.changedTables(L, list);
     try {
-      if (changed?.length === 0) return true;
-      if (this.restoresInLua) {
-        api.getfield(L, api.registry, RESTORE_KEY);
-        for (const i of changed ?? []) api.pushinteger(L, i);
-        api.call(L, changed?.length ?? 0, 1);
-        const restored = api.type(L, -1) === T_BOOLEAN;
-        api.settop(L, list);
-        if (restored) this.putBackDone(L, list, changed);
-        return restored;
-      }
-      return this.putBackHere(L, list, changed);
+      const changed = this.changedTables(L, base + 1);
+      return changed?.length === 0 || this.putBackTables(L, base + 1, changed);
     } finally {
       api.settop(L, base);
     }
   }
 
-  /** restore() of PRISTINE_LUA done through the C API, for pairs `changed` of the list at `list` (all: undefined). */
-  private putBackHere(L: L, list: number, changed: number[] | undefined): boolean {
+  /**
+   * Puts back pairs `changed` of the pristine list at `list` (all of them: undefined), raw: keys the stage added
+   * removed, the others set again. False when one of those tables got a metatable (only C could remove a protected
+   * one). Here by PRISTINE_LUA's restore(), one call into the VM; an engine whose Lua loops cost a call per key
+   * does it in its own structures.
+   */
+  protected putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
     const api = this.api;
-    const positions = changed ?? Array.from({ length: this.pairCount(L, list) }, (_, i) => i + 1);
-    const t = list + 1;
-    const copy = list + 2;
-    // a table with a metatable cannot be put back as it was in place (a protected one only by C): no reuse
-    for (const i of positions) {
-      api.rawgeti(L, list, 2 * i - 1);
-      const locked = api.getmetatable(L, -1);
-      api.settop(L, list);
-      if (locked) return false;
-    }
-    for (const i of positions) {
-      api.rawgeti(L, list, 2 * i - 1);
-      api.rawgeti(L, list, 2 * i);
-      if (this.putBackTable(L, t, copy)) {
-        api.settop(L, list);
-        continue;
-      }
-      // keys the stage added: removed (clearing a field while traversing is allowed)
-      api.pushnil(L);
-      while (api.next(L, t)) {
-        api.settop(L, -2);
-        api.pushvalue(L, -1);
-        api.rawget(L, copy);
-        const added = api.type(L, -1) === T_NIL;
-        api.settop(L, -2);
-        if (added) {
-          api.pushvalue(L, -1);
-          api.pushnil(L);
-          api.rawset(L, t);
-        }
-      }
-      api.pushnil(L);
-      while (api.next(L, copy)) {
-        api.pushvalue(L, -2);
-        api.rotate(L, -2, 1);
-        api.rawset(L, t);
-      }
-      api.settop(L, list);
-    }
-    return true;
-  }
-
-  /** Puts the copy at `copy` back into the table at `t` as putBackHere does, when the engine can do it faster. */
-  protected putBackTable(_L: L, _t: number, _copy: number): boolean {
-    return false;
-  }
-
-  /** the number of (table, copy) pairs in the list at `list` */
-  private pairCount(L: L, list: number): number {
-    let n = 0;
-    for (;;) {
-      this.api.rawgeti(L, list, 2 * n + 1);
-      const end = this.api.type(L, -1) === T_NIL;
-      this.api.settop(L, -2);
-      if (end) return n;
-      n++;
-    }
+    api.getfield(L, api.registry, RESTORE_KEY);
+    for (const i of changed ?? []) api.pushinteger(L, i);
+    api.call(L, changed?.length ?? 0, 1);
+    const restored = api.type(L, -1) === T_BOOLEAN;
+    api.settop(L, list);
+    return restored;
   }
 
   /**
@@ -464,9 +401,6 @@ export abstract class SandboxedState<L> implements LuaState {
     }
     api.settop(L, -2);
   }
-
-  /** After restore() put back pairs `changed` (all: undefined), an engine may note how they look now. */
-  protected putBackDone(_L: L, _list: number, _changed: number[] | undefined): void {}
 
   /** Takes the state for another stage, after restorePristine: its options, limits and counters are the new stage's. */
   takeFor(options: StateOptions): void {

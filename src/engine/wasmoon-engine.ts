@@ -268,8 +268,6 @@ class WasmoonState extends SandboxedState<number> {
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }
 
-  protected override readonly restoresInLua = true;
-
   /** the pristine tables as they were after the last put-back (wasmoon-tables.ts), when their layout is known */
   private images?: TableImage[];
 
@@ -281,23 +279,22 @@ class WasmoonState extends SandboxedState<number> {
     return changed;
   }
 
-  protected override putBackDone(L: number, list: number, changed: number[] | undefined): void {
-    if (!layoutHolds) return;
-    const image = (i: number) => {
-      M._lua_rawgeti(L, list, BigInt(2 * i - 1));
-      const taken = imageOf(M._lua_topointer(L, -1) as number);
+  /** The core's put-back, then images of the tables it put back, for the next changedTables. */
+  protected override putBackTables(L: number, list: number, changed: number[] | undefined): boolean {
+    if (!super.putBackTables(L, list, changed)) return false;
+    if (!layoutHolds) return true;
+    const imageAt = (i: number) => {
+      const type = M._lua_rawgeti(L, list, BigInt(2 * i - 1));
+      const image = type === T_NIL ? undefined : imageOf(M._lua_topointer(L, -1) as number);
       M._lua_settop(L, -2);
-      return taken;
+      return image;
     };
     if (this.images === undefined || changed === undefined) {
       const images: TableImage[] = [];
-      for (let i = 1; M._lua_rawgeti(L, list, BigInt(2 * i - 1)) !== T_NIL; i++) {
-        M._lua_settop(L, -2);
-        images.push(image(i));
-      }
-      M._lua_settop(L, -2);
+      for (let image = imageAt(1); image !== undefined; image = imageAt(images.length + 1)) images.push(image);
       this.images = images;
-    } else for (const i of changed) this.images[i - 1] = image(i);
+    } else for (const i of changed) this.images[i - 1] = imageAt(i) as TableImage;
+    return true;
   }
 
   /** the bytes the state held once set up, before any stage */
