@@ -16,7 +16,12 @@ const packLua = nodePath.join(root, 'pack', 'lua');
 const modules = readdirSync(packLua)
   .filter((f) => f.endsWith('.lua'))
   .sort()
-  .map((f) => new Uint8Array(readFileSync(nodePath.join(packLua, f))));
-const bundle = compileBundle([SANDBOX_LUA, PRELUDE, PRISTINE_LUA, ...modules]);
+  .map((f) => ({ name: `pack/lua/${f}`, code: new Uint8Array(readFileSync(nodePath.join(packLua, f))) }));
+const bundle = compileBundle([
+  { name: 'sandbox', code: SANDBOX_LUA },
+  { name: 'prelude', code: PRELUDE },
+  { name: 'pristine', code: PRISTINE_LUA },
+  ...modules,
+]);
 writeFileSync(nodePath.join(root, 'dist', 'engine', 'fengari-chunks.json'), JSON.stringify(bundle));
 console.log(`precompiled ${Object.keys(bundle.chunks).length} fengari chunks`);

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { jsString, luaBytes } from './fengari-bridge.ts';
 import { lauxlib, lua, luaString, protoOf, setProtoSource, to_luastring, type LuaState } from './fengari-vm.ts';
 
 /** The bundle as the build writes it. */
@@ -32,14 +33,19 @@ export function sourceKey(code: string | Uint8Array): string {
   return createHash('sha1').update(code).digest('hex');
 }
 
+/** A source to precompile and the name its compile errors give. */
+export interface ChunkSource {
+  name: string;
+  code: string | Uint8Array;
+}
+
 /** Compiles each source (as text, with its debug information) to fengari bytecode. Throws on a syntax error. */
-export function compileBundle(sources: readonly (string | Uint8Array)[]): ChunkBundle {
+export function compileBundle(sources: readonly ChunkSource[]): ChunkBundle {
   const L = lauxlib.luaL_newstate();
   const chunks: Record<string, string> = {};
-  for (const code of sources) {
-    const bytes = typeof code === 'string' ? new TextEncoder().encode(code) : code;
-    if (lauxlib.luaL_loadbufferx(L, bytes, null, to_luastring('=precompiled'), to_luastring('t')) !== lua.LUA_OK) {
-      throw new Error(`precompiling a chunk: ${new TextDecoder().decode(lua.lua_tostring(L, -1) as Uint8Array)}`);
+  for (const { name, code } of sources) {
+    if (lauxlib.luaL_loadbufferx(L, typeof code === 'string' ? luaBytes(code) : code, null, luaBytes(`=${name}`), to_luastring('t')) !== lua.LUA_OK) {
+      throw new Error(`precompiling ${name}: ${jsString(L, -1)}`);
     }
     const parts: Uint8Array[] = [];
     lua.lua_dump(L, (_L: LuaState, part: Uint8Array, size: number) => (parts.push(part.slice(0, size)), 0), null, false);
@@ -59,7 +65,8 @@ export function usePrecompiled(b: ChunkBundle | null): void {
 
 function bytecodeOf(code: string | Uint8Array): Uint8Array | undefined {
   if (bundle === undefined) usePrecompiled(existsSync(BUNDLE_FILE) ? (JSON.parse(readFileSync(BUNDLE_FILE, 'utf8')) as ChunkBundle) : null);
-  return bundle?.get(sourceKey(code));
+  // no bundle (a source checkout): no source is hashed
+  return bundle ? bundle.get(sourceKey(code)) : undefined;
 }
 
 /**
@@ -69,10 +76,10 @@ function bytecodeOf(code: string | Uint8Array): Uint8Array | undefined {
 export function loadPrecompiled(L: LuaState, code: string | Uint8Array, chunkName: string): boolean {
   const bytecode = bytecodeOf(code);
   if (!bytecode) return false;
-  if (lauxlib.luaL_loadbufferx(L, bytecode, null, to_luastring(chunkName), to_luastring('b')) !== lua.LUA_OK) {
+  if (lauxlib.luaL_loadbufferx(L, bytecode, null, luaBytes(chunkName), to_luastring('b')) !== lua.LUA_OK) {
     lua.lua_pop(L, 1);
     return false;
   }
-  setProtoSource(protoOf(L), luaString(L, new TextEncoder().encode(chunkName)));
+  setProtoSource(protoOf(L), luaString(L, luaBytes(chunkName)));
   return true;
 }

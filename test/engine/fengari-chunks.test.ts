@@ -22,7 +22,7 @@ function callReturned(L: ReturnType<typeof lauxlib.luaL_newstate>, arg: number):
 
 describe('precompiled fengari chunks', () => {
   it('load the exact source compiled, named and numbered as the chunk it stands for', () => {
-    usePrecompiled(compileBundle([SOURCE]));
+    usePrecompiled(compileBundle([{ name: 'mod.lua', code: SOURCE }]));
     const L = lauxlib.luaL_newstate();
     lualib.luaL_openlibs(L);
     expect(loadPrecompiled(L, SOURCE, '@/some/pack/lua/mod.lua')).toBe(true);
@@ -33,11 +33,11 @@ describe('precompiled fengari chunks', () => {
   });
 
   it('leave any other source to the parser, and a bundle of another fengari unused', () => {
-    usePrecompiled(compileBundle([SOURCE]));
+    usePrecompiled(compileBundle([{ name: 'mod.lua', code: SOURCE }]));
     const L = lauxlib.luaL_newstate();
     expect(loadPrecompiled(L, SOURCE + '\n', '@x.lua')).toBe(false);
     expect(lua.lua_gettop(L)).toBe(0);
-    usePrecompiled({ ...compileBundle([SOURCE]), fengari: '0.0.0' });
+    usePrecompiled({ ...compileBundle([{ name: 'mod.lua', code: SOURCE }]), fengari: '0.0.0' });
     expect(loadPrecompiled(L, SOURCE, '@x.lua')).toBe(false);
   });
 
@@ -49,6 +49,6 @@ describe('precompiled fengari chunks', () => {
   });
 
   it('refuses to compile a source with a syntax error, naming it', () => {
-    expect(() => compileBundle(['return +'])).toThrow(/precompiling a chunk: .*unexpected symbol/);
+    expect(() => compileBundle([{ name: 'pack/lua/broken.lua', code: 'local ok = 1\nreturn +' }])).toThrow(/^precompiling pack\/lua\/broken\.lua: pack\/lua\/broken\.lua:2: unexpected symbol near '\+'$/);
   });
 });
