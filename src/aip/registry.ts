@@ -37,7 +37,7 @@ export const LUA_IMPLEMENTED = new Set(['aip.lua.merge', 'aip.lua.merge_deep', '
  */
 export function buildAipTable(env: StageEnv): Record<string, Record<string, unknown>> {
   const table: Record<string, Record<string, unknown>> = {};
-  for (const ns of namespacesAt(env.aipackVersion)) table[ns] = aipNamespace(env, ns);
+  for (const ns of layoutAt(env.aipackVersion).keys()) table[ns] = aipNamespace(env, ns);
   return table;
 }
 
@@ -50,10 +50,6 @@ export function aipNamespace(env: StageEnv, ns: string): Record<string, unknown>
     table[name] = impl[name] !== undefined ? impl[name] : notSimulated(path);
   }
   return table;
-}
-
-function namespacesAt(version: string): string[] {
-  return [...layoutAt(version).keys()];
 }
 
 const layouts = new Map<string, Map<string, { name: string; path: string }[]>>();

@@ -67,7 +67,7 @@ export class Trace {
   }
 
   record(event: TraceEvent): void {
-    if (this.kinds === undefined || this.kinds.has(event.kind)) this.events.push(event);
+    if (this.keeps(event.kind)) this.events.push(event);
   }
 
   /** milliseconds since the trace started */
