@@ -107,23 +107,6 @@ export function setStageCtx(state: LuaState, ctx: Record<string, unknown>): void
   state.setGlobal('CTX', ctx);
 }
 
-export function setUpStageGlobals(state: LuaState, env: StageEnv, ctx: Record<string, unknown>, mocks: Mocks | undefined, mocksLua: string): void {
-  const aip = buildAipTable(env);
-  for (const m of fixedMocks(mocks ?? {})) {
-    // a constant (aip.web.UA_*) is stubbed by its value, a function by a function returning it
-    aip[m.ns][m.name] = findAipFunction(`aip.${m.ns}.${m.name}`)?.kind === 'constant' ? m.fn() : m.fn;
-  }
-  state.setGlobal('aip', aip);
-  const globals = stageGlobalsAt(env.aipackVersion);
-  state.exec(globals.setup, '=setup');
-  state.setGlobal('CTX', ctx);
-  for (const g of globals.nulls) state.setGlobal(g, null);
-  state.setGlobal('__features', globals.features);
-  state.setGlobal('__helpers', PRELUDE_HELPERS);
-  state.exec(PRELUDE, '=prelude');
-  if (mocksLua) state.exec(mocksLua, '=mocks');
-}
-
 /** What every stage's set-up takes from the catalog at a version, worked out once per version (it is the same). */
 const stageGlobals = new Map<string, { setup: string; nulls: string[]; features: Record<string, boolean> }>();
 function stageGlobalsAt(version: string) {
