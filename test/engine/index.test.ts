@@ -1,26 +1,8 @@
-/** Choosing and loading an engine (index.ts). */
-import { afterEach, describe, expect, it } from 'vitest';
-import { defaultEngineName, ENGINE_ENV, getEngine, isEngineName, loadEngine } from '../../src/engine/index.ts';
+/** Loading an engine (index.ts); choosing one by name is names.test.ts. */
+import { describe, expect, it } from 'vitest';
+import { getEngine, loadEngine } from '../../src/engine/index.ts';
 
-const saved = process.env[ENGINE_ENV];
-afterEach(() => {
-  if (saved === undefined) delete process.env[ENGINE_ENV];
-  else process.env[ENGINE_ENV] = saved;
-});
-
-describe('engine choice', () => {
-  it('defaults to fengari, takes the environment variable, and refuses an unknown name there', () => {
-    delete process.env[ENGINE_ENV];
-    expect(defaultEngineName()).toBe('fengari');
-    process.env[ENGINE_ENV] = '';
-    expect(defaultEngineName()).toBe('fengari');
-    process.env[ENGINE_ENV] = 'lua54';
-    expect(defaultEngineName()).toBe('lua54');
-    process.env[ENGINE_ENV] = 'luajit';
-    expect(() => defaultEngineName()).toThrow(`${ENGINE_ENV}=luajit: expected fengari or lua54`);
-    expect([isEngineName('fengari'), isEngineName('lua54'), isEngineName('x')]).toEqual([true, true, false]);
-  });
-
+describe('engine loading', () => {
   it('loads each engine once, and names an unknown one', async () => {
     const a = await loadEngine('lua54');
     expect(await loadEngine('lua54')).toBe(a);
