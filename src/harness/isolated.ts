@@ -53,12 +53,12 @@ export function countCases(files: string[], options: Pick<SuiteOptions, 'shard'>
 }
 
 /**
- * How many workers a run of these case files is worth (countCases). A run that selects cases by name, or stops at
- * failures (`bail`), takes one.
+ * How many workers a run of `cases` cases (countCases of its files) is worth. A run that selects cases by name, or
+ * stops at failures (`bail`), takes one.
  */
-export function suiteWorkersFor(files: string[], options: SuiteOptions, cores = os.availableParallelism()): number {
+export function suiteWorkersFor(cases: number, options: SuiteOptions, cores = os.availableParallelism()): number {
   if (cores < SPLIT_FROM_CORES || options.bail !== undefined || options.filter || options.testNamePattern) return 1;
-  return countCases(files, options) >= SPLIT_FROM_CASES ? 2 : 1;
+  return cases >= SPLIT_FROM_CASES ? 2 : 1;
 }
 
 const CASE_HEADER = /^[ \t]*\[\[[ \t]*case[ \t]*\]\]/gm;

@@ -161,8 +161,10 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   // wall time; ~9% more CPU on V8's GC threads). A small suite would pay for its many collections while the heap
   // grows to its working size (~0.1 s on 100 fengari cases), so only a large one gets it. V8 reads the setting at
   // each collection, and it holds for the whole process.
-  if (countCases(files, s.options) >= LARGE_SUITE_CASES) v8.setFlagsFromString(HEAP_GROWING);
-  const workers = suiteWorkersFor(files, s.options);
+  // the case files are read once here, for both decisions
+  const cases = countCases(files, s.options);
+  if (cases >= LARGE_SUITE_CASES) v8.setFlagsFromString(HEAP_GROWING);
+  const workers = suiteWorkersFor(cases, s.options);
   prestartSuiteWorkers(workers);
   // the pack's freshness is checked, and the report's modules loaded, once the cases run: not while the workers
   // load the runner, which every case waits for
