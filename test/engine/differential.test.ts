@@ -33,4 +33,11 @@ describe.runIf(onLua54 && native)(`lua54 = native Lua 5.4 on random expressions 
     expect(exprs.some((e) => e.includes('string.format'))).toBe(true);
     expect(result.total).toBe(COUNT);
   });
+
+  it('keeps outcomes in step when an expression prints (native print writes to stdout, the sandbox one nowhere)', () => {
+    const exprs = ['string.gsub("hello", ".", print)', 'string.upper("x")'];
+    const native = runNative(exprs);
+    expect(native).toEqual(['V "hello",i5', 'V "X"']);
+    expect(compare(exprs, runOnEngine(testEngine, exprs), native).values).toEqual([]);
+  });
 });

@@ -6,7 +6,7 @@
  * bench/differential.bench.ts (10,000, for the figures).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import type { LuaEngine } from '../../src/engine/index.ts';
@@ -192,13 +192,18 @@ function runBatch(engine: LuaEngine, batch: string[], patternRouteSteps: number 
   return out;
 }
 
-/** Outcomes on native lua5.4 (same harness). */
+/**
+ * Outcomes on native lua5.4 (same harness). They go to a file, not stdout: an expression may call `print` (a
+ * generated argument), which writes to stdout natively and nowhere in the sandbox.
+ */
 export function runNative(exprs: string[]): string[] {
   const dir = mkdtempSync(nodePath.join(os.tmpdir(), 'lua-differential-'));
   try {
     const file = nodePath.join(dir, 'fuzz.lua');
-    writeFileSync(file, `io.write((function(...)\n${HARNESS}\nend)(${exprTable(exprs)}))\n`, 'latin1');
-    return execFileSync(NATIVE_LUA, [file], { maxBuffer: 256 * 1024 * 1024 }).toString('latin1').split('\n');
+    const outFile = nodePath.join(dir, 'outcomes.txt');
+    writeFileSync(file, `local f = assert(io.open(${luaQuote(outFile)}, "wb"))\nf:write((function(...)\n${HARNESS}\nend)(${exprTable(exprs)}))\nf:close()\n`, 'latin1');
+    execFileSync(NATIVE_LUA, [file], { maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'ignore', 'pipe'] });
+    return readFileSync(outFile).toString('latin1').split('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
