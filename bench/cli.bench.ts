@@ -9,10 +9,10 @@
  *   per call    CPU (user+sys) of `run-agent` running twelve 100-chains minus two, / 1,000: a warm call
  *   first chain CPU of one 100-chain minus a 0-chain (the same agent, no call), / 100: JIT warm-up, lazy loads;
  *               in each round, the mean of FIRST_REPEATS such differences
+ *   test        wall time of `test` on a 100-case contract file (CLI start-up included)
  * Both are differences of whole processes: a native 100-chain takes ~9 ms, near the 1 ms resolution of the CPU
  * times, and an engine's start-up moves by more than its 100-chain between two runs. Hence 1,000 calls for the
  * per-call figure and repeats for the first chain.
- *   test        wall time of `test` on a 100-case contract file (CLI start-up included)
  * Growth: per-call CPU over chains of 50..400 (flat when linear), and `test` on 1k / 10k cases: wall time per case
  * and peak RSS (`--cases` adds 10k; `--quick` skips the growth tables; `--rounds N`; `--bin <path>` measures another
  * build's bin.js).

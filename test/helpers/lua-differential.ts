@@ -202,7 +202,7 @@ export function runNative(exprs: string[]): string[] {
     const file = nodePath.join(dir, 'fuzz.lua');
     const outFile = nodePath.join(dir, 'outcomes.txt');
     writeFileSync(file, `local f = assert(io.open(${luaQuote(outFile)}, "wb"))\nf:write((function(...)\n${HARNESS}\nend)(${exprTable(exprs)}))\nf:close()\n`, 'latin1');
-    execFileSync(NATIVE_LUA, [file], { maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(NATIVE_LUA, [file], { stdio: ['ignore', 'ignore', 'pipe'] });
     return readFileSync(outFile).toString('latin1').split('\n');
   } finally {
     rmSync(dir, { recursive: true, force: true });
