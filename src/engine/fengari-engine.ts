@@ -375,7 +375,7 @@ class FengariState extends SandboxedState<L> {
    */
   protected override changedTables(L: L, list: number): number[] {
     const changed: number[] = [];
-    pristinePairs(valueAt(L, list).value as LuaTable).forEach(([table, copy], i) => {
+    this.pristinePairs(L, list).forEach(([table, copy], i) => {
       if (table.metatable !== null || !sameEntries(table, copy)) changed.push(i + 1);
     });
     return changed;
@@ -383,7 +383,7 @@ class FengariState extends SandboxedState<L> {
 
   /** The changed tables put back in their own structures (a Lua loop here costs a JS call per key). */
   protected override putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
-    const all = pristinePairs(valueAt(L, list).value as LuaTable);
+    const all = this.pristinePairs(L, list);
     const pairs = changed === undefined ? all : changed.map((i) => all[i - 1]!);
     if (pairs.some(([table]) => table.metatable !== null)) return false;
     for (const [table, copy] of pairs) {
@@ -397,6 +397,18 @@ class FengariState extends SandboxedState<L> {
       }
     }
     return true;
+  }
+
+  /** the (table, copy) pairs of PRISTINE_LUA's list, in its order: the list is made once, at set-up */
+  private pairs?: [LuaTable, LuaTable][];
+
+  private pristinePairs(L: L, list: number): [LuaTable, LuaTable][] {
+    if (this.pairs === undefined) {
+      const t = valueAt(L, list).value as LuaTable;
+      this.pairs = [];
+      for (let i = 1; getInt(t, i).type === TAG.LUA_TTABLE; i += 2) this.pairs.push([getInt(t, i).value as LuaTable, getInt(t, i + 1).value as LuaTable]);
+    }
+    return this.pairs;
   }
 
   /** The globals copied entry by entry in JS (a stage's scope; the C API's loop costs ~1 microsecond an entry). */
@@ -450,15 +462,6 @@ class FengariState extends SandboxedState<L> {
     lua.lua_sethook(this.L, null, 0, 0);
     pool.give(this);
   }
-}
-
-/** The (table, copy) pairs of PRISTINE_LUA's list, in its order. */
-function pristinePairs(list: LuaTable): [LuaTable, LuaTable][] {
-  const pairs: [LuaTable, LuaTable][] = [];
-  for (let i = 1; getInt(list, i).type === TAG.LUA_TTABLE; i += 2) {
-    pairs.push([getInt(list, i).value as LuaTable, getInt(list, i + 1).value as LuaTable]);
-  }
-  return pairs;
 }
 
 /**
