@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseResult, ContractFileResult } from '../../src/harness/run-case.ts';
-import { caseKey, coverageOf, SLOW_MS } from '../../src/harness/suite-result.ts';
+import { caseKey, coverageOf } from '../../src/harness/suite-result.ts';
 
 const c = (stage: CaseResult['stage'], status: CaseResult['status'], index = 1): CaseResult => ({ file: '/w/a.contract.toml', name: `c${index}`, index, stage, status, warnings: [], ms: 1 });
 const file = (agentFile: string, cases: CaseResult[]): ContractFileResult => ({ file: `${agentFile}.contract.toml`, agent: 'a', agentFile, cases, watch: [] });
@@ -20,9 +20,5 @@ describe('coverageOf', () => {
       file('/w/a.aip', [c('post_task', 'passed', 1)]),
     ]);
     expect(cov).toEqual([{ agent: '/w/a.aip', stages: { pre: 2, post_task: 1 } }]);
-  });
-
-  it('flags a case slow from a second on', () => {
-    expect(SLOW_MS).toBe(1000);
   });
 });
