@@ -6,7 +6,7 @@
  * Defines `agent_run(name, opts)` (also reachable as `aip.agent.run` inside the agents) for the script that follows.
  */
 import { aipFunctionsAt } from '../src/aip/catalog.ts';
-import { DEFAULT_AIPACK_VERSION } from '../src/runtime/simulator.ts';
+import { DEFAULT_AIPACK_VERSION } from '../src/aip/catalog.ts';
 
 export function nativeAipStub(ws: string): string {
   return `

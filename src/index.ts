@@ -16,7 +16,8 @@ export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } fr
 export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/sub-agent-stage.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
-export { runSuite, runContractFiles, SLOW_MS } from './harness/suite.ts';
+export { runSuite, runContractFiles } from './harness/suite.ts';
+export { SLOW_MS } from './harness/suite-result.ts';
 export { summaryLine, formatSuite } from './harness/reporters/human.ts';
 export { suiteJson } from './harness/reporters/json.ts';
 export { suiteJunit } from './harness/reporters/junit.ts';
@@ -24,13 +25,16 @@ export { suiteJunit } from './harness/reporters/junit.ts';
 export { runContractFilesIsolated, SuiteStoppedError } from './harness/isolated.ts';
 export { DeadlineError, IsolateCrashError, DEFAULT_TIMEOUT_MS } from './isolate/isolate.ts';
 export { CommitError } from './runtime/commit.ts';
-export type { SuiteResult, SuiteOptions, StageCoverage } from './harness/suite.ts';
+export type { SuiteOptions } from './harness/suite.ts';
+export type { SuiteResult, StageCoverage } from './harness/suite-result.ts';
 export type { FormatOptions } from './harness/reporters/human.ts';
-export { loadConfig, findConfigFile, ConfigError, CONFIG_FILE } from './harness/config.ts';
-export type { TestConfig, ReporterName } from './harness/config.ts';
-export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema, CASE_FILE_SUFFIX } from './harness/case-file.ts';
+export { loadConfig, ConfigError } from './harness/config.ts';
+export type { TestConfig } from './harness/config.ts';
+export { findConfigFile, CONFIG_FILE } from './harness/config-file.ts';
+export type { ReporterName } from './harness/config-file.ts';
+export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema } from './harness/case-file.ts';
 export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput, PrevItem, AiPromptExpectation } from './harness/case-file.ts';
-export { discover, findContractFiles, affectedContractFiles, DiscoveryError } from './harness/discover.ts';
+export { discover, findContractFiles, affectedContractFiles, DiscoveryError, CASE_FILE_SUFFIX } from './harness/discover.ts';
 export { diffValues, textDiff } from './harness/compare.ts';
 export { starterFiles, eventStarter } from './harness/init-scaffold.ts';
 
@@ -43,7 +47,8 @@ export type { StageEffect, ParamsEffect, PromptsEffect, ResponseEffect, UnknownK
 export * from './contract/index.ts';
 
 // The simulated AIPack runtime
-export { Simulator, AgentRunError, RunLimitError, DEFAULT_AIPACK_VERSION } from './runtime/simulator.ts';
+export { Simulator, AgentRunError, RunLimitError } from './runtime/simulator.ts';
+export { DEFAULT_AIPACK_VERSION } from './aip/catalog.ts';
 export type { SimulatorOptions, RunRequest, RunOutcome } from './runtime/simulator.ts';
 export { ScriptedAi, NoScriptedResponseError } from './runtime/ai.ts';
 export type { ScriptedResponse } from './runtime/ai.ts';

@@ -34,9 +34,6 @@ export interface SimCliOptions {
   engine?: string;
 }
 
-export { addEngineOption, engineFromOption, engineOf } from './engine-flag.ts';
-export { timeoutOf } from './errors.ts';
-
 export function addSimOptions(cmd: Command): Command {
   return addEngineOption(cmd)
     .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)

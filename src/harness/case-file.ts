@@ -631,6 +631,3 @@ export function loadContractFile(file: string): ContractFile {
   }
   return parseContractFile(text, file);
 }
-
-// discover.ts owns it: finding case files must not load this parser (and zod) on the CLI's main thread
-export { CASE_FILE_SUFFIX } from './discover.ts';

@@ -22,8 +22,6 @@ import { unknownKeysMessage } from './case-file.ts';
 import { relativeToCwd } from '../support/paths.ts';
 import { REPORTERS } from './config-file.ts';
 
-export { CONFIG_FILE, findConfigFile, REPORTERS, type ReporterName } from './config-file.ts';
-
 const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
   engine: z.string().optional(),

@@ -6,8 +6,6 @@ import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResu
 import { prepareSubject } from './group.ts';
 import { caseKey, coverageOf, type CaseStart, type SuiteResult } from './suite-result.ts';
 
-export { caseKey, coverageOf, SLOW_MS, type CaseStart, type StageCoverage, type SuiteResult } from './suite-result.ts';
-
 export interface SuiteOptions extends RunOptions {
   /** stop after this many failed cases; the cases after are not run (`--bail`) */
   bail?: number;

@@ -5,7 +5,8 @@
 import nodePath from 'node:path';
 import type { Mocks } from '../runtime/mocks.ts';
 import type { CaseResult } from './run-case.ts';
-import { runContractFiles, type SuiteOptions, type SuiteResult } from './suite.ts';
+import { runContractFiles, type SuiteOptions } from './suite.ts';
+import type { SuiteResult } from './suite-result.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
 import type { PackLocation } from '../runtime/resolve.ts';
 import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';

@@ -31,7 +31,6 @@ import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
 
-export { DEFAULT_AIPACK_VERSION };
 const DEFAULT_BUDGET = 100_000_000;
 const MAX_AGENT_DEPTH = 8;
 const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;

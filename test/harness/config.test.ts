@@ -1,6 +1,7 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FILE, ConfigError, findConfigFile, loadConfig } from '../../src/harness/config.ts';
+import { ConfigError, loadConfig } from '../../src/harness/config.ts';
+import { CONFIG_FILE } from '../../src/harness/config-file.ts';
 import { tmpDir, write } from './helpers.ts';
 
 const problem = (file: string): string => {
@@ -12,13 +13,6 @@ const problem = (file: string): string => {
   }
   throw new Error('expected a ConfigError');
 };
-
-describe('config.ts re-exports', () => {
-  it('is the API that config-file.ts holds', () => {
-    expect(CONFIG_FILE).toBe('coder-subagents.config.toml');
-    expect(typeof findConfigFile).toBe('function');
-  });
-});
 
 describe('loadConfig', () => {
   it('reads every key; paths and output_file are resolved against the file', () => {

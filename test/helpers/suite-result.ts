@@ -1,6 +1,6 @@
 /** A hand-built SuiteResult for the reporter tests: two case files, each status once, a harness error. */
 import type { CaseResult, ContractFileResult } from '../../src/harness/run-case.ts';
-import type { SuiteResult } from '../../src/harness/suite.ts';
+import type { SuiteResult } from '../../src/harness/suite-result.ts';
 
 export const CWD = '/proj';
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SuiteResult } from '../../src/harness/suite.ts';
+import type { SuiteResult } from '../../src/harness/suite-result.ts';
 import { formatSuite } from '../../src/harness/reporters/human.ts';
 import { suiteJson } from '../../src/harness/reporters/json.ts';
 import { suiteJunit } from '../../src/harness/reporters/junit.ts';

@@ -9,7 +9,7 @@ import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
 import type { Vfs } from '../../support/vfs.ts';
 import { requireDir, UsageError, type SetExit } from '../errors.ts';
-import { addEngineOption, engineFromOption } from '../simulate.ts';
+import { addEngineOption, engineFromOption } from '../engine-flag.ts';
 import { formatStatus } from '../format.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 
