@@ -8,7 +8,7 @@
  */
 import nodePath from 'node:path';
 import { isInside } from '../support/host-fs.ts';
-import { filesUnder } from '../support/vfs.ts';
+import { delegateTo, filesUnder } from '../support/vfs.ts';
 import type { DirEntry, FileStat, Vfs } from '../support/vfs.ts';
 
 interface Entry {
@@ -104,10 +104,9 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     },
   };
 
+  // the base layer is never part of what a run changed or may commit: changes, snapshot, pending and commit are main's
   return {
-    get workspaceDir() {
-      return main.workspaceDir;
-    },
+    ...delegateTo(main),
     readFile: (abs) => (inBase(abs) ? base.readFile(abs) : main.readFile(abs)),
     readBytes: (abs) => (inBase(abs) ? base.readBytes(abs) : main.readBytes(abs)),
     stat: (abs) => (inBase(abs) ? base.stat(abs) : main.stat(abs)),
@@ -118,10 +117,5 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     deleteFile: (abs) => (inBase(abs) ? base.deleteFile(abs) : main.deleteFile(abs)),
     deleteDir: (abs) => (inBase(abs) ? base.deleteDir(abs) : main.deleteDir(abs)),
     mkdirp: (abs) => (inBase(abs) ? base.mkdirp(abs) : main.mkdirp(abs)),
-    // the base layer is never part of what a run changed or may commit
-    changes: () => main.changes(),
-    snapshot: () => main.snapshot(),
-    pending: () => main.pending(),
-    commit: () => main.commit(),
   };
 }

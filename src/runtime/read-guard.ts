@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
 import { isInside, realPathOf } from '../support/host-fs.ts';
-import type { Vfs } from '../support/vfs.ts';
+import { delegateTo, type Vfs } from '../support/vfs.ts';
 
 export class ReadRefused extends LuaError {}
 
@@ -101,22 +101,12 @@ interface HiddenAnswers {
 /** `vfs` with the paths `shown` rejects answered by `hidden` (existence checks say false); writes pass on. */
 function filterReads(vfs: Vfs, shown: (abs: string) => boolean, hidden: HiddenAnswers): Vfs {
   return {
-    get workspaceDir() {
-      return vfs.workspaceDir;
-    },
+    ...delegateTo(vfs),
     readFile: (abs) => (shown(abs) ? vfs.readFile(abs) : hidden.read(abs)),
     readBytes: (abs) => (shown(abs) ? vfs.readBytes(abs) : hidden.read(abs)),
     stat: (abs) => (shown(abs) ? vfs.stat(abs) : hidden.stat(abs)),
     isFile: (abs) => shown(abs) && vfs.isFile(abs),
     isDir: (abs) => shown(abs) && vfs.isDir(abs),
     listDir: (abs) => (shown(abs) ? vfs.listDir(abs).filter((e) => shown(nodePath.join(abs, e.name))) : hidden.list(abs)),
-    writeFile: (abs, content) => vfs.writeFile(abs, content),
-    deleteFile: (abs) => vfs.deleteFile(abs),
-    deleteDir: (abs) => vfs.deleteDir(abs),
-    mkdirp: (abs) => vfs.mkdirp(abs),
-    changes: () => vfs.changes(),
-    snapshot: () => vfs.snapshot(),
-    pending: () => vfs.pending(),
-    commit: () => vfs.commit(),
   };
 }

@@ -10,7 +10,7 @@ import nodePath from 'node:path';
 import { isInside, listEntries, readIfFile, statOf } from '../support/host-fs.ts';
 import { writeChanges, type Change } from './commit.ts';
 import type { DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
-import { filesUnder } from '../support/vfs.ts';
+import { delegateTo, filesUnder } from '../support/vfs.ts';
 
 export interface OverlayVfsOptions {
   /** virtual files present from the start (absolute or workspace-relative keys); they count as the initial state */
@@ -310,28 +310,10 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   return vfs;
 }
 
-/** The reading side of `vfs`, passed on as it is (for wrappers that only look at writes). */
-function readsOf(vfs: Vfs): Pick<Vfs, 'readFile' | 'readBytes' | 'stat' | 'isFile' | 'isDir' | 'listDir' | 'changes' | 'snapshot' | 'pending'> {
-  return {
-    readFile: (abs) => vfs.readFile(abs),
-    readBytes: (abs) => vfs.readBytes(abs),
-    stat: (abs) => vfs.stat(abs),
-    isFile: (abs) => vfs.isFile(abs),
-    isDir: (abs) => vfs.isDir(abs),
-    listDir: (abs) => vfs.listDir(abs),
-    changes: () => vfs.changes(),
-    snapshot: () => vfs.snapshot(),
-    pending: () => vfs.pending(),
-  };
-}
-
 /** `vfs` calling `changed()` before each write, delete, mkdirp or commit (for readers that keep what they read). */
 export function watchWrites(vfs: Vfs, changed: () => void): Vfs {
   return {
-    get workspaceDir() {
-      return vfs.workspaceDir;
-    },
-    ...readsOf(vfs),
+    ...delegateTo(vfs),
     writeFile: (abs, content) => (changed(), vfs.writeFile(abs, content)),
     deleteFile: (abs) => (changed(), vfs.deleteFile(abs)),
     deleteDir: (abs) => (changed(), vfs.deleteDir(abs)),
@@ -357,10 +339,7 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
     else sizes.set(abs, size);
   };
   return {
-    get workspaceDir() {
-      return vfs.workspaceDir;
-    },
-    ...readsOf(vfs),
+    ...delegateTo(vfs),
     writeFile(abs, content) {
       const size = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
       account(abs, size);
@@ -381,7 +360,5 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
       if (removed) for (const p of [...sizes.keys()]) if (isInside(p, abs)) account(p, 0);
       return removed;
     },
-    mkdirp: (abs) => vfs.mkdirp(abs),
-    commit: () => vfs.commit(),
   };
 }

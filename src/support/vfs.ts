@@ -56,6 +56,30 @@ export interface Vfs {
   commit(): void;
 }
 
+/**
+ * A Vfs that hands every call on to `vfs`: a wrapper spreads it and replaces only the methods it changes (a read
+ * filter its reads, a write counter its writes), so none restates the rest.
+ */
+export function delegateTo(vfs: Vfs): Vfs {
+  return {
+    workspaceDir: vfs.workspaceDir,
+    readFile: (abs) => vfs.readFile(abs),
+    readBytes: (abs) => vfs.readBytes(abs),
+    stat: (abs) => vfs.stat(abs),
+    isFile: (abs) => vfs.isFile(abs),
+    isDir: (abs) => vfs.isDir(abs),
+    listDir: (abs) => vfs.listDir(abs),
+    writeFile: (abs, content) => vfs.writeFile(abs, content),
+    deleteFile: (abs) => vfs.deleteFile(abs),
+    deleteDir: (abs) => vfs.deleteDir(abs),
+    mkdirp: (abs) => vfs.mkdirp(abs),
+    changes: () => vfs.changes(),
+    snapshot: () => vfs.snapshot(),
+    pending: () => vfs.pending(),
+    commit: () => vfs.commit(),
+  };
+}
+
 /** Every file below `dir` in a Vfs, depth first (for deleting or moving a directory whole). */
 export function filesUnder(vfs: Pick<Vfs, 'listDir'>, dir: string): string[] {
   return vfs.listDir(dir).flatMap((e) => (e.isDir ? filesUnder(vfs, nodePath.join(dir, e.name)) : [nodePath.join(dir, e.name)]));
