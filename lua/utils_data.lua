@@ -5,6 +5,7 @@ local P = require("utils_params")
 local F = require("utils_files")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
+local R = require("recorder")
 
 local M = {}
 
@@ -45,6 +46,7 @@ end
 -- | nil, message (a failure of the task).
 function M.prepare_task(input)
   local run = input.run
+  R.use(run.record)
   local result, err = SA.run_stage("pre_task", {
     configs = run.configs,
     params = run.params,
@@ -53,6 +55,7 @@ function M.prepare_task(input)
     task = input.task,
   })
   if not result then return nil, err end
+  R.params("pre_task", input.task.num, result.params)
 
   local task = {
     info = input.task,
@@ -134,7 +137,7 @@ function M.load_task(task)
   local attachments = task.run.attachments
   report_files(task, attachments, context, working)
 
-  return {
+  local data = {
     inst = U.join_prompts(task.prompts),
     write_mode = settings.write_mode,
     format_instructions = format_instructions,
@@ -156,6 +159,8 @@ function M.load_task(task)
     prompts = task.prompts,
     settings = settings,
   }
+  R.files_sent(task.info.num, data)
+  return data
 end
 
 return M

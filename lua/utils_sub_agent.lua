@@ -8,6 +8,7 @@
 
 local C = require("sub_agent_contract")
 local U = require("utils_common")
+local R = require("recorder")
 
 local M = {}
 
@@ -218,13 +219,20 @@ end
 
 -- Runs one sub-agent: response (nil when it gave none), or nil plus the failure message.
 local function call_agent(config, input, options)
+  local started = R.clock()
   local ok, run_res = pcall(aip.agent.run, config.name, {
     input = input,
     agent_base_dir = CTX.WORKSPACE_DIR,
     options = options,
   })
-  if not ok then return nil, C.msg.raised(config.name, run_res) end
-  return pick_response(run_res)
+  if not ok then
+    local err = C.msg.raised(config.name, run_res)
+    R.sub_agent(config, input, nil, err, started)
+    return nil, err
+  end
+  local res = pick_response(run_res)
+  R.sub_agent(config, input, res, nil, started)
+  return res
 end
 
 -- nil when the response may be used, else the failure message. The event form reports a failure before

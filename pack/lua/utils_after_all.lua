@@ -5,6 +5,7 @@ local C = require("sub_agent_contract")
 local SA = require("utils_sub_agent")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
+local R = require("recorder")
 
 local M = {}
 
@@ -116,6 +117,7 @@ end
 function M.run(inputs, outputs)
   local run = find_run(inputs)
   if not run then return { message = "Coder: nothing was run.", tasks = {} } end
+  R.use(run.record)
   local responses = task_responses(outputs)
   PF.sync(run, responses[1] == nil)
   local result, err = M.run_post(run, inputs, outputs)

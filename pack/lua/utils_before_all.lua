@@ -9,6 +9,7 @@ local P = require("utils_params")
 local F = require("utils_files")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
+local R = require("recorder")
 
 local M = {}
 
@@ -209,10 +210,12 @@ end
 function M.run(inputs)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
+  local record = R.start(prompt)
 
   local pre
   pre, err = M.run_pre(prompt)
   if not pre then return nil, nil, err end
+  R.params("pre", nil, pre.params)
 
   local inst = U.join_prompts(pre.prompts)
   if U.trim(inst) == "" then return nil, nil, empty_instruction_message(prompt.rel_path) end
@@ -220,6 +223,7 @@ function M.run(inputs)
   local run, groups, options
   run, groups, options = M.prepare_run(prompt, pre)
   if not run then return nil, nil, options end
+  run.record = record
   local new_inputs = M.build_inputs(run, groups, U.trim(inst))
   PF.reset_answers(run.prompt_dir, run.task_count)
   PF.reset_reports(run.reports)

@@ -7,6 +7,7 @@ local CH = require("utils_changes")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
 local AF = require("auto_fix")
+local R = require("recorder")
 
 local M = {}
 
@@ -22,6 +23,8 @@ end
 --- Runs `post_task`: the answer text to apply (the AI's, or a sub-agent's replacement) | nil, message.
 function M.run_post_task(input, data, ai_response)
   local run = input.run
+  R.use(run.record)
+  R.ai(data.task.num, ai_response)
   local content = (ai_response and U.nil_if_null(ai_response.content)) or ""
   local result, err = SA.run_stage("post_task", {
     configs = run.configs,
@@ -173,6 +176,7 @@ end
 --- What After All receives from this task (`coder_responses` items, sections 2 and 7): the stage-form fields, and
 -- upstream's (the answer without its change blocks, the apply status, the raw answer's file).
 function M.task_info(input, data, content, applied)
+  R.files_written(data.task.num, applied)
   return {
     task_num = data.task.num,
     content = content,

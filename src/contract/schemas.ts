@@ -104,6 +104,7 @@ export const CODER_PARAM_KEYS = {
     'auto_context',
     'auto_fix',
     'max_file_size_kb',
+    'record',
   ],
   not_implemented: {
     workbench: 'the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs',

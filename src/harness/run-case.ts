@@ -230,6 +230,7 @@ export function runCase(
   const t0 = performance.now();
   const base = { file: file.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}) };
   if (c.skip) return { ...base, status: 'skipped', warnings: [], ms: 0 };
+  if (c.todo !== undefined) return { ...base, status: 'failed', message: `todo: ${c.todo}`, warnings: [], ms: 0 };
   options.onCase?.(c.name, file.file);
   const subject = agent ?? prepareSubject(file, options, file.file);
   const result = runPreparedStage(subject, c, options);

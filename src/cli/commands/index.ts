@@ -20,6 +20,8 @@ export const COMMANDS: Record<string, () => Promise<{ register: Register }>> = {
   demo: () => import('./demo.ts'),
   types: () => import('./types.ts'),
   api: () => import('./api.ts'),
+  record: () => import('./record.ts'),
+  replay: () => import('./replay.ts'),
 };
 
 /** The register functions of the named commands (all of them when `names` is omitted), in COMMANDS order. */

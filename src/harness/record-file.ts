@@ -1,0 +1,199 @@
+import nodePath from 'node:path';
+import { z } from 'zod';
+import { exists, isDirectory, listNames, readText } from '../support/host-fs.ts';
+
+/**
+ * A run record, as the pack writes it when the prompt's meta block says `record = true` (lua/recorder.lua):
+ * `<prompt_dir>/.cache/records/<run id>/run.json` and `events.ndjson`. docs/record.md describes the format.
+ */
+
+export const RECORD_FORMAT = 1;
+export const RECORD_DIR = nodePath.join('.cache', 'records');
+
+const Table = z.record(z.string(), z.unknown());
+/** aip.json writes an empty Lua table as `[]` or `{}`: both mean "no keys" */
+const LuaTable = z.union([Table, z.array(z.unknown()).max(0).transform((): Record<string, unknown> => ({}))]);
+const StringList = z.union([z.array(z.string()), Table.refine((t) => Object.keys(t).length === 0).transform(() => [] as string[])]);
+
+export const RunHeaderSchema = z.looseObject({
+  format: z.literal(RECORD_FORMAT),
+  id: z.string().min(1),
+  time: z.string().optional(),
+  aipack_version: z.string().optional(),
+  pack: LuaTable.optional(),
+  lua_version: z.string().optional(),
+  integer_bits: z.number().optional(),
+  workspace_dir: z.string().min(1),
+  prompt_path: z.string().min(1),
+  prompt_dir: z.string().min(1),
+  meta: LuaTable,
+  inst: z.string(),
+  first_part: z.string(),
+  cut: z.array(z.string()).optional(),
+});
+
+const FileFactSchema = z.looseObject({ path: z.string(), size: z.number(), hash: z.string() });
+const FileFacts = z.union([z.array(FileFactSchema), Table.refine((t) => Object.keys(t).length === 0).transform(() => [])]);
+
+const common = { cut: z.array(z.string()).optional() };
+
+export const SubAgentEventSchema = z.looseObject({
+  kind: z.literal('sub_agent'),
+  name: z.string(),
+  config: LuaTable,
+  stage: z.string(),
+  event: z.string().optional(),
+  task_num: z.number().optional(),
+  input: LuaTable,
+  response: z.unknown().optional(),
+  error: z.string().optional(),
+  duration_ms: z.number().optional(),
+  ...common,
+});
+
+export const ParamsEventSchema = z.looseObject({
+  kind: z.literal('params'),
+  stage: z.string(),
+  task_num: z.number().optional(),
+  params: LuaTable,
+  ...common,
+});
+
+export const FilesSentEventSchema = z.looseObject({
+  kind: z.literal('files_sent'),
+  task_num: z.number(),
+  knowledge: FileFacts.optional(),
+  context: FileFacts.optional(),
+  working: FileFacts.optional(),
+  attachments: z.unknown().optional(),
+  ...common,
+});
+
+export const AiEventSchema = z.looseObject({
+  kind: z.literal('ai'),
+  task_num: z.number(),
+  model: z.string().optional(),
+  content: z.string().optional(),
+  usage: z.unknown().optional(),
+  ...common,
+});
+
+export const FilesWrittenEventSchema = z.looseObject({
+  kind: z.literal('files_written'),
+  task_num: z.number(),
+  changed: StringList.optional(),
+  failed: StringList.optional(),
+  ...common,
+});
+
+export const RecordEventSchema = z.discriminatedUnion('kind', [
+  SubAgentEventSchema,
+  ParamsEventSchema,
+  FilesSentEventSchema,
+  AiEventSchema,
+  FilesWrittenEventSchema,
+]);
+
+export type RunHeader = z.infer<typeof RunHeaderSchema>;
+export type RecordEvent = z.infer<typeof RecordEventSchema>;
+export type SubAgentEvent = z.infer<typeof SubAgentEventSchema>;
+export type FilesSentEvent = z.infer<typeof FilesSentEventSchema>;
+export type AiEvent = z.infer<typeof AiEventSchema>;
+
+export interface RunRecord {
+  /** the record's folder (absolute) */
+  dir: string;
+  run: RunHeader;
+  events: RecordEvent[];
+}
+
+/** A record that cannot be read: the message names the file and, for an event, its line. */
+export class RecordError extends Error {
+  override name = 'RecordError';
+}
+
+function issueText(err: z.ZodError): string {
+  const issue = err.issues[0]!;
+  const where = issue.path.length ? issue.path.map(String).join('.') + ': ' : '';
+  return where + issue.message;
+}
+
+/** Parses a record from its two files' text; `dir` names them in messages. */
+export function parseRecord(dir: string, runText: string, eventsText: string): RunRecord {
+  const runFile = nodePath.join(dir, 'run.json');
+  let rawRun: unknown;
+  try {
+    rawRun = JSON.parse(runText);
+  } catch (err) {
+    throw new RecordError(`${runFile}: not JSON (${(err as Error).message})`);
+  }
+  const format = (rawRun as { format?: unknown })?.format;
+  if (format !== RECORD_FORMAT) {
+    throw new RecordError(`${runFile}: record format ${JSON.stringify(format)} is not one this version reads (expected ${RECORD_FORMAT})`);
+  }
+  const run = RunHeaderSchema.safeParse(rawRun);
+  if (!run.success) throw new RecordError(`${runFile}: ${issueText(run.error)}`);
+  const eventsFile = nodePath.join(dir, 'events.ndjson');
+  const events: RecordEvent[] = [];
+  eventsText.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (err) {
+      // a run stopped mid-write leaves a torn last line: the events before it are still the run's
+      if (i === eventsText.split('\n').length - 1 || eventsText.split('\n').slice(i + 1).every((l) => l.trim() === '')) return;
+      throw new RecordError(`${eventsFile}:${i + 1}: not JSON (${(err as Error).message})`);
+    }
+    const parsed = RecordEventSchema.safeParse(raw);
+    if (!parsed.success) throw new RecordError(`${eventsFile}:${i + 1}: ${issueText(parsed.error)}`);
+    events.push(parsed.data);
+  });
+  return { dir, run: run.data, events };
+}
+
+/** Reads the record in `dir` (the folder holding run.json). */
+export function readRecord(dir: string): RunRecord {
+  const runFile = nodePath.join(dir, 'run.json');
+  if (!exists(runFile)) throw new RecordError(`${dir}: no run.json here: not a run record (records are in <prompt dir>/${RECORD_DIR}/<run id>/)`);
+  const eventsFile = nodePath.join(dir, 'events.ndjson');
+  return parseRecord(dir, readText(runFile), exists(eventsFile) ? readText(eventsFile) : '');
+}
+
+/** The record folders under the workspace's prompt folders (`.aipack/.prompt/<pack>/.cache/records/*`), oldest first. */
+export function listRecords(workspaceDir: string): string[] {
+  const promptRoot = nodePath.join(workspaceDir, '.aipack', '.prompt');
+  const out: string[] = [];
+  for (const pack of isDirectory(promptRoot) ? listNames(promptRoot) : []) {
+    const records = nodePath.join(promptRoot, pack, RECORD_DIR);
+    if (!isDirectory(records)) continue;
+    for (const id of listNames(records)) {
+      const dir = nodePath.join(records, id);
+      if (exists(nodePath.join(dir, 'run.json'))) out.push(dir);
+    }
+  }
+  // run ids are UUID v7: their text order is their time order
+  return out.sort((a, b) => (nodePath.basename(a) < nodePath.basename(b) ? -1 : 1));
+}
+
+/**
+ * The record a command names: a folder holding run.json, `latest` (the newest in the workspace), or a run id (or
+ * its start) found in the workspace's prompt folders.
+ */
+export function findRecord(arg: string, workspaceDir: string, cwd = process.cwd()): string {
+  const asPath = nodePath.resolve(cwd, arg);
+  if (exists(nodePath.join(asPath, 'run.json'))) return asPath;
+  const all = listRecords(workspaceDir);
+  if (arg === 'latest') {
+    const last = all.at(-1);
+    if (!last) throw new RecordError(`no run record in ${workspaceDir} (a run records itself when its prompt's meta block has record = true)`);
+    return last;
+  }
+  const hits = all.filter((dir) => nodePath.basename(dir).startsWith(arg));
+  if (hits.length === 1) return hits[0]!;
+  if (hits.length > 1) throw new RecordError(`run id '${arg}' matches ${hits.length} records: ${hits.map((d) => nodePath.basename(d)).join(', ')}`);
+  const known = all.map((d) => nodePath.basename(d));
+  throw new RecordError(
+    `no run record '${arg}': not a folder with run.json, nor a run id in ${workspaceDir}${known.length ? ` (records: ${known.slice(-5).join(', ')})` : ' (it has no records)'}`,
+  );
+}
