@@ -1,0 +1,126 @@
+/**
+ * The pack records a run when its meta block says `record = true` (lua/recorder.lua, docs/record.md): what each
+ * stage did, as AIPack ran it, under the prompt's `.cache/records/<run id>/`. Recording never changes the run.
+ */
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listRecords, readRecord, type SubAgentEvent } from '../../src/harness/record-file.ts';
+import { ScriptedAi } from '../../src/runtime/ai.ts';
+import { REPO_PACK } from '../../src/runtime/packs.ts';
+import { Simulator } from '../../src/runtime/simulator.ts';
+import { parseMocks } from '../../src/runtime/mocks.ts';
+import { copyDemo, DEMO_AI, recordDemo } from '../helpers/record.ts';
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('a recorded run', () => {
+  const { ws, record } = recordDemo();
+  const calls = record.events.filter((e): e is SubAgentEvent => e.kind === 'sub_agent');
+
+  it('says what it ran on, and holds the meta block and instruction as read', () => {
+    expect(record.run.id).toMatch(UUID_V7);
+    expect(record.dir).toBe(nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache/records', record.run.id));
+    expect(record.run).toMatchObject({
+      format: 1,
+      aipack_version: '0.8.15',
+      pack: { identity: 'pro@coder', version: JSON.parse(fs.readFileSync(nodePath.join(REPO_PACK.dir, '..', 'package.json'), 'utf8')).version },
+      workspace_dir: ws,
+      prompt_path: '.aipack/.prompt/pro@coder/coder-prompt.md',
+    });
+    const lua54 = process.env.CODER_SUBAGENTS_ENGINE === 'lua54';
+    expect(record.run.lua_version).toBe(lua54 ? 'Lua 5.4' : 'Lua 5.3');
+    expect(record.run.integer_bits).toBe(lua54 ? 64 : 32);
+    expect(record.run.meta).toMatchObject({ record: true, write_mode: true, working_globs: ['src/**/*.ts'] });
+    expect(record.run.inst).toContain('Validate the login form');
+    expect(record.run.first_part).toContain('#!meta');
+  });
+
+  it('has every step in the order the stages ran it', () => {
+    const steps = record.events.map((e) => (e.kind === 'sub_agent' ? `${e.stage}:${e.name.replace('my-agents/', '')}` : `${e.kind}${'task_num' in e && e.task_num !== undefined ? ` ${e.task_num}` : ''}${e.kind === 'params' ? ` ${e.stage}` : ''}`));
+    expect(steps).toEqual([
+      'pre:prompt-refiner.aip', 'pre:context-from-words.aip', 'pre:instruction-clarifier.aip', 'params pre',
+      'pre_task:model-per-task.aip', 'params 1 pre_task', 'files_sent 1', 'ai 1', 'post_task:forbidden-paths-guard.aip', 'files_written 1',
+      'pre_task:model-per-task.aip', 'params 2 pre_task', 'files_sent 2', 'ai 2', 'post_task:forbidden-paths-guard.aip', 'files_written 2',
+      'post:run-summary.aip',
+    ]);
+  });
+
+  it('holds each sub-agent input as given and its response as returned, with its duration', () => {
+    const refiner = calls[0]!;
+    expect(refiner.input).toMatchObject({ coder_stage: 'pre', agent_config: { name: 'my-agents/prompt-refiner.aip' } });
+    expect(refiner.input.coder_params).not.toHaveProperty('sub_agents');
+    expect(refiner.response).toMatchObject({ coder_prompts: expect.any(Array) });
+    expect(refiner.duration_ms).toBeGreaterThanOrEqual(0);
+    const guard = calls.find((c) => c.name.endsWith('forbidden-paths-guard.aip') && c.task_num === 2)!;
+    expect(guard.input).toMatchObject({ coder_stage: 'post_task', coder_task: { num: 2 } });
+    expect(guard.response).toMatchObject({ coder_response: { content: expect.not.stringContaining('file_path=".env"') } });
+    expect(guard.input).toMatchObject({ coder_response: { content: expect.stringContaining('file_path=".env"') } });
+  });
+
+  it('holds the files sent as path, size and hash, never their content; the answers and the files written', () => {
+    const sent = record.events.find((e) => e.kind === 'files_sent' && e.task_num === 1);
+    expect(sent).toMatchObject({ knowledge: [{ path: 'docs/conventions.md' }], working: [{ path: 'src/auth/login.ts' }] });
+    const conventions = fs.readFileSync(nodePath.join(ws, 'docs/conventions.md'), 'utf8');
+    expect(sent).toMatchObject({ knowledge: [{ size: Buffer.byteLength(conventions), hash: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }] });
+    expect(fs.readFileSync(nodePath.join(record.dir, 'events.ndjson'), 'utf8')).not.toContain(conventions.slice(0, 40));
+    expect(record.events.find((e) => e.kind === 'ai' && e.task_num === 1)).toMatchObject({ model: 'demo-model', content: expect.stringContaining('validateLoginForm') });
+    expect(record.events.find((e) => e.kind === 'files_written' && e.task_num === 2)).toMatchObject({ changed: ['src/utils/format.ts'] });
+  });
+});
+
+function runDemo(ws: string, mocks?: Record<string, unknown>): Simulator {
+  const sim = new Simulator({ workspaceDir: ws, ai: ScriptedAi.fromToml(fs.readFileSync(DEMO_AI, 'utf8'), 'ai.toml'), packs: [REPO_PACK], ...(mocks ? { mocks: parseMocks(mocks, 'test') } : {}) });
+  sim.run({ name: 'pro@coder' });
+  return sim;
+}
+const printed = (sim: Simulator) => sim.trace.of('print').filter((e) => e.agent === 'pro@coder').map((e) => e.text);
+
+describe('recording never changes the run', () => {
+  it('records nothing without record = true', () => {
+    const sim = runDemo(copyDemo());
+    expect([...sim.vfs.snapshot().keys()].filter((k) => k.includes('.cache/records'))).toEqual([]);
+  });
+
+  it('writes the same files and answers with and without it (the record aside)', () => {
+    const plain = runDemo(copyDemo());
+    const recorded = runDemo(copyDemo({ record: true }));
+    const files = (sim: Simulator) => [...sim.vfs.snapshot()].filter(([k]) => !k.includes('.cache/records') && !k.endsWith('coder-prompt.md'));
+    expect(files(recorded)).toEqual(files(plain));
+  });
+
+  it('a record that cannot be started is one warning, and the run goes on', () => {
+    const ws = copyDemo({ record: true });
+    // a file where the records folder goes: nothing can be saved below it
+    fs.mkdirSync(nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache'), { recursive: true });
+    fs.writeFileSync(nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache/records'), 'not a folder');
+    const sim = runDemo(ws);
+    const warnings = printed(sim).filter((p) => p.includes('record'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^WARNING: this run is not recorded: /);
+    expect(sim.vfs.snapshot().get('src/utils/format.ts')).toContain('toFixed(2)');
+  });
+
+  it('a record that fails part-way stops with a warning in the stage it failed in, and the run goes on', () => {
+    const sim = runDemo(copyDemo({ record: true }), { 'aip.file.append_json_line': { lua: 'error("disk full")' } });
+    const warnings = printed(sim).filter((p) => p.includes('recording this run stopped'));
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings[0]).toMatch(/^WARNING: recording this run stopped: .*disk full/);
+    expect(sim.vfs.snapshot().get('src/utils/format.ts')).toContain('toFixed(2)');
+  });
+
+  it('cuts a value longer than the cap and says where', () => {
+    const ws = copyDemo({ record: true });
+    const long = 'x'.repeat(70_000);
+    const prompt = nodePath.join(ws, '.aipack/.prompt/pro@coder/coder-prompt.md');
+    fs.writeFileSync(prompt, fs.readFileSync(prompt, 'utf8').replace('====', `${long}\n\n====`));
+    const sim = runDemo(ws);
+    sim.vfs.commit();
+    const rec = readRecord(listRecords(ws)[0]!);
+    expect(rec.run.inst.length).toBeLessThan(70_000);
+    expect(rec.run.inst).toMatch(/\[record: cut \d+ bytes\]$/);
+    expect(rec.run.cut).toEqual(expect.arrayContaining(['$.inst']));
+    const refiner = rec.events[0] as SubAgentEvent;
+    expect(refiner.cut).toEqual(expect.arrayContaining([expect.stringMatching(/^\$\.input\.coder_prompt/)]));
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * Run records made the way the pack makes them in AIPack: the demo workspace, copied to a temp dir with
+ * `record = true` in its prompt, run on the simulator with the pack under test, and its changes written to disk
+ * (the record included). `cleanDemo` is a second copy as it was before the run, to replay on.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScriptedAi } from '../../src/runtime/ai.ts';
+import { REPO_PACK } from '../../src/runtime/packs.ts';
+import { Simulator } from '../../src/runtime/simulator.ts';
+import { listRecords, readRecord, type RunRecord } from '../../src/harness/record-file.ts';
+
+export const DEMO = fileURLToPath(new URL('../../fixtures/demo', import.meta.url)).replace(/[\\/]$/, '');
+export const DEMO_AI = nodePath.join(DEMO, 'ai.toml');
+export const DEMO_PROMPT = '.aipack/.prompt/pro@coder/coder-prompt.md';
+
+/** A temp copy of the demo workspace; `record` adds `record = true` to its prompt's meta block. */
+export function copyDemo(options: { record?: boolean } = {}): string {
+  const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-'));
+  fs.cpSync(DEMO, dir, { recursive: true });
+  if (options.record) {
+    const prompt = nodePath.join(dir, DEMO_PROMPT);
+    fs.writeFileSync(prompt, fs.readFileSync(prompt, 'utf8').replace('\nwrite_mode = true', '\nrecord = true\nwrite_mode = true'));
+  }
+  return dir;
+}
+
+/** Runs pro@coder on `ws` with `ai` answers and writes what it changed to disk. */
+export function runAndWrite(ws: string, ai = fs.readFileSync(DEMO_AI, 'utf8')): Simulator {
+  const sim = new Simulator({ workspaceDir: ws, ai: ScriptedAi.fromToml(ai, 'ai.toml'), packs: [REPO_PACK] });
+  sim.run({ name: 'pro@coder' });
+  sim.vfs.commit();
+  return sim;
+}
+
+/** A recorded run of the demo: the workspace it ran in (changed by it) and its record. */
+export function recordDemo(): { ws: string; record: RunRecord } {
+  const ws = copyDemo({ record: true });
+  runAndWrite(ws);
+  const dirs = listRecords(ws);
+  if (dirs.length !== 1) throw new Error(`expected one record in ${ws}, found ${dirs.length}`);
+  return { ws, record: readRecord(dirs[0]!) };
+}
+
+/** Writes an edited copy of a record into a new folder (as a record from another machine would arrive). */
+export function writeRecord(record: RunRecord, edit: (run: Record<string, unknown>, events: Record<string, unknown>[]) => void): string {
+  const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-edited-'));
+  const run = JSON.parse(fs.readFileSync(nodePath.join(record.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
+  const events = fs.readFileSync(nodePath.join(record.dir, 'events.ndjson'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+  edit(run, events);
+  fs.writeFileSync(nodePath.join(dir, 'run.json'), JSON.stringify(run));
+  fs.writeFileSync(nodePath.join(dir, 'events.ndjson'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  return dir;
+}
