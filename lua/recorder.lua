@@ -88,8 +88,9 @@ local function pack_version()
 end
 
 --- Starts a record when the meta block asks for one: the record ({id, dir, events}) to keep in the run, or nil.
--- prompt = { path, dir, meta, inst, first_part }.
-function M.start(prompt)
+-- prompt = { path, dir, meta, inst, first_part }; input: the run's first input (the prompt folder or file it
+-- was given, nil for the default one), so a replay starts the run the same way.
+function M.start(prompt, input)
   if type(prompt.meta) ~= "table" or prompt.meta.record ~= true then return nil end
   local ok, record = pcall(function()
     local id = aip.uuid.new_v7()
@@ -107,6 +108,7 @@ function M.start(prompt)
       workspace_dir = CTX.WORKSPACE_DIR,
       prompt_path = aip.path.diff(prompt.path, CTX.WORKSPACE_DIR) or prompt.path,
       prompt_dir = prompt.dir,
+      input = input,
       meta = prompt.meta,
       inst = prompt.inst,
       first_part = prompt.first_part,

@@ -210,7 +210,7 @@ end
 function M.run(inputs)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
-  local record = R.start(prompt)
+  local record = R.start(prompt, inputs and inputs[1])
 
   local pre
   pre, err = M.run_pre(prompt)

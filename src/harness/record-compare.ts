@@ -105,7 +105,7 @@ function leafDiffs(a: unknown, b: unknown, path: string, out: Array<[string, unk
 const ISO_TIME = /\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?/g;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const USAGE = /(^|\.)usage\./;
-const TIME_KEY = /(^|[._\[])(time|timestamp|date|now|duration|elapsed|ms|seconds|epoch|random|rand|seed|uuid|id)s?($|[._\]0-9])/i;
+const TIME_KEY = /(^|[._\[])(time|timestamp|date|now|duration|elapsed|ms|seconds|epoch|random|rand|seed|uuid|id|mtime|ctime|atime)s?($|[._\]0-9])/i;
 
 /** Whether two values differ only where a run's time, ids or random numbers go. */
 function nondeterministic(path: string, a: unknown, b: unknown): boolean {

@@ -26,6 +26,8 @@ export const RunHeaderSchema = z.looseObject({
   workspace_dir: z.string().min(1),
   prompt_path: z.string().min(1),
   prompt_dir: z.string().min(1),
+  /** the run's first input as given (the prompt folder or file), absent for the default prompt */
+  input: z.unknown().optional(),
   meta: LuaTable,
   inst: z.string(),
   first_part: z.string(),

@@ -111,11 +111,15 @@ export async function replayRecord(record: RunRecord, options: ReplayOptions): P
   const promptDir = nodePath.dirname(promptFile);
   // the prompt as the run read it (its answers part is not in the record): in memory only, like every replay write
   sim.vfs.writeFile(promptFile, record.run.first_part + '====\n');
-  const relDir = nodePath.relative(options.workspaceDir, promptDir).split(nodePath.sep).join('/');
+  // the run's input as it was given (another machine's absolute path read as this workspace's)
+  const input = record.run.input;
+  const inputs = input === undefined || input === null
+    ? undefined
+    : [typeof input === 'string' ? input.split(record.run.workspace_dir).join(options.workspaceDir) : input];
   const notes = notesFor(record, engine, aipackVersion);
   let error: string | undefined;
   try {
-    const outcome = sim.run({ name: CODER, inputs: [relDir], baseDir: options.workspaceDir });
+    const outcome = sim.run({ name: CODER, inputs, baseDir: options.workspaceDir });
     if (outcome.skipped !== undefined) error = `the replay was skipped: ${outcome.skipped}`;
   } catch (err) {
     error = (err as Error).message;

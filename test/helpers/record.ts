@@ -54,3 +54,52 @@ export function writeRecord(record: RunRecord, edit: (run: Record<string, unknow
   fs.writeFileSync(nodePath.join(dir, 'events.ndjson'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   return dir;
 }
+
+const agent = (lua: string) => `# Output\n\n\`\`\`lua\n${lua}\n\`\`\`\n`;
+
+/**
+ * A workspace written in upstream's event form: `ctx.aip` on start and end (merges a param, emits
+ * `plan::ready`, answers at end with the tasks it saw), `listener.aip` on `plan::ready` (adds a line to the
+ * instruction), `stamp.aip` on start (an agent_result holding the time: nondeterministic on purpose), and
+ * `maxint.aip` at end (its agent_result is math.maxinteger: 2^31-1 on fengari, 2^63-1 on Lua 5.4). One task,
+ * write_mode off.
+ */
+export function eventFormWorkspace(): string {
+  const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-event-'));
+  const put = (rel: string, text: string) => {
+    fs.mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(nodePath.join(ws, rel), text);
+  };
+  put('.aipack/config.toml', '[options]\nmodel = "ws-model"\n');
+  put('src/a.ts', 'export const a = 1;\n');
+  put('agents/ctx.aip', agent([
+    'if input.event == "start" then',
+    '  return { coder_params = { context_globs = { "src/**/*.ts" } }, emit_events = { "plan::ready" }, agent_result = { seen = input.event } }',
+    'end',
+    'return { agent_result = { tasks = #input.coder_responses } }',
+  ].join('\n')));
+  put('agents/listener.aip', agent('return { coder_prompt = input.coder_prompt .. "\\n\\nPlan ready." }'));
+  put('agents/stamp.aip', agent('return { agent_result = { at = aip.time.now_iso_utc() } }'));
+  put('agents/maxint.aip', agent('return { agent_result = { max = math.maxinteger } }'));
+  put('.aipack/.prompt/pro@coder/coder-prompt.md', [
+    '```toml',
+    '#!meta',
+    'record = true',
+    'write_mode = false',
+    'sub_agents = [',
+    '  { name = "agents/ctx.aip", on = ["start", "end"] },',
+    '  { name = "agents/listener.aip", on = "plan::ready" },',
+    '  { name = "agents/stamp.aip", on = "start" },',
+    '  { name = "agents/maxint.aip", on = "end" },',
+    ']',
+    '```',
+    '',
+    'Explain src/a.ts',
+    '',
+    '====',
+    '',
+  ].join('\n'));
+  return ws;
+}
+
+export const EVENT_FORM_AI = '[[response]]\nagent = "pro@coder"\ncontent = "It exports a."\n';
