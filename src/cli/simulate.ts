@@ -11,7 +11,7 @@ import { CommitError, writeChanges } from '../runtime/commit.ts';
 import { AgentRunError } from '../runtime/lifecycle/agent-run.ts';
 import type { RunOutcome, RunRequest } from '../runtime/simulator.ts';
 import { Trace } from '../aip/support/trace.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
