@@ -113,7 +113,7 @@ function M.run_post(run, inputs, outputs, event)
 end
 
 --- Returns the run summary {message, prompt_file, tasks}, or nil plus the failure message of a `post` sub-agent.
-function M.run(inputs, outputs)
+local function run(inputs, outputs)
   local run = find_run(inputs)
   if not run then return { message = "Coder: nothing was run.", tasks = {} } end
   R.use(run.record)
@@ -126,6 +126,12 @@ function M.run(inputs, outputs)
     if redo ~= nil then return redo end
   end
   return summary(run, responses)
+end
+
+function M.run(inputs, outputs)
+  local result, err = run(inputs, outputs)
+  R.flush()
+  return result, err
 end
 
 return M

@@ -206,7 +206,7 @@ end
 --- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
 -- Nothing is written before the run is known to go ahead, so a skipped run leaves the files as they were
 -- (except a prompt file created from the template on first use).
-function M.run(inputs)
+local function run(inputs)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
   local record = R.start(prompt, inputs and inputs[1])
@@ -228,6 +228,12 @@ function M.run(inputs)
   PF.reset_reports(run.reports)
   print_summary(run, new_inputs)
   return new_inputs, options
+end
+
+function M.run(inputs)
+  local new_inputs, options, err = run(inputs)
+  R.flush()
+  return new_inputs, options, err
 end
 
 return M

@@ -54,8 +54,11 @@ function M.prepare_task(input)
     prompt_dir = run.prompt_dir,
     task = input.task,
   })
-  if not result then return nil, err end
-  R.params("pre_task", input.task.num, result.params)
+  if result then R.params("pre_task", input.task.num, result.params) end
+  if not result then
+    R.flush()
+    return nil, err
+  end
 
   local task = {
     info = input.task,
@@ -126,6 +129,7 @@ function M.load_task(task)
   if total > max then
     local lines = size_message_lines(total, max)
     save_skip_note(task, lines)
+    R.flush()
     return nil, U.task_label(task.info) .. " skipped: " .. table.concat(lines, "\n")
   end
 
@@ -160,6 +164,7 @@ function M.load_task(task)
     settings = settings,
   }
   R.files_sent(task.info.num, data)
+  R.flush()
   return data
 end
 

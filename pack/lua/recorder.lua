@@ -62,14 +62,35 @@ local function now_ms()
   return aip.time.now_utc_micro() / 1000
 end
 
+-- One JSON line of an entry. A line no longer than the cap holds no string longer than it, so it is written as
+-- is (the host's JSON writer is far cheaper than a walk in Lua); a longer one, or a value JSON cannot hold, is
+-- walked and cut first.
+local function json_line(entry)
+  local ok, line = pcall(aip.json.stringify_to_line, entry)
+  if ok and type(line) == "string" and #line <= M.MAX_STRING then return line end
+  local cuts = {}
+  local copy = bounded(entry, "$", cuts, 0, {})
+  if cuts[1] ~= nil then copy.cut = cuts end
+  return aip.json.stringify_to_line(copy)
+end
+
+-- Lines wait in memory until the stage flushes them (one write a stage: a file append is not free, and a
+-- simulated one makes the run re-check what it read).
 local function append(entry)
   if not active then return end
   local ok, err = pcall(function()
-    local cuts = {}
-    local line = bounded(entry, "$", cuts, 0, {})
-    if cuts[1] ~= nil then line.cut = cuts end
-    aip.file.append_json_line(active.events, line)
+    local lines = active.lines
+    lines[#lines + 1] = json_line(entry)
   end)
+  if not ok then warn_once(err) end
+end
+
+--- Writes the lines this stage recorded. Each stage calls it on every way out, its failures included.
+function M.flush()
+  if not active or active.lines[1] == nil then return end
+  local lines = active.lines
+  active.lines = {}
+  local ok, err = pcall(aip.file.append, active.events, table.concat(lines, "\n") .. "\n")
   if not ok then warn_once(err) end
 end
 
@@ -124,13 +145,17 @@ function M.start(prompt, input)
     print("WARNING: this run is not recorded: " .. tostring(record))
     return nil
   end
-  active = record
+  active = { id = record.id, dir = record.dir, events = record.events, lines = {} }
   return record
 end
 
 --- Activates a run's record in this stage (nil: nothing is recorded).
 function M.use(record)
-  active = record
+  if record == nil then
+    active = nil
+    return
+  end
+  active = { id = record.id, dir = record.dir, events = record.events, lines = {} }
 end
 
 --- A clock reading for `sub_agent` (nil when nothing is recorded, so an unrecorded run reads no clock).
@@ -145,10 +170,12 @@ end
 function M.sub_agent(config, input, response, err, started)
   if not active then return end
   local task = type(input) == "table" and U.nil_if_null(input.coder_task) or nil
+  -- the entry is also the input's agent_config: recorded once, there
+  local has_config = type(input) == "table" and type(input.agent_config) == "table"
   local entry = {
     kind = "sub_agent",
     name = config.name,
-    config = config,
+    config = (not has_config) and config or nil,
     stage = type(input) == "table" and input.coder_stage or nil,
     event = type(input) == "table" and input.event or nil,
     task_num = type(task) == "table" and task.num or nil,

@@ -34,7 +34,10 @@ function M.run_post_task(input, data, ai_response)
     task = data.task,
     response = response_info(ai_response, content),
   })
-  if not result then return nil, err end
+  if not result then
+    R.flush()
+    return nil, err
+  end
   if result.response then return result.response.content end
   return content
 end
@@ -177,6 +180,7 @@ end
 -- upstream's (the answer without its change blocks, the apply status, the raw answer's file).
 function M.task_info(input, data, content, applied)
   R.files_written(data.task.num, applied)
+  R.flush()
   return {
     task_num = data.task.num,
     content = content,

@@ -42,7 +42,8 @@ const common = { cut: z.array(z.string()).optional() };
 export const SubAgentEventSchema = z.looseObject({
   kind: z.literal('sub_agent'),
   name: z.string(),
-  config: LuaTable,
+  /** the entry; the pack leaves it out when the input holds it as agent_config */
+  config: LuaTable.optional(),
   stage: z.string(),
   event: z.string().optional(),
   task_num: z.number().optional(),
@@ -149,7 +150,12 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
     }
     const parsed = RecordEventSchema.safeParse(raw);
     if (!parsed.success) throw new RecordError(`${eventsFile}:${i + 1}: ${issueText(parsed.error)}`);
-    events.push(parsed.data);
+    const e = parsed.data;
+    if (e.kind === 'sub_agent' && e.config === undefined) {
+      const config = e.input.agent_config;
+      e.config = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : { name: e.name };
+    }
+    events.push(e);
   });
   return { dir, run: run.data, events };
 }

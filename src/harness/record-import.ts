@@ -66,7 +66,7 @@ export function isAgent(name: string, wanted: string): boolean {
   return base === wanted || base.replace(/\.aip$/, '') === wanted.replace(/\.aip$/, '');
 }
 
-const isEventForm = (e: SubAgentEvent): boolean => e.config.on !== undefined;
+const isEventForm = (e: SubAgentEvent): boolean => e.config?.on !== undefined;
 
 /** The agent file a local entry name points at, as the pack finds it from the workspace root. */
 function agentFile(name: string, workspaceDir: string): string | undefined {
@@ -194,7 +194,7 @@ export function caseOf(e: SubAgentEvent, n: number, record: RunRecord, extra: { 
     const { sub_agents: _dropped, ...params } = input.coder_params;
     c.params = params;
   }
-  const config = Object.fromEntries(Object.entries(e.config).filter(([k]) => !ENTRY_KEYS_SET_BY_CASE.has(k)));
+  const config = Object.fromEntries(Object.entries(e.config ?? {}).filter(([k]) => !ENTRY_KEYS_SET_BY_CASE.has(k)));
   if (Object.keys(config).length > 0) c.config = config;
   if (extra.files && Object.keys(extra.files).length > 0) c.files = extra.files;
   if (extra.ai && extra.ai.length > 0) c.ai = extra.ai;

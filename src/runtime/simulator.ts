@@ -23,7 +23,7 @@ import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { capReads, countWrites, createOverlayVfs, watchWrites, type WriteEvent } from './vfs.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './agent-call-options.ts';
@@ -114,6 +114,18 @@ export interface RunOutcome {
 export { AgentRunError, RunLimitError };
 export { resolveModel } from './option-layers.ts';
 
+/**
+ * Whether a write can change what a run keeps of its reads: a file it read (an agent, the config), an agent file
+ * (a new `.aip` can change how a name resolves), a pack's `pack.toml`, a removed folder, or a commit. Anything
+ * else (a sub-agent's notes, a record, an answer) cannot, and a run that appends a line per step keeps its reads.
+ */
+function changesRunReads(event: WriteEvent, texts: ReadonlyMap<string, string | undefined>): boolean {
+  if (event.kind === 'all') return true;
+  if (event.kind === 'dir') return event.abs !== '' && [...texts.keys()].some((p) => p.startsWith(event.abs + nodePath.sep));
+  const name = nodePath.basename(event.abs);
+  return texts.has(event.abs) || name.endsWith('.aip') || name === 'pack.toml';
+}
+
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
   readonly trace: Trace;
@@ -184,9 +196,10 @@ export class Simulator implements StageHost {
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
     const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
     // a write may make, change or remove an agent or the config: what the run read is read again
-    const watched = watchWrites(held, () => {
-      this.runReads?.agents.clear();
-      this.runReads?.texts.clear();
+    const watched = watchWrites(held, (event) => {
+      if (!this.runReads || !changesRunReads(event, this.runReads.texts)) return;
+      this.runReads.agents.clear();
+      this.runReads.texts.clear();
     });
     // a file larger than what the run tree may still hold is refused before it is read
     this.readVfs = capReads(guardReads(watched, this.readPolicy), () => this.readAllowance());

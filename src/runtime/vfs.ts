@@ -311,15 +311,21 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   return vfs;
 }
 
-/** `vfs` calling `changed()` before each write, delete, mkdirp or commit (for readers that keep what they read). */
-export function watchWrites(vfs: Vfs, changed: () => void): Vfs {
+/** What `watchWrites` reports: the path a write, delete or mkdirp is about to change, or the whole tree (commit). */
+export type WriteEvent = { kind: 'file' | 'dir'; abs: string } | { kind: 'all' };
+
+/**
+ * `vfs` calling `changed(event)` before each write, delete, mkdirp or commit (for readers that keep what they
+ * read: they forget what the event can change).
+ */
+export function watchWrites(vfs: Vfs, changed: (event: WriteEvent) => void): Vfs {
   return {
     ...delegateTo(vfs),
-    writeFile: (abs, content) => (changed(), vfs.writeFile(abs, content)),
-    deleteFile: (abs) => (changed(), vfs.deleteFile(abs)),
-    deleteDir: (abs) => (changed(), vfs.deleteDir(abs)),
-    mkdirp: (abs) => (changed(), vfs.mkdirp(abs)),
-    commit: () => (changed(), vfs.commit()),
+    writeFile: (abs, content) => (changed({ kind: 'file', abs }), vfs.writeFile(abs, content)),
+    deleteFile: (abs) => (changed({ kind: 'file', abs }), vfs.deleteFile(abs)),
+    deleteDir: (abs) => (changed({ kind: 'dir', abs }), vfs.deleteDir(abs)),
+    mkdirp: (abs) => (changed({ kind: 'dir', abs }), vfs.mkdirp(abs)),
+    commit: () => (changed({ kind: 'all' }), vfs.commit()),
   };
 }
 

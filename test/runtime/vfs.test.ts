@@ -238,7 +238,11 @@ describe('watchWrites', () => {
     try {
       const seen: string[] = [];
       const inner = createOverlayVfs(ws);
-      const vfs = watchWrites(inner, () => seen.push(inner.isFile(nodePath.join(ws, 'a.txt')) ? 'a exists' : 'no a'));
+      const events: string[] = [];
+      const vfs = watchWrites(inner, (e) => {
+        seen.push(inner.isFile(nodePath.join(ws, 'a.txt')) ? 'a exists' : 'no a');
+        events.push(e.kind === 'all' ? 'all' : `${e.kind} ${nodePath.relative(ws, e.abs)}`);
+      });
       vfs.readFile(nodePath.join(ws, 'a.txt'));
       vfs.isFile(nodePath.join(ws, 'a.txt'));
       vfs.listDir(ws);
@@ -250,6 +254,7 @@ describe('watchWrites', () => {
       vfs.commit();
       // before: the first write saw no file yet
       expect(seen).toEqual(['no a', 'a exists', 'a exists', 'no a', 'no a']);
+      expect(events).toEqual(['file a.txt', 'dir d', 'file a.txt', 'dir d', 'all']);
     } finally {
       fs.rmSync(ws, { recursive: true, force: true });
     }
