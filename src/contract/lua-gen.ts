@@ -20,6 +20,7 @@ import {
   MAX_STEPS,
   WORKBENCH_AGENT_NAMES,
   WORKBENCH_DONE_EVENT,
+  BUILTIN_ENTRY_KEYS,
   MESSAGE_TEMPLATES,
   MIN_AIPACK_VERSION,
   STAGE_ADOPTS,
@@ -516,6 +517,11 @@ function C.msg.redo_uncounted(current)
   return fill(M.redoUncounted, { current = tostring(current) })
 end
 
+--- any message template by its name, filled with vars (strings)
+function C.msg.named(template, vars)
+  return fill(M[template], vars)
+end
+
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)
 function C.msg.version(current)
   return fill(M.version, { min = C.MIN_AIPACK_VERSION, current = tostring(current) })
@@ -654,6 +660,10 @@ export function generateContractLua(): string {
     `C.EVENT_GLOB_DEFAULT_KEYS = ${luaLiteral([...EVENT_GLOB_DEFAULT_KEYS])}`,
     `C.WORKBENCH_AGENT_NAMES = ${luaLiteral([...WORKBENCH_AGENT_NAMES])}`,
     `C.WORKBENCH_DONE_EVENT = ${luaLiteral(WORKBENCH_DONE_EVENT)}`,
+    '',
+    '-- the keys an entry may give, and the settings each built-in sub-agent reads from its own entry',
+    `C.ENTRY_KEYS = ${luaLiteral(ENTRY_FIELDS.map((f) => f.name))}`,
+    `C.BUILTIN_ENTRY_KEYS = ${luaLiteral(BUILTIN_ENTRY_KEYS)}`,
     '',
     '-- the events the pack sends (section 7): the stage of each event, and the event of each stage',
     `C.EVENT_STAGES = ${luaLiteral(EVENT_STAGES)}`,
