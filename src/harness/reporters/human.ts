@@ -2,7 +2,7 @@
 import pc from 'picocolors';
 import { STAGES } from '../../contract/index.ts';
 import type { CaseResult } from '../run-case.ts';
-import { SLOW_MS, type StageCoverage, type SuiteResult } from '../suite-result.ts';
+import { caseLabel, SLOW_MS, type StageCoverage, type SuiteResult } from '../suite-result.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
 
@@ -33,9 +33,10 @@ export interface FormatOptions {
   slowMs?: number;
 }
 
-/** `pre ×3, post_task ×1` */
+/** `pre ×3, post_task ×1`, then the events of event-form cases: `start ×2, plan::ready ×1` */
 const stagesText = (c: StageCoverage) =>
-  STAGES.filter((s) => c.stages[s]).map((s) => `${s} ×${c.stages[s]}`).join(', ') || 'no case ran';
+  [...STAGES.filter((s) => c.stages[s]).map((s) => `${s} ×${c.stages[s]}`), ...Object.entries(c.events ?? {}).map(([e, n]) => `${escapeLine(e)} ×${n}`)].join(', ') ||
+  'no case ran';
 
 /**
  * The human report: one line per case with its time (slow ones flagged), the failure diff and warnings under it,
@@ -48,7 +49,7 @@ export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
   const lines: string[] = [];
   for (const c of r.cases) {
     const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
-    const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${c.stage})`)}`;
+    const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${escapeLine(caseLabel(c))})`)}`;
     if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
     else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
     else lines.push(`${pc.red('✗')} ${title}${time}`);
