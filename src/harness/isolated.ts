@@ -75,6 +75,8 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
   workers?: number;
   /** called once, when the first case starts: the workers have loaded the runner */
   onStart?: () => void;
+  /** called with each case as it ends (in the order they end), for a report that streams */
+  onCase?: (c: CaseResult) => void;
 }
 
 /**
@@ -87,7 +89,7 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
  */
 export async function runContractFilesIsolated(files: string[], options: SuiteOptions = {}, isolate: IsolatedSuiteOptions = {}): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
-  const { workers = 1, onStart, ...limits } = isolate;
+  const { workers = 1, onStart, onCase, ...limits } = isolate;
   let started = false;
   const lanes = options.bail === undefined ? Math.max(1, Math.floor(workers)) : 1;
   const counter = lanes > 1 ? new SharedArrayBuffer(4) : undefined;
@@ -114,7 +116,9 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
         }
         if (m.done) {
           const key = caseKey(m.done);
-          finished.set(key, revive(m.done));
+          const c = revive(m.done);
+          finished.set(key, c);
+          onCase?.(c);
           mine.add(key);
           seen.add(m.done.file);
           running = undefined;
@@ -143,7 +147,9 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
             ? `timed out after ${formatMs(err.ms)} (the case was stopped; raise --timeout if it needs longer)`
             : err.message;
         const key = caseKey(c);
-        finished.set(key, { file: c.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 });
+        const stopped: CaseResult = { file: c.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 };
+        finished.set(key, stopped);
+        onCase?.(stopped);
         mine.add(key);
         seen.add(c.file);
       }

@@ -34,7 +34,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 describe('a case that passes its deadline', () => {
   it('fails with the timeout as its cause; the cases before and after it keep their results', async () => {
     const files = ['maybe-hangs.contract.toml', 'second.contract.toml'].map((f) => nodePath.join(dir, f));
-    const r = await runContractFilesIsolated(files, { budget: 1e15 }, { timeoutMs: 2000 });
+    const streamed: string[] = [];
+    const r = await runContractFilesIsolated(files, { budget: 1e15 }, { timeoutMs: 2000, onCase: (c) => streamed.push(`${c.name} ${c.status}`) });
+    // each case reached the caller as it ended, the stopped one too
+    expect(streamed).toEqual(['passes first passed', 'hangs failed', 'fails after failed', 'passes after passed', 'another file passed']);
     expect(r.cases.map((c) => [c.name, c.status]), JSON.stringify(r.cases.map((c) => c.message))).toEqual([
       ['passes first', 'passed'],
       ['hangs', 'failed'],

@@ -10,6 +10,7 @@ import { countCases, prestartSuiteWorkers, runContractFilesIsolated, suiteWorker
 import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
 import type { SuiteOptions } from '../../harness/suite.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
+import type { LiveReport } from '../../harness/reporters/live.ts';
 import { MAX_COUNT, positiveIntFlag, timeoutOf, UsageError, type SetExit } from '../errors.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 
@@ -150,9 +151,24 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
   return found;
 }
 
-/** Prints (and writes) the reports of one run. */
+/** Whether the default report is printed (then it streams its cases). */
+const streams = (s: Settings) => s.reporter === 'default' || Boolean(s.outputFile);
+
+async function liveReporter(s: Settings, total: number) {
+  const [{ liveReport }, format] = await Promise.all([import('../../harness/reporters/live.ts'), s.trace ? import('../format.ts') : undefined]);
+  return liveReport({
+    out: process.stdout,
+    cwd: process.cwd(),
+    trace: s.trace,
+    slowMs: s.slowMs,
+    total,
+    formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : ''),
+  });
+}
+
+/** Prints (and writes) the reports of one run; the default report's case lines were printed as the cases ended. */
 async function report(r: SuiteResult, s: Settings): Promise<void> {
-  const [{ REPORTER_BY_NAME }, format] = await reportModules(s);
+  const [{ REPORTER_BY_NAME, formatSuite }, format] = await reportModules(s);
   const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
@@ -165,7 +181,7 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
     return;
   }
   for (const e of r.errors) process.stderr.write(`error: ${e}\n`);
-  process.stdout.write(REPORTER_BY_NAME.default.render(r, options));
+  process.stdout.write(formatSuite(r, { ...options, cases: false }) + '\n');
   if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relativeToCwd(nodePath.resolve(s.outputFile))}\n`));
 }
 
@@ -190,14 +206,30 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   const meanwhile = () => {
     stale ??= staleWarning();
     reporting ??= reportModules(s);
+    loadLive();
   };
+  // the human report streams: each case as it ends (and a progress line on a terminal); the summary at the end.
+  // Its module loads once the cases run (as the report's); cases that end before it has loaded wait for it.
+  let live: LiveReport | undefined;
+  let liveLoading: Promise<void> | undefined;
+  const early: CaseResult[] = [];
+  const loadLive = () => {
+    if (!streams(s) || liveLoading) return;
+    liveLoading = liveReporter(s, cases).then((l) => {
+      live = l;
+      for (const c of early.splice(0)) l.onCase(c);
+    });
+  };
+  const onCase = (c: CaseResult) => (live ? live.onCase(c) : early.push(c));
   let result: SuiteResult;
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile, onCase });
   } finally {
     meanwhile();
+    await liveLoading;
+    live?.end();
     const warning = await stale;
     if (warning) process.stderr.write(warning);
   }
