@@ -2,7 +2,7 @@
 // Single source of truth for the runtime (which functions exist) and the checker (what code may call).
 
 import { compareSemVer, type SemVer } from './semver.ts';
-import type { LifecycleStage } from './support/lifecycle.ts';
+import type { LifecycleStage } from './support/lifecycle-stage.ts';
 
 /** The newest AIPack version whose API the simulator knows (the last entries of the catalog below). */
 export const NEWEST_AIPACK_VERSION = '0.8.33';

@@ -75,8 +75,9 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
   workers?: number;
   /** called once, when the first case starts: the workers have loaded the runner */
   onStart?: () => void;
-  /** called with each case as it ends (in the order they end), for a report that streams */
-  onCase?: (c: CaseResult) => void;
+  /** told each case as it starts in a worker, and as it ends (a case stopped by its deadline included) */
+  onCaseStart?: (c: CaseStart) => void;
+  onCaseEnd?: (c: CaseResult) => void;
 }
 
 /**
@@ -89,7 +90,7 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
  */
 export async function runContractFilesIsolated(files: string[], options: SuiteOptions = {}, isolate: IsolatedSuiteOptions = {}): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
-  const { workers = 1, onStart, onCase, ...limits } = isolate;
+  const { workers = 1, onStart, onCaseStart, onCaseEnd, ...limits } = isolate;
   let started = false;
   const lanes = options.bail === undefined ? Math.max(1, Math.floor(workers)) : 1;
   const counter = lanes > 1 ? new SharedArrayBuffer(4) : undefined;
@@ -113,15 +114,16 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
             started = true;
             onStart?.();
           }
+          onCaseStart?.(m.start);
         }
         if (m.done) {
           const key = caseKey(m.done);
-          const c = revive(m.done);
-          finished.set(key, c);
-          onCase?.(c);
+          const done = revive(m.done);
+          finished.set(key, done);
           mine.add(key);
           seen.add(m.done.file);
           running = undefined;
+          onCaseEnd?.(done);
         }
       };
       const failedBefore = [...mine].filter((k) => finished.get(k)?.status === 'failed').length;
@@ -149,9 +151,9 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
         const key = caseKey(c);
         const stopped: CaseResult = { file: c.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 };
         finished.set(key, stopped);
-        onCase?.(stopped);
         mine.add(key);
         seen.add(c.file);
+        onCaseEnd?.(stopped);
       }
     }
   };
@@ -223,5 +225,5 @@ function revive(c: CaseResult): CaseResult {
   const trace = new Trace();
   trace.events.push(...(c.result.trace as unknown as { events: Trace['events'] }).events);
   const files = c.result.files;
-  return { ...c, result: { ...c.result, trace, readFile: (p: string) => files[p] ?? undefined } };
+  return { ...c, result: { ...c.result, trace, readFile: (p: string) => (Object.hasOwn(files, p) ? files[p] ?? undefined : undefined) } };
 }

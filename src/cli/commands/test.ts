@@ -1,4 +1,4 @@
-import { makeUserDir, writeUserFile } from '../../support/host-fs.ts';
+import { makeUserDir, writeFileBelow, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import v8 from 'node:v8';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -41,6 +41,8 @@ interface Settings {
   paths: string[];
   reporter: ReporterName;
   outputFile?: string;
+  /** set when the output file comes from the config file: the project it must be written in */
+  outputRoot?: string;
   trace: boolean;
   slowMs: number;
   watch: boolean;
@@ -114,6 +116,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
     paths: paths.length > 0 ? paths : config.paths ?? [],
     reporter,
     outputFile: o.outputFile ?? config.output_file,
+    ...(o.outputFile === undefined && config.output_file !== undefined ? { outputRoot: config.project } : {}),
     trace: o.trace ?? false,
     slowMs: config.slow_ms ?? SLOW_MS,
     watch: o.watch ?? false,
@@ -173,8 +176,12 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
     const out = nodePath.resolve(s.outputFile);
-    makeUserDir(nodePath.dirname(out));
-    writeUserFile(out, reporter.render(r, options));
+    if (s.outputRoot !== undefined) {
+      writeFileBelow(s.outputRoot, out, reporter.render(r, options));
+    } else {
+      makeUserDir(nodePath.dirname(out));
+      writeUserFile(out, reporter.render(r, options));
+    }
   }
   if (reporter.machine && !s.outputFile) {
     process.stdout.write(reporter.render(r, options));
@@ -225,7 +232,7 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile, onCase });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile, onCaseEnd: onCase });
   } finally {
     meanwhile();
     await liveLoading;
