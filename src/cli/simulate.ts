@@ -2,7 +2,7 @@ import { exists, readText } from '../support/host-fs.ts';
 import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_AIPACK_VERSION, isValidVersion } from '../aip/catalog.ts';
+import { DEFAULT_AIPACK_VERSION, isValidVersion, resolveVersionAlias } from '../aip/catalog.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { DeadlineError, IsolateCrashError, runIsolated, siblingModule, type IsolateOptions, type SerializedError } from '../isolate/isolate.ts';
@@ -37,7 +37,7 @@ export function addSimOptions(cmd: Command): Command {
   return addEngineOption(cmd)
     .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
     .option('--ai <file>', 'TOML file of scripted AI responses')
-    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', DEFAULT_AIPACK_VERSION)
+    .option('--aipack-version <version>', `simulated AIPack version (CTX.AIPACK_VERSION); "oldest" and "newest" name the oldest supported and the newest known`, resolveVersionAlias, DEFAULT_AIPACK_VERSION)
     .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
