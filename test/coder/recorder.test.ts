@@ -10,6 +10,7 @@ import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { parseMocks } from '../../src/runtime/mocks.ts';
+import { DEFAULT_AIPACK_VERSION } from '../../src/aip/catalog.ts';
 import { copyDemo, DEMO_AI, recordDemo } from '../helpers/record.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -23,7 +24,7 @@ describe('a recorded run', () => {
     expect(record.dir).toBe(nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache/records', record.run.id));
     expect(record.run).toMatchObject({
       format: 1,
-      aipack_version: '0.8.15',
+      aipack_version: DEFAULT_AIPACK_VERSION,
       pack: { identity: 'pro@coder', version: JSON.parse(fs.readFileSync(nodePath.join(REPO_PACK.dir, '..', 'package.json'), 'utf8')).version },
       workspace_dir: ws,
       prompt_path: '.aipack/.prompt/pro@coder/coder-prompt.md',
@@ -102,7 +103,8 @@ describe('recording never changes the run', () => {
   });
 
   it('a record that fails part-way stops with a warning in the stage it failed in, and the run goes on', () => {
-    const sim = runDemo(copyDemo({ record: true }), { 'aip.file.append_json_line': { lua: 'error("disk full")' } });
+    // the pack's JSON writer is the recorder's alone: failing it fails every line the record writes
+    const sim = runDemo(copyDemo({ record: true }), { 'aip.json.stringify_to_line': { lua: 'error("disk full")' } });
     const warnings = printed(sim).filter((p) => p.includes('recording this run stopped'));
     expect(warnings.length).toBeGreaterThanOrEqual(1);
     expect(warnings[0]).toMatch(/^WARNING: recording this run stopped: .*disk full/);
