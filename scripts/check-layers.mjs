@@ -15,6 +15,7 @@ export const LAYERS = [
   ['aip'],
   ['runtime'],
   ['effects'],
+  ['report'],
   ['check', 'harness'],
   ['cli'],
   ['index'],
