@@ -72,6 +72,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   if (o.json && o.reporter && o.reporter !== 'json') throw new UsageError(`--json and --reporter ${o.reporter}: give one of them`);
   const reporter = (o.json ? 'json' : o.reporter ?? config.reporter ?? 'default') as ReporterName;
   if (!(REPORTERS as readonly string[]).includes(reporter)) throw new UsageError(`--reporter ${reporter}: expected one of ${REPORTERS.join(', ')}`);
+  if (reporter === 'html' && !(o.outputFile ?? config.output_file)) throw new UsageError('--reporter html writes a page: give the file with --output-file <file.html>');
   const aipackVersion = o.aipackVersion ?? config.aipack_version;
   if (aipackVersion !== undefined && !(await import('../../aip/catalog.ts')).isValidVersion(aipackVersion)) {
     throw new UsageError(`${o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`} ${aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
@@ -178,7 +179,7 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace, runViews: s.reporter === 'html' }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile });
   } finally {
     meanwhile();
     const warning = await stale;

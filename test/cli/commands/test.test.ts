@@ -262,6 +262,25 @@ describe('coder-subagents test: runner conventions', () => {
     expect(out.stdout).toContain('tests="2" failures="0"');
   });
 
+  it('--reporter html writes the page to --output-file (and needs one), the cases and their runs in it', async () => {
+    const dir = tmpDir(true);
+    write(dir, 'agents/wrong.contract.toml', FAILING_TWICE);
+    const none = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'html'], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--reporter html writes a page: give the file with --output-file <file.html>');
+    const r = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'html', '--output-file', 'reports/r.html'], dir);
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout).at(-1)).toBe('html report written to reports/r.html');
+    const page = readFileSync(nodePath.join(dir, 'reports/r.html'), 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page)![1]!);
+    expect(data.suite.cases.map((c: { name: string; status: string; run: boolean }) => [c.name, c.status, c.run])).toEqual([
+      ['first wrong', 'failed', true],
+      ['second wrong', 'failed', true],
+      ['right', 'passed', true],
+    ]);
+    expect(page).toContain('<script type="application/json" id="run-2">');
+  });
+
   it('--shard i/n splits the cases: the shards together run each case once', async () => {
     const all = ran((await runCli(['test', 'agents'], FIXTURES)).stdout);
     const parts = [];
