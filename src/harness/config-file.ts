@@ -7,7 +7,7 @@ import nodePath from 'node:path';
 
 export const CONFIG_FILE = 'coder-subagents.config.toml';
 
-export const REPORTERS = ['default', 'json', 'junit'] as const;
+export const REPORTERS = ['default', 'json', 'junit', 'html'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 /** The config file that applies in `cwd`, or undefined. */
