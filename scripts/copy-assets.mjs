@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = nodePath.dirname(nodePath.dirname(fileURLToPath(import.meta.url)));
 // report/assets/ holds the HTML report's page, style and script
-const ASSET = /\.(lua|hbs|md|toml|mjs)$|^report\/assets\/[^/]+\.(html|css|js)$/;
+const ASSET = /\.(lua|aip|hbs|md|toml|mjs)$|^report\/assets\/[^/]+\.(html|css|js)$/;
 
 function copy(dir) {
   for (const e of readdirSync(nodePath.join(root, 'src', dir), { withFileTypes: true })) {

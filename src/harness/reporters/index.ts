@@ -6,6 +6,7 @@ import { formatSuite } from './human.ts';
 import { suiteJson } from './json.ts';
 import { suiteJunit } from './junit.ts';
 import { suiteHtml } from './html.ts';
+import { jsonText } from '../../support/terminal-text.ts';
 
 export interface ReportOptions {
   /** paths are shown relative to it */
@@ -25,7 +26,7 @@ export interface Reporter {
 
 export const REPORTER_BY_NAME: Record<ReporterName, Reporter> = {
   default: { machine: false, render: (r, o) => formatSuite(r, o) + '\n' },
-  json: { machine: true, render: (r, o) => JSON.stringify(suiteJson(r, o.cwd, o.slowMs), null, 2) + '\n' },
+  json: { machine: true, render: (r, o) => jsonText(suiteJson(r, o.cwd, o.slowMs), 2) + '\n' },
   junit: { machine: true, render: (r, o) => suiteJunit(r, o.cwd) },
   html: { machine: true, render: (r, o) => suiteHtml(r, { cwd: o.cwd, slowMs: o.slowMs }) },
 };
