@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readText } from '../support/host-fs.ts';
+import { jsonText } from '../support/terminal-text.ts';
 import type { RunView } from './run-view.ts';
 import type { SuiteView } from './suite-view.ts';
 
@@ -13,9 +14,13 @@ export type PageData = { kind: 'run'; run: RunView } | { kind: 'suite'; suite: S
 
 const asset = (name: string) => readText(new URL(`./assets/${name}`, import.meta.url));
 
-/** JSON that cannot end its `<script>` block: every `<` is written as `\u003c` (JSON.parse reads it back). */
+/**
+ * JSON that cannot end its `<script>` block: every `<` is written as `\u003c`, and the controls JSON.stringify leaves
+ * raw (C1, line separators, bidirectional overrides) as `\uXXXX` too, so the page's source shows no text it did not
+ * write. JSON.parse reads it all back.
+ */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c');
+  return jsonText(value).replace(/</g, '\\u003c');
 }
 
 /** Text for HTML markup (the page's title). */

@@ -256,11 +256,17 @@ function callView(e: AgentCall, sub: CoderRunReport['sub_agents'][number] | unde
     ...(sub?.redo !== undefined ? { redo: sub.redo } : {}),
     ms: e.ms,
     ...(error !== undefined ? { error } : {}),
-    summary: effect ? describeEffect(effect) : e.error !== undefined ? `failed: ${e.error.split('\n')[0]}` : 'done',
+    summary: sub?.group ? groupSummary(sub.group) : effect ? describeEffect(effect) : e.error !== undefined ? `failed: ${e.error.split('\n')[0]}` : 'done',
     input: jsonText(e.inputs.length === 1 ? e.inputs[0] : e.inputs),
     output: jsonText(sub?.group ? e.outputs : pickResponse(e)),
     diffs: effectDiffs(effect),
     ai: children.flatMap((c) => (c.ai !== undefined ? [c.ai] : [])),
     ...(sub?.group ? { lanes: lanesOf(sub.group, children, top + 1) } : {}),
   };
+}
+
+/** A group's line: its members and how they ended (its own effect is its members'). */
+function groupSummary(g: GroupStep): string {
+  const failed = g.members.filter((m) => m.error !== undefined).length;
+  return `${g.members.length} members side by side (concurrency ${g.concurrency}): ${g.members.length - failed} succeeded${failed ? `, ${failed} failed` : ''}`;
 }

@@ -18,6 +18,12 @@ describe('scriptJson', () => {
     expect(text).not.toContain('<');
     expect(JSON.parse(text)).toEqual({ s: HOSTILE });
   });
+
+  it('writes line separators and bidirectional overrides as escapes', () => {
+    const text = scriptJson('a\u2028b\u202ec\u009b');
+    expect(text).toBe('"a\\u2028b\\u202ec\\u009b"');
+    expect(JSON.parse(text)).toBe('a\u2028b\u202ec\u009b');
+  });
 });
 
 describe('htmlText', () => {

@@ -84,6 +84,7 @@ describe('runView on real coder runs', () => {
     const v = viewOf(runCoder('prompts/reviewers-continue', { workspace: ws, aipackVersion: '0.8.17' }));
     const group = v.calls.find((c) => c.lanes);
     expect(group?.agent).toMatch(/^parallel group/);
+    expect(group?.summary).toBe('3 members side by side (concurrency 3): 2 succeeded, 1 failed');
     expect(group?.lanes?.map((l) => [l.index, l.agent, l.error !== undefined])).toEqual([
       [1, 'my-agents/review.aip', false],
       [2, 'my-agents/review.aip', true],

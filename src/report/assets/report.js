@@ -189,7 +189,7 @@
         h('span', { class: 'mark', 'aria-label': c.error ? 'failed' : 'ok', text: mark }),
         c.stage ? h('span', { class: 'tag', text: c.stage + (c.task !== undefined ? ` #${c.task}` : '') }) : null,
         h('span', { class: 'name', text: c.agent }),
-        h('span', { class: 'summary', text: c.summary }),
+        h('span', { class: 'summary' }, c.ai.length ? h('span', { class: 'ai-count', text: `AI ×${c.ai.length}` }) : null, c.summary),
         bar(c.ms, maxMs),
         h('span', { class: 'ms', text: ms(c.ms) }),
       );

@@ -338,7 +338,7 @@ describe('coder-subagents test: runner conventions', () => {
       "error: coder-subagents.config.toml: unknown key 'path' (did you mean 'paths'?) (allowed: paths, engine, aipack_version, budget, strict, order_check, reporter, output_file, slow_ms)\n",
     );
     write(dir, 'coder-subagents.config.toml', 'reporter = "tap"\n');
-    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit\n');
+    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit, html\n');
   });
 
   it('lists the agents without a contract file and the stages the cases cover', async () => {
