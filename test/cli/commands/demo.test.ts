@@ -20,7 +20,8 @@ describe('coder-subagents demo (npm run demo)', () => {
     const page = /\nHTML report of the run: (.+)\n$/.exec(r.stdout)?.[1];
     expect(page).toMatch(/coder-subagents-demo-[^/]+\/report\.html$/);
     expect(readFileSync(page!, 'utf8')).toContain('my-agents/forbidden-paths-guard.aip');
-  });
+    // the first demo of the file also warms the Lua VM, and the page loads the tokenizer's tables
+  }, 60_000);
 
   it('exits 2 for a workspace that does not exist or has no ai.toml', async () => {
     const missing = await runCli(['demo', '--workspace', 'no/such/dir'], REPO_ROOT);
