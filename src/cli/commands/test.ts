@@ -139,7 +139,8 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
 
 /** Prints (and writes) the reports of one run. */
 async function report(r: SuiteResult, s: Settings): Promise<void> {
-  const [{ REPORTER_BY_NAME }, format] = await reportModules(s);
+  const [{ REPORTER_BY_NAME, loadReporter }, format] = await reportModules(s);
+  await loadReporter(s.reporter);
   const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {

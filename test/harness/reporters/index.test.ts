@@ -1,6 +1,19 @@
-import { describe, expect, it } from 'vitest';
-import { REPORTER_BY_NAME } from '../../../src/harness/reporters/index.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadReporter, REPORTER_BY_NAME } from '../../../src/harness/reporters/index.ts';
+
+beforeAll(() => loadReporter('html'));
 import { CWD, sampleSuite } from '../../helpers/suite-result.ts';
+
+describe('loadReporter', () => {
+  it('the html reporter renders only once loaded: its modules are not loaded with the others', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../src/harness/reporters/index.ts');
+    expect(() => fresh.REPORTER_BY_NAME.html.render(sampleSuite(), { cwd: CWD, slowMs: 1000 })).toThrow('await loadReporter("html") first');
+    expect(fresh.REPORTER_BY_NAME.json.render(sampleSuite(), { cwd: CWD, slowMs: 1000 })).toContain('"failed": 1');
+    await fresh.loadReporter('html');
+    expect(fresh.REPORTER_BY_NAME.html.render(sampleSuite(), { cwd: CWD, slowMs: 1000 })).toMatch(/^<!doctype html>/);
+  });
+});
 
 describe('the reporters by name', () => {
   it('default is for people; json, junit and html are for machines, each a whole report ending with a newline', () => {
