@@ -279,7 +279,8 @@ describe('coder-subagents test: runner conventions', () => {
       ['right', 'passed', true],
     ]);
     expect(page).toContain('<script type="application/json" id="run-2">');
-  });
+    // the page loads the tokenizer's tables for its token estimates
+  }, 60_000);
 
   it('--shard i/n splits the cases: the shards together run each case once', async () => {
     const all = ran((await runCli(['test', 'agents'], FIXTURES)).stdout);
