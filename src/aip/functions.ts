@@ -46,6 +46,8 @@ export interface ArgSpec {
   names?: Record<string, string>;
   /** parameters the function checks itself: their check depends on more than their type */
   own?: string[];
+  /** `string` parameters AIPack also takes nil for (giving nil back), though it documents them as strings */
+  nilOk?: string[];
 }
 
 export interface AipEntry extends Signature {
@@ -97,6 +99,7 @@ export function parseParams(list: string): Param[] {
 // --- the entries, in the order AIPack's versions added them -------------------------------------------
 
 const ENTRIES: AipEntry[] = [];
+const HASH_ARGS: ArgSpec = { style: 'accepted', nilOk: ['input'] };
 let since = '0.8.0';
 
 /** The entries that follow first exist in that AIPack version. */
@@ -161,18 +164,18 @@ fn('flow.skip', 'reason?: string', 'AipFlowDirective', 'Returned from a stage: s
 fn('flow.before_all_response', 'data: {inputs?: any[], before_all?: any, options?: AgentOptions}', 'AipFlowDirective', 'Returned from Before All: replace inputs, set before_all, override options.');
 fn('flow.data_response', 'data: {input?: any, data?: any, attachments?: table, options?: AgentOptions}', 'AipFlowDirective', 'Returned from Data: replace the input, set data, attach files, override options.');
 fn('git.restore', 'path: string', 'string', 'Restores a file from git (git restore).');
-fn('hash.sha256', 'input: string', 'string', 'The sha256 hash of a string, hex-encoded.');
-fn('hash.sha256_b58', 'input: string', 'string', 'The sha256 hash of a string, b58-encoded.');
-fn('hash.sha256_b64', 'input: string', 'string', 'The sha256 hash of a string, b64-encoded.');
-fn('hash.sha256_b64u', 'input: string', 'string', 'The sha256 hash of a string, b64u-encoded.');
-fn('hash.sha512', 'input: string', 'string', 'The sha512 hash of a string, hex-encoded.');
-fn('hash.sha512_b58', 'input: string', 'string', 'The sha512 hash of a string, b58-encoded.');
-fn('hash.sha512_b64', 'input: string', 'string', 'The sha512 hash of a string, b64-encoded.');
-fn('hash.sha512_b64u', 'input: string', 'string', 'The sha512 hash of a string, b64u-encoded.');
-fn('hash.blake3', 'input: string', 'string', 'The blake3 hash of a string, hex-encoded.');
-fn('hash.blake3_b58', 'input: string', 'string', 'The blake3 hash of a string, b58-encoded.');
-fn('hash.blake3_b64', 'input: string', 'string', 'The blake3 hash of a string, b64-encoded.');
-fn('hash.blake3_b64u', 'input: string', 'string', 'The blake3 hash of a string, b64u-encoded.');
+fn('hash.sha256', 'input: string', 'string', 'The sha256 hash of a string, hex-encoded.', { args: HASH_ARGS });
+fn('hash.sha256_b58', 'input: string', 'string', 'The sha256 hash of a string, b58-encoded.', { args: HASH_ARGS });
+fn('hash.sha256_b64', 'input: string', 'string', 'The sha256 hash of a string, b64-encoded.', { args: HASH_ARGS });
+fn('hash.sha256_b64u', 'input: string', 'string', 'The sha256 hash of a string, b64u-encoded.', { args: HASH_ARGS });
+fn('hash.sha512', 'input: string', 'string', 'The sha512 hash of a string, hex-encoded.', { args: HASH_ARGS });
+fn('hash.sha512_b58', 'input: string', 'string', 'The sha512 hash of a string, b58-encoded.', { args: HASH_ARGS });
+fn('hash.sha512_b64', 'input: string', 'string', 'The sha512 hash of a string, b64-encoded.', { args: HASH_ARGS });
+fn('hash.sha512_b64u', 'input: string', 'string', 'The sha512 hash of a string, b64u-encoded.', { args: HASH_ARGS });
+fn('hash.blake3', 'input: string', 'string', 'The blake3 hash of a string, hex-encoded.', { args: HASH_ARGS });
+fn('hash.blake3_b58', 'input: string', 'string', 'The blake3 hash of a string, b58-encoded.', { args: HASH_ARGS });
+fn('hash.blake3_b64', 'input: string', 'string', 'The blake3 hash of a string, b64-encoded.', { args: HASH_ARGS });
+fn('hash.blake3_b64u', 'input: string', 'string', 'The blake3 hash of a string, b64u-encoded.', { args: HASH_ARGS });
 fn('hbs.render', 'content: string, data: any', 'string', 'Renders a Handlebars template with data as its root.');
 fn('html.slim', 'html_content: string', 'string', 'Removes scripts, styles and other noise from HTML.');
 fn('html.select', 'html_content: string, selectors: string|string[]', 'table[]', 'Elements matching CSS selectors.');
@@ -185,7 +188,7 @@ fn('json.stringify_pretty', 'content: any', 'string', 'Serialises a value as ind
 fn('json.stringify_to_line', 'content: any', 'string', 'Same as aip.json.stringify.');
 fn('lua.dump', 'value: any', 'string', 'A readable text form of any Lua value.');
 fn('md.extract_blocks', 'md_content: string, options?: string|{lang?: string, extrude?: "content"}', 'MdBlock[], string|nil', 'Fenced code blocks of a Markdown text (by language; with extrude, also the rest).');
-fn('md.extract_meta', 'md_content: string|nil', 'table|nil, string|nil', 'Merges the #!meta blocks of a Markdown text, and returns the text without them.');
+fn('md.extract_meta', 'md_content: string|nil', 'table|nil, string|nil', 'Merges the #!meta blocks of a Markdown text, and returns the text without them.', { args: { names: { md_content: 'content' } } });
 fn('md.outer_block_content_or_raw', 'md_content: string', 'string', 'The content of the outer code block, or the text itself.');
 fn('path.split', 'path: string', 'string, string', 'The parent folder and the file name.');
 fn('path.resolve', 'path: string', 'string', 'The absolute, normalised form of a workspace path or pack reference.');
@@ -209,7 +212,7 @@ fn('text.split_first', 'content: string|nil, sep: string', 'string|nil, string|n
 fn('text.split_last', 'content: string|nil, sep: string', 'string|nil, string|nil', 'Splits at the last separator: before, after (nil when absent).');
 fn('text.split_first_line', 'content: string|nil, sep: string', 'string|nil, string|nil', 'Splits around the first line equal to sep.');
 fn('text.split_last_line', 'content: string|nil, sep: string', 'string|nil, string|nil', 'Splits around the last line equal to sep.');
-fn('text.extract_line_blocks', 'content: string|nil, options: {starts_with: string, extrude?: "content", first?: integer}', 'string[]|nil, string|nil', 'Runs of lines starting with a prefix (with extrude, also the rest).');
+fn('text.extract_line_blocks', 'content: string|nil, options: {starts_with: string, extrude?: "content", first?: integer}', 'string[]|nil, string|nil', 'Runs of lines starting with a prefix (with extrude, also the rest).', { args: { own: ['content'] } });
 fn('text.escape_decode', 'content: string|nil', 'string|nil', 'Decodes HTML entities.');
 fn('text.escape_decode_if_needed', 'content: string|nil', 'string|nil', 'Decodes HTML entities when the text has some.');
 fn('text.remove_first_line', 'content: string|nil', 'string|nil', 'The text without its first line.');
@@ -238,10 +241,12 @@ fn('uuid.new_v7_b64', '', 'string', 'A new UUID v7, b64-encoded.');
 fn('uuid.new_v7_b64u', '', 'string', 'A new UUID v7, b64u-encoded.');
 fn('uuid.new_v7_b58', '', 'string', 'A new UUID v7, b58-encoded.');
 fn('uuid.to_time_epoch_ms', 'value: string|nil', 'integer|nil', 'The time of a UUID v7 in ms (nil for other UUIDs).');
-fn('web.get', 'url: string, options?: WebOptions', 'WebResponse', 'An HTTP GET.');
-fn('web.post', 'url: string, data: string|table, options?: WebOptions', 'WebResponse', 'An HTTP POST (a table is sent as JSON).');
-fn('web.parse_url', 'url: string|nil', 'table|nil', 'The parts of a URL.');
-fn('web.resolve_href', 'href: string|nil, base_url: string', 'string|nil', 'An href made absolute against a base URL.');
+fn('web.get', 'url: string, options?: WebOptions', 'WebResponse', 'An HTTP GET.', { args: { style: 'must' } });
+fn('web.post', 'url: string, data: string|table, options?: WebOptions', 'WebResponse', 'An HTTP POST (a table is sent as JSON).', { args: { style: 'must' } });
+fn('web.parse_url', 'url: string|nil', 'table|nil', 'The parts of a URL.', { args: { style: 'accepted', names: { url: 'aip.web.parse_url argument' } } });
+fn('web.resolve_href', 'href: string|nil, base_url: string', 'string|nil', 'An href made absolute against a base URL.', {
+  args: { style: 'accepted', names: { href: "aip.web.resolve_href 'href' argument" }, own: ['base_url'] },
+});
 fn('run.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the run, shown in the run view.', { overloads: ['iden: string, priority: number, content: string|Marker'] });
 fn('task.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the current task (Data and Output only).', { overloads: ['iden: string, priority: number, content: string|Marker'] });
 
@@ -264,8 +269,8 @@ fn('file.load_csv', 'path: string, options?: CsvOptions', 'CsvContent', 'Reads a
 fn('file.load_csv_headers', 'path: string', 'string[]', 'Reads the header row of a CSV file.');
 
 from('0.8.2');
-fn('csv.parse', 'content: string, options?: CsvOptions', 'CsvContent', 'Parses CSV text into headers and rows.');
-fn('csv.parse_row', 'row: string, options?: CsvOptions', 'string[]', 'Parses one CSV line into its fields.');
+fn('csv.parse', 'content: string, options?: CsvOptions', 'CsvContent', 'Parses CSV text into headers and rows.', { args: { style: 'must' } });
+fn('csv.parse_row', 'row: string, options?: CsvOptions', 'string[]', 'Parses one CSV line into its fields.', { args: { style: 'must' } });
 fn('file.line_spans', 'path: string', 'integer[][]', 'Byte spans {start, end} of each line of a file.');
 fn('file.csv_row_spans', 'path: string', 'integer[][]', 'Byte spans {start, end} of each CSV record of a file.');
 fn('file.read_span', 'path: string, start_pos: integer, end_pos: integer', 'string', 'Reads the bytes between two offsets of a file.');
@@ -297,7 +302,7 @@ fn('shape.records_to_value_lists', 'records: table[], names: string[]', 'any[][]
 from('0.8.10');
 fn('task.set_label', 'label: string', '', "Sets the current task's label (Data and Output only).");
 fn('run.set_label', 'label: string', '', "Sets the run's label.");
-fn('md.extract_refs', 'md_content: string|nil', 'MdRef[]', 'Links and image references of a Markdown text.');
+fn('md.extract_refs', 'md_content: string|nil', 'MdRef[]', 'Links and image references of a Markdown text.', { args: { names: { md_content: 'content' } } });
 
 from('0.8.11');
 fn('pdf.page_count', 'path: string', 'integer', 'The number of pages of a PDF file.');

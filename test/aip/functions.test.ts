@@ -48,7 +48,7 @@ describe('the aip.* entries', () => {
   it('argument specs name only parameters of their function', () => {
     for (const e of AIP_ENTRIES) {
       const names = new Set(e.params.map((p) => p.name));
-      for (const n of [...Object.keys(e.args?.names ?? {}), ...(e.args?.own ?? [])]) expect(names.has(n), `${e.path}: ${n}`).toBe(true);
+      for (const n of [...Object.keys(e.args?.names ?? {}), ...(e.args?.own ?? []), ...(e.args?.nilOk ?? [])]) expect(names.has(n), `${e.path}: ${n}`).toBe(true);
     }
   });
 });
