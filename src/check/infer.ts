@@ -10,7 +10,7 @@
 import { signatureOf, type Param } from '../aip/functions.ts';
 import { CTX_KEYS } from '../aip/signatures.ts';
 import { isAvailableAt } from '../aip/catalog.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 import {

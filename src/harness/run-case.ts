@@ -1,5 +1,5 @@
 /**
- * Runs contract cases: each case through the pack's pipeline (sub-agent-stage.ts), then the checks that always apply
+ * Runs contract cases: each case through the pack's pipeline (run-stage.ts), then the checks that always apply
  * (the contract, warnings) and the case's expectations.
  */
 import nodePath from 'node:path';
@@ -8,7 +8,10 @@ import { CaseFileError, loadContractFile, type AiPromptExpectation, type Contrac
 import { diffValues, show } from './compare.ts';
 import { relativeKeyProblem } from '../support/paths.ts';
 import { orderCheck, prepareSubject } from './group.ts';
-import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
+import type { AgentUnderTest } from './agent-discovery.ts';
+import { runPreparedStage } from './run-stage.ts';
+import type { HarnessOptions } from './stage-request.ts';
+import type { StageResult } from './stage-result.ts';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
 

@@ -1,8 +1,10 @@
 /** The reporters of `coder-subagents test`, by the name `--reporter` and the config file give. */
-import type { ReporterName } from '../config-file.ts';
+import type { ReporterName } from '../config-find.ts';
 import type { CaseResult } from '../run-case.ts';
 import type { SuiteResult } from '../suite-result.ts';
 import { formatSuite } from './human.ts';
+
+export { formatSuite };
 import { suiteJson } from './json.ts';
 import { suiteJunit } from './junit.ts';
 import { jsonText } from '../../support/terminal-text.ts';
