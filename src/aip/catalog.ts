@@ -6,7 +6,7 @@ import { compareSemVer, type SemVer } from './semver.ts';
 import { AIP_ENTRIES } from './functions.ts';
 import type { LifecycleStage } from './support/lifecycle-stage.ts';
 
-/** The newest AIPack version whose API the simulator knows (the last entries of the catalog below). */
+/** The newest AIPack version whose API the simulator knows (functions.ts holds the API up to it). */
 export const NEWEST_AIPACK_VERSION = '0.8.33';
 /** The oldest AIPack version the pack supports (the contract's MIN_AIPACK_VERSION says the same). */
 export const OLDEST_AIPACK_VERSION = '0.8.15';
