@@ -52,11 +52,12 @@ describe('coder-subagents run-agent', () => {
     expect((await runCli(['run-agent'], WS)).code).toBe(2);
   });
 
-  it('reports an agent that is not found on stderr only, with exit 1', async () => {
+  it('reports an agent file that does not exist on stderr only, with exit 2 (a missing file is bad usage)', async () => {
     const r = await runCli(['run-agent', 'agents/nope.aip'], WS);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: run failed: No agent found for local path: 'agents\/nope\.aip'/);
+    expect(r.stderr).toBe('error: agents/nope.aip: no such agent file (looked for agents/nope.aip)\n');
+    expect((await runCli(['run-agent', 'agents/nope'], WS)).stderr).toBe('error: agents/nope: no such agent file (looked for agents/nope.aip, agents/nope/main.aip)\n');
   });
 
   it('hints at --ai when a model call found no scripted answer and no --ai file was given', async () => {
@@ -88,5 +89,19 @@ describe('coder-subagents output into a closed pipe', () => {
     });
     expect(r.stdout.length).toBe(1);
     expect(r.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
+  });
+});
+
+describe('run-agent --json bounds the result at its written size', () => {
+  it('a result holding one 1 MiB string 2,000 times is a clear error, not a heap of its expansion', async () => {
+    const dir = tmpDir();
+    write(dir, '.aipack/.keep', '');
+    write(dir, 'a.aip', '# After All\n\n```lua\nlocal s = string.rep("x", 1024 * 1024)\nlocal t = {}\nfor i = 1, 2000 do t[i] = s end\nreturn t\n```\n');
+    const r = await runCli(['run-agent', 'a.aip', '--json', '--workspace', dir], dir);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { outputs: unknown; after_all: unknown; error: string };
+    expect(out.after_all).toBeNull();
+    expect(out.error).toBe("the run's result would take more than 64 MiB written out (a value it holds several times is written each time); it is not rendered");
+    expect(r.stdout.length).toBeLessThan(10_000);
   });
 });
