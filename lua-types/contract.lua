@@ -175,9 +175,9 @@
 ---@field success? boolean default true; false fails the run
 ---@field error_msg? string present: the run fails, whatever success says
 ---@field error_details? string appended to the failure message
----@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use (used in pre, pre_task)
+---@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); at end merged into what the later end sub-agents receive (lax, warned); a sub_agents key in it is removed before use (used in pre, pre_task)
 ---@field coder_prompts? string[] replaces the prompt segments (used in pre, pre_task)
----@field coder_prompt? string same as coder_prompts = { coder_prompt } (used in pre, pre_task)
+---@field coder_prompt? string same as coder_prompts = { coder_prompt }; event form at end: what the later end sub-agents receive (lax, warned) (used in pre, pre_task)
 ---@field coder_response? { content: string } replaces the AI text before file changes are applied (used in post_task)
 ---@field agent_result? any stored in the history passed to later sub-agents
 ---@field sub_agents_next? (string|CoderAgentEntry)[] normalised, then replaces the not-yet-run tail of this stage run

@@ -226,7 +226,11 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
   new Walker(src.scope, version, defined, report).block(chunk.body as LNode[]);
   const annotated = annotatedStages(scan.comments.map((c) => ({ ...c, ...position(starts, c.index) })), report);
   const stages = [...new Set([...(src.subAgentStages ?? []), ...annotated])];
-  typeCheck(chunk.body as LNode[], { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version }, report);
+  typeCheck(
+    chunk.body as LNode[],
+    { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version, agent: src.file },
+    report,
+  );
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
   return findings;
 }

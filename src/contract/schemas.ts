@@ -335,6 +335,11 @@ export const EVENT_INPUT_EXTRA_FIELDS = ['coder_stage', 'coder_prompts'] as cons
 // Section 3: the response table
 
 const PARAMS_STAGES: SubAgentStage[] = ['pre', 'pre_task'];
+/**
+ * The event form's stages that use coder_params / coder_prompt: start (pre), and end (post), where upstream merges
+ * them into the later end sub-agents' input; `x-lax-stages` marks the use there as lax (warned).
+ */
+const EVENT_PARAMS_STAGES: SubAgentStage[] = ['pre', 'post'];
 
 export const ResponseSchema = z
   .looseObject({
@@ -342,8 +347,11 @@ export const ResponseSchema = z
     error_msg: z.string().optional().meta({ description: 'present: the run fails, whatever success says' }),
     error_details: z.string().optional().meta({ description: 'appended to the failure message' }),
     coder_params: LuaTableSchema.optional().meta({
-      description: 'stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use',
+      description:
+        'stage form: replaces the params; event form: merged into them (keys it omits stay); at end merged into what the later end sub-agents receive (lax, warned); a sub_agents key in it is removed before use',
       'x-stages': PARAMS_STAGES,
+      'x-event-stages': EVENT_PARAMS_STAGES,
+      'x-lax-stages': ['post'],
       'x-ignored-keys': { pre: ['sub_agents'], pre_task: ['input_concurrency', 'sub_agents', 'working_globs'] },
     }),
     coder_prompts: z
@@ -351,8 +359,10 @@ export const ResponseSchema = z
       .optional()
       .meta({ description: 'replaces the prompt segments', 'x-stages': PARAMS_STAGES }),
     coder_prompt: z.string().optional().meta({
-      description: 'same as coder_prompts = { coder_prompt }',
+      description: 'same as coder_prompts = { coder_prompt }; event form at end: what the later end sub-agents receive (lax, warned)',
       'x-stages': PARAMS_STAGES,
+      'x-event-stages': EVENT_PARAMS_STAGES,
+      'x-lax-stages': ['post'],
       'x-exclusive-with': 'coder_prompts',
     }),
     coder_response: z
@@ -414,7 +424,25 @@ export const MESSAGE_TEMPLATES = {
     'Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started',
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
+  /**
+   * Lax forms: upstream pro@coder accepts them and so does this pack, doing what upstream does, with one warning
+   * naming the entry and the stricter form (the event form's rule, section 7).
+   */
+  laxOnEmpty: '{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = "start")',
+  laxOnBlank: '{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})',
+  laxEmitString:
+    'Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})',
+  laxEmitBlank: 'Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)',
+  laxEndParams:
+    'Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)',
+  laxAutoContextEmpty:
+    'auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>["path", ...]</{tag}>)',
+  laxAutoContextOutside:
+    'auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)',
 } as const;
+
+/** The message keys of the lax forms (they are printed as `WARNING: <message>`). */
+export type LaxMessage = Extract<keyof typeof MESSAGE_TEMPLATES, `lax${string}`>;
 
 /** Wording of validation messages that no field definition carries. */
 export const CHECK_TEMPLATES = {
