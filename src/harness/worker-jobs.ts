@@ -9,6 +9,7 @@ import { runContractFiles, type SuiteOptions } from './suite.ts';
 import type { SuiteResult } from './suite-result.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
 import type { PackLocation } from '../runtime/resolve.ts';
+import type { WriteBatch } from '../runtime/stage-writes.ts';
 import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
 import type { EngineName } from '../engine/engine.ts';
 import { defaultEngineName, loadEngine } from '../engine/index.ts';
@@ -43,8 +44,12 @@ export interface SimulateResult {
   error?: SerializedError;
   events: TraceEvent[];
   files: FileChanges;
-  /** what --write would write (absolute paths; null = delete), handed to writeChanges by the caller */
-  pending: { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
+  /**
+   * what --write would write (absolute paths; null = delete), one batch per stage of the run in stage order,
+   * handed to writeChanges batch by batch by the caller; a failed run's batches hold what its stages wrote up to
+   * the failure (AIPack writes each file when a stage saves it)
+   */
+  batches: WriteBatch[];
 }
 
 /** One run of an agent (the CLI's `run` and `run-agent`). Failures of the run are part of the result. */
@@ -75,7 +80,7 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
   } catch (err) {
     error = serializeError(err);
   }
-  return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
+  return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), batches: sim.writeStamps.batches(sim.vfs.pending()) });
 }
 
 /** A plain-data copy of a case result: no readFile, the trace as its events. */

@@ -2,7 +2,7 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import { UsageError, type SetExit } from '../errors.ts';
-import { formatBaseWrites, formatFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
+import { formatBaseWrites, formatFiles, formatWrittenFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 interface RunAgentOptions extends SimCliOptions {
@@ -35,7 +35,9 @@ export function register(program: Command, setExit: SetExit): void {
       // without --trace only the base-dir saves are reported from the trace
       const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() }, o.trace ? undefined : ['file']);
       const { outcome, files } = run;
-      const commitError = !run.error && o.write ? writeRun(run) : undefined;
+      // as AIPack, what the stages wrote before a failure stays written: --write writes a failed run's stages too
+      const written = o.write ? writeRun(run) : undefined;
+      const commitError = written?.failed?.error;
       const error = run.error ?? commitError;
       if (o.json) {
         const out = {
@@ -44,6 +46,7 @@ export function register(program: Command, setExit: SetExit): void {
           redo_requested: outcome?.redoRequested ?? false,
           skipped: outcome?.skipped ?? null,
           files,
+          ...(written ? { write: { written: written.written, not_written: written.notWritten } } : {}),
           ...(error ? { error: error.message } : {}),
           ...(o.trace ? { trace: run.trace.events } : {}),
         };
@@ -60,7 +63,9 @@ export function register(program: Command, setExit: SetExit): void {
         }
         // a run that never started (agent not found, ...) has no files to speak of
         if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
-          process.stdout.write(formatFiles(files, !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written') + '\n');
+          const state = !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written';
+          const text = written && state !== 'written' ? formatWrittenFiles(files, written, Boolean(run.error)) : formatFiles(files, state);
+          process.stdout.write(text + '\n');
         }
         const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
         if (base) process.stdout.write(base + '\n');
