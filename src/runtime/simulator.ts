@@ -23,7 +23,7 @@ import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
 import { WriteStamps } from './stage-writes.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
@@ -199,8 +199,15 @@ export class Simulator implements StageHost {
       this.runReads?.agents.clear();
       this.runReads?.texts.clear();
     });
-    this.readVfs = guardReads(watched, this.readPolicy);
+    // a file larger than what the run tree may still hold is refused before it is read
+    this.readVfs = capReads(guardReads(watched, this.readPolicy), () => this.readAllowance());
     this.session = { workspaceDir: this.workspaceDir, sessionUid: this.sessionUid, dirs: this.dirs, aipackVersion: this.aipackVersion, since: (v) => this.since(v) };
+  }
+
+  /** Bytes a read may bring into memory now: the run tree's memory cap less its Lua memory. */
+  private readAllowance(): number {
+    const limits = this.limits;
+    return limits ? limits.memoryMax - limits.memoryUsed : this.opts.memoryMax ?? DEFAULT_MEMORY_MAX;
   }
 
   /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */
