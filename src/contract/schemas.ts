@@ -279,8 +279,27 @@ export const FileChangesStatusSchema = z.looseObject({
   success_count: z.number(),
   fail_count: z.number(),
   items: z.array(
-    z.looseObject({ file_path: z.string(), kind: z.string(), success: z.boolean(), error_msg: z.string().optional() }),
+    z.looseObject({
+      file_path: z.string(),
+      kind: z.string(),
+      success: z.boolean(),
+      error_msg: z.string().optional().meta({ description: "a failed change: AIPack's message (No changes applied to 'src/a.ts')" }),
+      error_hunks: z
+        .array(z.looseObject({ hunk_body: z.string(), cause: z.string() }))
+        .optional()
+        .meta({ description: 'a failed patch: each hunk that did not apply, with its cause' }),
+    }),
   ),
+});
+
+/** One change that failed to apply, as upstream lists them (`files_changes_failed`). */
+export const FailedChangeSchema = z.looseObject({
+  path: z.string(),
+  error_msg: z.string(),
+  error_hunks: z.array(z.looseObject({ hunk_body: z.string(), cause: z.string() })).optional(),
+  total_count: z.number().meta({ description: 'the hunks the change had (AIPack), else the failed ones' }),
+  kind: z.string(),
+  changes_info: LuaTableSchema.meta({ description: 'upstream: { failed_changes = { { reason, search } } }' }),
 });
 
 /**
@@ -288,9 +307,34 @@ export const FileChangesStatusSchema = z.looseObject({
  * stage-form fields (task_num, content, files_changed, files_failed), which upstream's do not.
  */
 export const EventResponsesItemSchema = z.looseObject({
-  content_extruded: z.string().meta({ description: 'the answer without its file-change blocks' }),
-  file_changes_status: FileChangesStatusSchema,
+  content_extruded: z.string().meta({ description: 'the answer without its <FILE_CHANGES> block (leading whitespace removed, trailing kept)' }),
+  file_changes_status: FileChangesStatusSchema.meta({ description: 'the apply status; after auto-fix, rebuilt to say what it repaired' }),
+  files_changes_failed: z.array(FailedChangeSchema).meta({ description: 'the changes that still fail' }),
+  deferred_failure_report: z.boolean().meta({ description: 'upstream: failures left to After All; false by the time post sub-agents read it' }),
   content_raw_path: z.string().meta({ description: 'the file the raw answer was saved to (workspace-relative)' }),
+  auto_fix: z
+    .looseObject({
+      enabled: z.boolean(),
+      max_retries: z.number(),
+      model: z.unknown().optional(),
+      base_eligible: z.boolean(),
+      single_task: z.boolean(),
+      eligible: z.boolean(),
+      ineligible_reason: z.string().optional(),
+    })
+    .meta({ description: 'the resolved auto_fix settings (ineligible_reason = "multi_task" on a run of several tasks)' }),
+  auto_fix_result: z
+    .looseObject({
+      files_changed: z.array(z.looseObject({ path: z.string(), status: z.string(), kind: z.string().optional() })),
+      file_changes_status: FileChangesStatusSchema,
+      remaining_failed_changes: z.array(FailedChangeSchema),
+      attempts: z.number(),
+      auto_fix_attempts_with_fixes: z.number(),
+      auto_fix_files_fixed: z.number(),
+      auto_fix_hunks_fixed: z.number(),
+    })
+    .optional()
+    .meta({ description: 'when auto-fix ran: what it repaired' }),
 });
 
 /**
@@ -321,9 +365,9 @@ export const EventInputSchemas = {
       stage: z.literal('post'),
       ...eventInputShape,
       coder_responses: z.array(EventResponsesItemSchema),
-      coder_context_file_refs: z.array(FileRefSchema).optional(),
-      coder_knowledge_file_refs: z.array(FileRefSchema).optional(),
-      coder_working_file_refs: z.array(FileRefSchema).optional(),
+      coder_context_file_refs: z.array(FileRefSchema).meta({ description: 'the context files ({} when none)' }),
+      coder_knowledge_file_refs: z.array(FileRefSchema).meta({ description: 'the knowledge files ({} when none)' }),
+      coder_working_file_refs: z.array(FileRefSchema).optional().meta({ description: 'the working files, when there are some' }),
     })
     .meta({ title: 'event-form input (post)' }),
 } as const;
