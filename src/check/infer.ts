@@ -9,7 +9,7 @@
 
 import { CTX_KEYS, signatureOf, type Param } from '../aip/signatures.ts';
 import { isAvailableAt } from '../aip/catalog.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill, laxIn, messages } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 import {

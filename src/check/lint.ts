@@ -15,7 +15,7 @@ import {
   findAipNamespace,
   isAvailableAt,
 } from '../aip/catalog.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { InputKind } from './contract-types.ts';
 import { typeCheck, type TypeRule } from './infer.ts';
 import { annotatedStages } from './annotations.ts';
@@ -46,6 +46,7 @@ export type Rule =
   | 'stale-pack'
   | 'stale-types'
   | 'agent-not-found'
+  | 'sub-agent-name'
   | 'annotation'
   | TypeRule;
 

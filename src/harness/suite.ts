@@ -112,7 +112,7 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
           notRun++;
           continue;
         }
-        options.onCaseStart?.({ file: file.file, name: c.name, index: c.index, stage: c.stage, agent: file.agent, agentFile: agent.file });
+        options.onCaseStart?.({ file: file.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), agent: file.agent, agentFile: agent.file });
         const full = runCase(file, c, options, agent);
         const r = options.verdictsOnly ? verdictOf(full) : full;
         options.onCaseDone?.(r);

@@ -7,7 +7,7 @@ import { defaultEngineName, getEngine } from '../engine/index.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
-import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
+import { mergeOptions, STOCK_OPTIONS } from './option-layers.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
 import { runAfterAll } from './lifecycle/after-all.ts';
@@ -20,14 +20,14 @@ import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
 import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
 import { WriteStamps } from './stage-writes.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
-import { parseRunAgentOptions } from './run-agent-options.ts';
+import { parseRunAgentOptions } from './agent-call-options.ts';
 import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
@@ -113,7 +113,7 @@ export interface RunOutcome {
 }
 
 export { AgentRunError, RunLimitError };
-export { resolveModel } from './agent-options.ts';
+export { resolveModel } from './option-layers.ts';
 
 /** A stage of the top-level run as the run report names it: `Output (task 2)`, `After All [redo 1]`. */
 function stageLabel(stage: LifecycleStage, taskNum: number | undefined, redo: number): string {

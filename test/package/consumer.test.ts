@@ -56,6 +56,17 @@ describe('the packed package in a fresh project', () => {
     expect(existsSync(nodePath.join(dir, 'node_modules/tsx'))).toBe(false);
   });
 
+  it('ships every file the README links or runs: docs, fixtures, pack/SUB_AGENTS.md', () => {
+    const root = nodePath.join(dir, 'node_modules/coder-subagents');
+    const readme = readFileSync(nodePath.join(root, 'README.md'), 'utf8');
+    // markdown links to files of the package, and the docs/ and fixtures/ paths its text and commands name
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    const named = [...readme.matchAll(/(?<![\w./-])((?:docs|fixtures)\/[\w.@/-]*[\w@])/g)].map((m) => m[1]!);
+    const wanted = [...new Set([...links, ...named])];
+    expect(wanted).toEqual(expect.arrayContaining(['docs/builtins.md', 'docs/speed.md', 'fixtures/builtins/upstream-prompt', 'fixtures/runtime/agents/holes.aip', 'pack/SUB_AGENTS.md']));
+    expect(wanted.filter((p) => !existsSync(nodePath.join(root, p)))).toEqual([]);
+  });
+
   it('runs init, test and check through npx', () => {
     const init = cli('init', 'prompt-refiner', '--dir', 'agents');
     expect(init.stderr).toBe('');

@@ -2,9 +2,10 @@ import type { Command } from 'commander';
 import { exists } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
-import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep } from '../../effects/run-report.ts';
+import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep, type Pin } from '../../effects/run-report.ts';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import type { SetExit } from '../errors.ts';
+import { escapeLine } from '../../support/terminal-text.ts';
 import { errorLine, formatFiles, formatStatus, formatTrace, formatWrittenFiles, hintOf, noAiHint, toJsonValue, truncate, type FilesState, type WrittenFiles } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
@@ -74,6 +75,34 @@ function formatGroup(g: GroupStep, mark: string): string[] {
   return out;
 }
 
+/** AIPack's width of a pin's label column: the label right-aligned in at least 10 characters. */
+const PIN_LABEL_MIN = 10;
+
+/**
+ * The pins as AIPack's terminal shows them: the label right-aligned, one space, the content (its later lines
+ * under the first), an empty line after each; each redo run's pins under their own heading.
+ */
+export function formatPins(pins: readonly Pin[]): string[] {
+  if (pins.length === 0) return [];
+  const lines: string[] = [];
+  const runs = new Set(pins.map((p) => p.run));
+  let run = -1;
+  for (const p of pins) {
+    if (p.run !== run) {
+      run = p.run;
+      lines.push(pc.bold(runs.size > 1 ? `pins of ${run === 0 ? 'the first run' : `redo ${run}`}:` : 'pins:'));
+    }
+    // a pin's text comes from agents: its control characters are shown, never sent to the terminal
+    const label = escapeLine(p.label);
+    const width = Math.max(PIN_LABEL_MIN, [...label].length);
+    const [first = '', ...rest] = p.content.replace(/\t/g, '    ').split('\n').map((l) => escapeLine(l));
+    lines.push(`${pc.cyan(label.padStart(width))} ${first}`.trimEnd());
+    for (const l of rest) lines.push(`${' '.repeat(width + 1)}${l}`.trimEnd());
+    lines.push('');
+  }
+  return lines;
+}
+
 /** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
 function formatReport(r: CoderRunReport, files: FilesState, written?: WrittenFiles, runFailed = false): string {
   const lines: string[] = [];
@@ -105,6 +134,7 @@ function formatReport(r: CoderRunReport, files: FilesState, written?: WrittenFil
     const first = ai.response.split('\n').find((l) => l.trim()) ?? '';
     lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${truncate(first, 70)}`);
   }
+  lines.push(...formatPins(r.pins));
   lines.push(written && files !== 'written' ? formatWrittenFiles(r.files, written, runFailed) : formatFiles(r.files, files));
   if (r.failed_changes.length > 0) {
     lines.push(pc.red('changes not applied:'));

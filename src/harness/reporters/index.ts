@@ -3,6 +3,8 @@ import type { ReporterName } from '../config-file.ts';
 import type { CaseResult } from '../run-case.ts';
 import type { SuiteResult } from '../suite-result.ts';
 import { formatSuite } from './human.ts';
+
+export { formatSuite };
 import { suiteJson } from './json.ts';
 import { suiteJunit } from './junit.ts';
 import { jsonText } from '../../support/terminal-text.ts';

@@ -1,6 +1,6 @@
 import nodePath from 'node:path';
 import type { AgentOptions } from '../agent-doc.ts';
-import { resolveModel } from '../agent-options.ts';
+import { resolveModel } from '../option-layers.ts';
 import type { AiAnswer, ScriptedAi } from '../ai.ts';
 import { renderPromptParts } from '../prompt-parts.ts';
 import type { Trace } from '../../aip/support/trace.ts';

@@ -286,6 +286,23 @@ describe('coder-subagents test: runner conventions', () => {
     expect((await runCli(['test', 'agents', '--budget', '0'], dir)).stderr).toBe('error: --budget 0: expected a positive integer\n');
   });
 
+  it('--aipack-version oldest,newest runs the suite once per version, each under its heading; the worst exit wins', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/v.aip', '# Output\n\n```lua\nreturn { agent_result = CTX.AIPACK_VERSION }\n```\n');
+    write(dir, 'agents/v.contract.toml', 'agent = "v.aip"\n[[case]]\nname = "version"\n[case.expect]\nagent_result = "0.8.33"\n');
+    expect((await runCli(['test', 'agents'], dir)).code).toBe(0); // the default is the newest
+    const both = await runCli(['test', 'agents', '--aipack-version', 'oldest,newest'], dir);
+    expect(both.code).toBe(1);
+    const out = lines(both.stdout);
+    expect(out[0]).toBe('AIPack 0.8.15');
+    expect(out).toContain('    agent_result: expected "0.8.33", got "0.8.15"');
+    expect(out).toContain('AIPack 0.8.33');
+    expect(out.at(-1)).toBe('1 passed, 0 failed');
+    const json = await runCli(['test', 'agents', '--aipack-version', 'oldest,newest', '--reporter', 'json'], dir);
+    expect(json.stderr).toMatch(/^error: --reporter json with several AIPack versions: give --output-file/);
+    expect((await runCli(['test', 'agents', '--aipack-version', 'oldest,0.8'], dir)).stderr).toMatch(/^error: --aipack-version oldest,0\.8: expected MAJOR\.MINOR\.PATCH/);
+  }, 180_000);
+
   it("a config's output_file outside the project is refused before any case runs; --output-file may go anywhere", async () => {
     const dir = tmpDir(true);
     const outside = tmpDir();
