@@ -3,8 +3,8 @@ import nodePath from 'node:path';
 import v8 from 'node:v8';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
-import type { TestConfig } from '../../harness/config.ts';
+import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-find.ts';
+import type { TestConfig } from '../../harness/config-parse.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
 import { countCases, prestartSuiteWorkers, runContractFilesIsolated, suiteWorkersFor } from '../../harness/isolated.ts';
 import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
@@ -78,7 +78,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
   let config: Partial<TestConfig> = {};
   if (configFile) {
-    const { ConfigError, loadConfig } = await import('../../harness/config.ts');
+    const { ConfigError, loadConfig } = await import('../../harness/config-parse.ts');
     try {
       config = loadConfig(configFile);
     } catch (err) {

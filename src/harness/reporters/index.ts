@@ -1,5 +1,5 @@
 /** The reporters of `coder-subagents test`, by the name `--reporter` and the config file give. */
-import type { ReporterName } from '../config-file.ts';
+import type { ReporterName } from '../config-find.ts';
 import type { CaseResult } from '../run-case.ts';
 import type { SuiteResult } from '../suite-result.ts';
 import { formatSuite } from './human.ts';

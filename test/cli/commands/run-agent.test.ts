@@ -90,3 +90,17 @@ describe('coder-subagents output into a closed pipe', () => {
     expect(r.stderr).not.toMatch(/EPIPE|Unhandled 'error' event/);
   });
 });
+
+describe('run-agent --json bounds the result at its written size', () => {
+  it('a result holding one 1 MiB string 2,000 times is a clear error, not a heap of its expansion', async () => {
+    const dir = tmpDir();
+    write(dir, '.aipack/.keep', '');
+    write(dir, 'a.aip', '# After All\n\n```lua\nlocal s = string.rep("x", 1024 * 1024)\nlocal t = {}\nfor i = 1, 2000 do t[i] = s end\nreturn t\n```\n');
+    const r = await runCli(['run-agent', 'a.aip', '--json', '--workspace', dir], dir);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { outputs: unknown; after_all: unknown; error: string };
+    expect(out.after_all).toBeNull();
+    expect(out.error).toBe("the run's result would take more than 64 MiB written out (a value it holds several times is written each time); it is not rendered");
+    expect(r.stdout.length).toBeLessThan(10_000);
+  });
+});

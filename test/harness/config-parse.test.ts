@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/harness/config.ts';
-import { CONFIG_FILE } from '../../src/harness/config-file.ts';
+import { ConfigError, loadConfig } from '../../src/harness/config-parse.ts';
+import { CONFIG_FILE } from '../../src/harness/config-find.ts';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { tmpDir, write } from './helpers.ts';
 

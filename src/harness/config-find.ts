@@ -1,6 +1,7 @@
 /**
- * Where `coder-subagents.config.toml` is, and the names it may use: what `test` needs before its worker starts,
- * without the parser and the schema of config.ts (zod, the engines), which load only when a config file exists.
+ * Finds `coder-subagents.config.toml`, and holds the names it may use: what `test` needs before its worker starts,
+ * without the parser and the schema of config-parse.ts (zod, the engines), which load only when a config file
+ * exists.
  */
 import { exists } from '../support/host-fs.ts';
 import nodePath from 'node:path';
