@@ -272,6 +272,22 @@ export function coderRunReport(args: {
   };
 }
 
+/**
+ * What the built-in auto-fix did, from its agent_result `{ model, fixed, failed }`: it changes files, not the
+ * pipeline, so its line names the files it fixed and those still failing.
+ */
+function autoFixResult(e: StageEffect): string | undefined {
+  if (!/(^|\/)auto-fix$/.test(e.agent)) return undefined;
+  const r = e.agentResult as { model?: unknown; fixed?: unknown; failed?: unknown } | undefined;
+  if (!r || typeof r !== 'object') return undefined;
+  const fixed = Array.isArray(r.fixed) ? r.fixed.filter((f): f is string => typeof f === 'string') : [];
+  const failed = Array.isArray(r.failed) ? r.failed.map((f) => String((f as { path?: unknown }).path)) : [];
+  const parts: string[] = [];
+  if (fixed.length) parts.push(`fixed ${fixed.join(', ')}${typeof r.model === 'string' ? ` (${r.model})` : ''}`);
+  if (failed.length) parts.push(`still failing: ${failed.join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
+}
+
 /** The short effect line of one sub-agent call: `params +a ~b -c; prompts changed; response replaced`. */
 export function describeEffect(e: StageEffect): string {
   if (e.error) return `failed: ${failureReason(e.error, e.agent)}`;
@@ -292,6 +308,8 @@ export function describeEffect(e: StageEffect): string {
   if (e.ignored.length) parts.push(`ignored: ${e.ignored.join(', ')}`);
   if (e.unknownKeys.length) parts.push(`unknown keys: ${e.unknownKeys.map((k) => k.key + (k.suggestion ? ` (did you mean ${k.suggestion}?)` : '')).join(', ')}`);
   if (e.subAgentsInParams) parts.push('sub_agents in returned params (removed)');
+  const fix = autoFixResult(e);
+  if (fix) parts.push(fix);
   if (parts.length === 0) return e.response === 'nil' ? 'no change (nil response)' : 'no change';
   return parts.join('; ');
 }

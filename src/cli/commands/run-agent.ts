@@ -1,4 +1,6 @@
 import nodePath from 'node:path';
+import { statOf } from '../../support/host-fs.ts';
+import { relativeToCwd } from '../../support/paths.ts';
 import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import { UsageError, type SetExit } from '../errors.ts';
@@ -25,6 +27,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--input <json>', 'one input (JSON); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--inputs <json-array>', 'inputs as a JSON array (after the --input values)');
   addSimOptions(cmd).action(async (agent: string, o: RunAgentOptions) => {
+    requireAgentFile(agent);
     const inputs = o.input.map((v) => parseJson(v, '--input'));
     if (o.inputs !== undefined) {
       const list = parseJson(o.inputs, '--inputs');
@@ -81,4 +84,16 @@ export function register(program: Command, setExit: SetExit): void {
       }
     });
   });
+}
+
+/**
+ * A local agent (not `ns@pack/name`) whose file is missing is a usage error (exit 2, as for any missing file), named
+ * before anything runs: the file, `<name>.aip` or `<name>/main.aip`, as AIPack looks for it.
+ */
+function requireAgentFile(agent: string): void {
+  if (agent.includes('@')) return;
+  const p = nodePath.resolve(agent);
+  const candidates = p.endsWith('.aip') ? [p] : [`${p}.aip`, nodePath.join(p, 'main.aip')];
+  if (candidates.some((c) => statOf(c)?.isFile())) return;
+  throw new UsageError(`${agent}: no such agent file (looked for ${candidates.map((c) => relativeToCwd(c)).join(', ')})`);
 }

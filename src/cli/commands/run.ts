@@ -5,7 +5,8 @@ import pc from 'picocolors';
 import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep, type Pin } from '../../effects/run-report.ts';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import type { SetExit } from '../errors.ts';
-import { escapeLine } from '../../support/terminal-text.ts';
+import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
+import { noAnswerHint } from '../builtin-answers.ts';
 import { errorLine, formatFiles, formatStatus, formatTrace, formatWrittenFiles, hintOf, noAiHint, toJsonValue, truncate, type FilesState, type WrittenFiles } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
@@ -56,6 +57,16 @@ export function register(program: Command, setExit: SetExit): void {
       if (error && o.trace && error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
       const hint = noAiHint(error, Boolean(o.ai)) ?? hintOf(error);
       if (hint) process.stderr.write(`hint: ${hint}\n`);
+      // a sub-agent's model call with no scripted answer (a built-in's too, whose failure the run survives): what
+      // to script and the prompt it would get, readable, without --trace
+      if (!o.json) {
+        const seen = new Set<string>();
+        for (const c of report.sub_agents) {
+          const more = c.effect.error !== undefined ? noAnswerHint(c.effect.error) : undefined;
+          if (more && !seen.has(c.agent)) process.stderr.write(`hint: ${escapeControls(more)}\n`);
+          seen.add(c.agent);
+        }
+      }
       if (cause || failedAgent) setExit(1);
     });
   });

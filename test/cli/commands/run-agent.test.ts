@@ -52,11 +52,12 @@ describe('coder-subagents run-agent', () => {
     expect((await runCli(['run-agent'], WS)).code).toBe(2);
   });
 
-  it('reports an agent that is not found on stderr only, with exit 1', async () => {
+  it('reports an agent file that does not exist on stderr only, with exit 2 (a missing file is bad usage)', async () => {
     const r = await runCli(['run-agent', 'agents/nope.aip'], WS);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: run failed: No agent found for local path: 'agents\/nope\.aip'/);
+    expect(r.stderr).toBe('error: agents/nope.aip: no such agent file (looked for agents/nope.aip)\n');
+    expect((await runCli(['run-agent', 'agents/nope'], WS)).stderr).toBe('error: agents/nope: no such agent file (looked for agents/nope.aip, agents/nope/main.aip)\n');
   });
 
   it('hints at --ai when a model call found no scripted answer and no --ai file was given', async () => {
