@@ -35,8 +35,11 @@ export function register(program: Command, setExit: SetExit): void {
       inputs.push(...list);
     }
     await withWriteLock(o.write, workspaceOf(o), async () => {
-      // without --trace only the base-dir saves are reported from the trace
-      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() }, o.trace ? undefined : ['file']);
+      // without --trace (or --report) only the base-dir saves are reported from the trace
+      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() }, o.trace || o.report ? undefined : ['file']);
+      // the files as they are before --write changes them
+      const html = o.report ? await import('../html-report.ts') : undefined;
+      const reportFiles = html?.changedFiles(run);
       const { outcome, files } = run;
       // as AIPack, what the stages wrote before a failure stays written: --write writes a failed run's stages too
       const written = o.write ? writeRun(run) : undefined;
@@ -72,6 +75,10 @@ export function register(program: Command, setExit: SetExit): void {
         }
         const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
         if (base) process.stdout.write(base + '\n');
+      }
+      if (html && o.report) {
+        const path = html.writeRunReport(o.report, agent, run, reportFiles ?? [], error);
+        (o.json ? process.stderr : process.stdout).write(`HTML report written to ${path}\n`);
       }
       if (error) {
         const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';

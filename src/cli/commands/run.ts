@@ -27,6 +27,9 @@ export function register(program: Command, setExit: SetExit): void {
     // with --write the lock spans the run: the prompt file read at the start is the one written at the end
     await withWriteLock(o.write, workspaceDir, async () => {
       const run = await simulateCli(o, { name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
+      // the files as they are before --write changes them
+      const html = o.report ? await import('../html-report.ts') : undefined;
+      const reportFiles = html?.changedFiles(run);
       // as AIPack, what the stages wrote before a failure stays written: --write writes a failed run's stages too
       const written = o.write ? writeRun(run) : undefined;
       const commitError = written?.failed?.error;
@@ -51,6 +54,10 @@ export function register(program: Command, setExit: SetExit): void {
       } else {
         if (o.trace) process.stdout.write(formatTrace(run.trace) + '\n\n');
         process.stdout.write(formatReport(report, files, written, Boolean(run.error)) + '\n');
+      }
+      if (html && o.report) {
+        const path = html.writeRunReport(o.report, CODER, run, reportFiles ?? [], error);
+        (o.json ? process.stderr : process.stdout).write(`HTML report written to ${path}\n`);
       }
       // the cause on stderr, one line, whatever stdout holds; the Lua traceback into the pack only when asked for
       if (cause) process.stderr.write(`error: ${cause}\n`);

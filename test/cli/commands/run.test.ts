@@ -230,7 +230,7 @@ describe('run: the built-in sub-agents of an upstream prompt (auto_context: flas
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines).toContain('  ✓ pro@coder/auto-context: params ~context_globs');
-    expect(lines).toContain('  ✓ pro@coder/auto-fix: no change');
+    expect(lines).toContain('  ✓ pro@coder/auto-fix: fixed src/greet.ts (lite)');
     expect(lines.filter((l) => l.startsWith('AI '))).toEqual([
       'AI pro@coder/code-map (flash) x2',
       'AI pro@coder/auto-context (flash)',
