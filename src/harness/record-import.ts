@@ -46,6 +46,18 @@ const EVENT_POST_FIELDS = ['content_extruded', 'file_changes_status', 'content_r
 
 const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Params that switch on a built-in sub-agent: in a case's stage run they would run it beside the agent under test
+ * (with model calls the case has no answers for), so a case leaves them out of its params and expectations.
+ */
+const BUILTIN_SWITCHES: readonly string[] = ['auto_context'];
+
+function withoutSwitches(params: Record<string, unknown>): Record<string, unknown> {
+  const { sub_agents: _dropped, ...rest } = params;
+  for (const key of BUILTIN_SWITCHES) delete rest[key];
+  return rest;
+}
+
 /** TOML has no null: nulls (Lua's null sentinel, as JSON) are left out, in tables and lists alike. */
 function tomlValue(v: unknown): unknown {
   if (Array.isArray(v)) return v.filter((x) => x !== null && x !== undefined).map(tomlValue);
@@ -85,7 +97,11 @@ function callsModel(file: string): boolean {
   }
 }
 
-function prevItems(prev: unknown, eventForm: boolean): Record<string, unknown>[] {
+/**
+ * `prev` of a case from the input's sub_agents_prev. In the event form each item names the event it ran on; a
+ * stage-form entry's item has none, and it ran in its stage's own dispatch (`chainRoot`: start at pre, end at post).
+ */
+function prevItems(prev: unknown, eventForm: boolean, chainRoot: string): Record<string, unknown>[] {
   if (!Array.isArray(prev)) return [];
   return prev.filter(isTable).map((item) => {
     const config = isTable(item.config) ? item.config : {};
@@ -93,7 +109,7 @@ function prevItems(prev: unknown, eventForm: boolean): Record<string, unknown>[]
     if (item.agent_result !== undefined && item.agent_result !== null) out.agent_result = item.agent_result;
     const rest = Object.fromEntries(Object.entries(config).filter(([k]) => !ENTRY_KEYS_SET_BY_CASE.has(k)));
     if (Object.keys(rest).length > 0) out.config = rest;
-    if (eventForm && typeof item.event === 'string') out.event = item.event;
+    if (eventForm) out.event = typeof item.event === 'string' ? item.event : chainRoot;
     return out;
   });
 }
@@ -123,10 +139,7 @@ function expectOf(e: SubAgentEvent): Record<string, unknown> {
     expect.sub_agents_next = res.sub_agents_next;
     return expect;
   }
-  if (isTable(res.coder_params)) {
-    const { sub_agents: _dropped, ...params } = res.coder_params;
-    expect[eventForm ? 'params_contains' : 'params'] = params;
-  }
+  if (isTable(res.coder_params)) expect[eventForm ? 'params_contains' : 'params'] = withoutSwitches(res.coder_params);
   if (Array.isArray(res.coder_prompts)) expect.prompts = res.coder_prompts;
   else if (typeof res.coder_prompt === 'string') expect.prompt = res.coder_prompt;
   if (isTable(res.coder_response) && typeof res.coder_response.content === 'string') expect.response = res.coder_response.content;
@@ -190,10 +203,7 @@ export function caseOf(e: SubAgentEvent, n: number, record: RunRecord, extra: { 
     c.stage = e.stage;
   }
   if (Array.isArray(input.coder_prompts)) c.prompts = input.coder_prompts;
-  if (isTable(input.coder_params)) {
-    const { sub_agents: _dropped, ...params } = input.coder_params;
-    c.params = params;
-  }
+  if (isTable(input.coder_params)) c.params = withoutSwitches(input.coder_params);
   const config = Object.fromEntries(Object.entries(e.config ?? {}).filter(([k]) => !ENTRY_KEYS_SET_BY_CASE.has(k)));
   if (Object.keys(config).length > 0) c.config = config;
   if (extra.files && Object.keys(extra.files).length > 0) c.files = extra.files;
@@ -205,7 +215,7 @@ export function caseOf(e: SubAgentEvent, n: number, record: RunRecord, extra: { 
   }
   const responses = responsesOf(input, eventForm);
   if (responses) c.responses = responses;
-  const prev = prevItems(input.sub_agents_prev, eventForm);
+  const prev = prevItems(input.sub_agents_prev, eventForm, e.stage === 'post' ? 'end' : 'start');
   if (prev.length > 0) c.prev = prev;
   c.expect = expectOf(e);
   return tomlValue(c) as Record<string, unknown>;
@@ -235,11 +245,13 @@ export function importRecord(record: RunRecord, options: ImportOptions): Importe
     const cases = mine.map((e, i) => caseOf(e, i + 1, record, { files: sent.files, ai: needsAnswers ? answers : undefined, todo }));
     const stem = nodePath.basename(file).replace(/\.aip$/, '');
     const caseFile = nodePath.join(nodePath.dirname(file), `${stem}.record-${record.run.id.slice(0, 13)}.contract.toml`);
+    const switches = BUILTIN_SWITCHES.filter((k) => mine.some((e) => isTable(e.input.coder_params) && k in e.input.coder_params));
     const header = [
       `# Cases from run record ${record.run.id} (${record.run.time ?? 'time unknown'}, AIPack ${record.run.aipack_version ?? '?'}, ${record.run.lua_version ?? 'Lua ?'}),`,
       '# written by `coder-subagents record import`: inputs as the sub-agent got them, expectations from what it returned.',
       ...(sent.writtenByRun.length ? [`# As the run left them (their content before it is not in a record): ${sent.writtenByRun.join(', ')}`] : []),
       ...(sent.changed.length ? [`# Not included (changed since the run): ${sent.changed.join(', ')}`] : []),
+      ...(switches.length ? [`# Left out of params: ${switches.join(', ')} (it would run its built-in sub-agent in every case)`] : []),
       '',
     ].join('\n');
     const body = stringifyToml({ agent: nodePath.basename(file), case: cases });

@@ -39,8 +39,11 @@ describe('a recorded run', () => {
 
   it('has every step in the order the stages ran it', () => {
     const steps = record.events.map((e) => (e.kind === 'sub_agent' ? `${e.stage}:${e.name.replace('my-agents/', '')}` : `${e.kind}${'task_num' in e && e.task_num !== undefined ? ` ${e.task_num}` : ''}${e.kind === 'params' ? ` ${e.stage}` : ''}`));
+    // the built-in auto-context is a sub-agent too; a parallel group (the reviewers at post) runs in the group
+    // runner, whose member calls a record does not hold one by one
     expect(steps).toEqual([
-      'pre:prompt-refiner.aip', 'pre:context-from-words.aip', 'pre:instruction-clarifier.aip', 'params pre',
+      'pre:prompt-refiner.aip', 'pre:context-from-words.aip', 'pre:instruction-clarifier.aip', 'pre:plan.aip',
+      'pre:pro@coder/auto-context', 'pre:plan-check.aip', 'params pre',
       'pre_task:model-per-task.aip', 'params 1 pre_task', 'files_sent 1', 'ai 1', 'post_task:forbidden-paths-guard.aip', 'files_written 1',
       'pre_task:model-per-task.aip', 'params 2 pre_task', 'files_sent 2', 'ai 2', 'post_task:forbidden-paths-guard.aip', 'files_written 2',
       'post:run-summary.aip',

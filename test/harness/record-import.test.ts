@@ -18,14 +18,11 @@ describe('record import: the demo run', () => {
 
   it('writes one case file per sub-agent, one case per recorded call, beside the agent; every case passes', () => {
     const files = importRecord(record, { workspaceDir: ws, answers: demoAnswers });
-    expect(files.map((f) => [nodePath.relative(ws, f.file), f.cases, f.todos])).toEqual([
-      [`my-agents/prompt-refiner.record-${record.run.id.slice(0, 13)}.contract.toml`, 1, 0],
-      [`my-agents/context-from-words.record-${record.run.id.slice(0, 13)}.contract.toml`, 1, 0],
-      [`my-agents/instruction-clarifier.record-${record.run.id.slice(0, 13)}.contract.toml`, 1, 0],
-      [`my-agents/model-per-task.record-${record.run.id.slice(0, 13)}.contract.toml`, 2, 0],
-      [`my-agents/forbidden-paths-guard.record-${record.run.id.slice(0, 13)}.contract.toml`, 2, 0],
-      [`my-agents/run-summary.record-${record.run.id.slice(0, 13)}.contract.toml`, 1, 0],
-    ]);
+    const id = record.run.id.slice(0, 13);
+    expect(files.map((f) => [nodePath.relative(ws, f.file), f.cases, f.todos])).toEqual(
+      [['prompt-refiner', 1], ['context-from-words', 1], ['instruction-clarifier', 1], ['plan', 1], ['plan-check', 1], ['model-per-task', 2], ['forbidden-paths-guard', 2], ['run-summary', 1]]
+        .map(([name, n]) => [`my-agents/${name}.record-${id}.contract.toml`, n, 0]),
+    );
     writeAll(files);
     for (const f of files) {
       const result = runContractFile(f.file);
