@@ -230,6 +230,7 @@ do
   end
   -- quantifiers per pattern, cached: patterns are mostly constants, and counting costs more than a short match
   local counted, ncounted = {}, 0
+  host.private(counted)
   local function heavy(n, p, scans)
     local q = counted[p]
     if not q then
@@ -498,6 +499,17 @@ do
     return ...
   end
   table.unpack = guard(function(...) return counted(unpack(...)) end, "table.unpack")
+end
+if collectgarbage then
+  -- The collector's mode and parameters are the state's, not the stage's: a change is noted so that the put-back
+  -- sets them as a new state has them (sandboxed-state.ts resetCollector). lua54 only: fengari has no collector API.
+  local collect, changed = collectgarbage, host.gc_changed
+  local READS = { count = true, step = true, collect = true, isrunning = true }
+  _G.collectgarbage = guard(function(...)
+    local opt = ...
+    if opt ~= nil and not READS[opt] then changed() end
+    return pass(collect(...))
+  end, "collectgarbage")
 end
 do
   -- Finalizers: Lua 5.4 runs __gc with hooks off, where no budget or deadline can stop a loop (fengari never runs

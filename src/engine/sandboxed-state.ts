@@ -28,40 +28,64 @@ export const HOOK_INTERVAL = 1000;
 const DEADLINE_CHECK_HOOKS = 16;
 /** the registry key of the `package` table, for the searcher (a script may replace the global) */
 const PACKAGE_KEY = 'coder_subagents.package';
-/** the registry keys of PRISTINE_LUA's list of tables and copies, its put-back function, `collectgarbage` */
-const PRISTINE_KEY = 'coder_subagents.pristine';
+/** the registry keys of PRISTINE_LUA's list of tables and copies, its put-back function, the raw `collectgarbage` and
+ * `math.randomseed` (taken before the sandbox wraps them), the sandbox's private tables */
+export const PRISTINE_KEY = 'coder_subagents.pristine';
 const RESTORE_KEY = 'coder_subagents.restore';
-const COLLECT_KEY = 'coder_subagents.collect';
+export const COLLECT_KEY = 'coder_subagents.collect';
+const RANDOMSEED_KEY = 'coder_subagents.randomseed';
+const PRIVATE_KEY = 'coder_subagents.private';
 /** the registry key of the array metatable (conversion.ts; both bridges set it) */
 const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 
 /**
- * Run once after the sandbox is installed, with the array metatable: copies the contents of every table reachable
- * from the globals (keys and values), and of the string and array metatables. Returns them as one list
- * { t1, copy1, t2, copy2, ... } (pair i at 2i-1, 2i), the function that puts tables back in place, and
- * `collectgarbage` as it was (lua54; fengari has none). `restore(i, j, ...)` puts back pairs i, j... (all pairs
- * when given none) and returns true, or nil when one of them got a metatable (only C could remove a protected one).
- * Its locals are taken before any stage runs, so a stage that replaces `next` or `rawset` changes nothing here.
+ * Run once after the sandbox and the template are installed. Copies the contents (keys and values) of every table
+ * Lua could reach from the state: from the globals, the string metatable and the array metatable, through table
+ * keys and values, the metatables of tables and userdata, and the upvalues of functions (library and prelude
+ * closures: a table a closure holds, such as the metatable of `aip` error objects, reaches scripts through the values
+ * it makes). The sandbox's private tables (memos no script can reach or observe) are left out.
+ * Returns them as one list { t1, copy1, mt1, t2, copy2, mt2, ... } (triple i at 3i-2..3i; mt: the table's
+ * metatable then, or false) and the function that puts tables back in place: `restore(i, j, ...)` puts back
+ * triples i, j... (all when given none) and returns true, or nil when one of them has another metatable than it had
+ * (a protected one cannot be removed from Lua). Its locals are taken before any stage runs, so a stage that
+ * replaces `next` or `rawset` changes nothing here. `upvalues(f)`: f's upvalues as { n = count, ... };
+ * `rawmeta(v)`: v's metatable, ignoring `__metatable`.
  */
 export const PRISTINE_LUA = `
-local array_mt = ...
-local next, type, getmetatable, rawget, rawset, rawequal, select = next, type, getmetatable, rawget, rawset, rawequal, select
+local array_mt, upvalues, rawmeta, private = ...
+local next, type, rawget, rawset, rawequal, select = next, type, rawget, rawset, rawequal, select
 local seen, list = {}, {}
-local function remember(t)
+for t in next, private do seen[t] = true end
+local remember
+local function reach(v)
+  local tv = type(v)
+  if tv == "table" then return remember(v) end
+  if (tv ~= "function" and tv ~= "userdata") or seen[v] then return end
+  seen[v] = true
+  if tv == "userdata" then
+    local mt = rawmeta(v)
+    if mt then remember(mt) end
+    return
+  end
+  local ups = upvalues(v)
+  for i = 1, ups.n do reach(ups[i]) end
+end
+function remember(t)
   if seen[t] then return end
   seen[t] = true
-  local copy = {}
-  list[#list + 1] = t
-  list[#list + 1] = copy
+  local copy, mt, n = {}, rawmeta(t), #list
+  list[n + 1], list[n + 2], list[n + 3] = t, copy, mt or false
   for k, v in next, t do
     copy[k] = v
-    if type(v) == "table" then remember(v) end
+    reach(k)
+    reach(v)
   end
+  if mt then remember(mt) end
 end
 remember(_G)
-remember(getmetatable(""))
+remember(rawmeta(""))
 remember(array_mt)
-local pairs_count = #list // 2
+local count = #list // 3
 local function put_back(t, copy)
   -- keys the stage added are removed (clearing a field while traversing is allowed), the others set again
   for k in next, t do
@@ -73,17 +97,17 @@ local function put_back(t, copy)
 end
 local function restore(...)
   local n = select("#", ...)
-  for j = 1, n == 0 and pairs_count or n do
+  for j = 1, n == 0 and count or n do
     local i = n == 0 and j or select(j, ...)
-    if getmetatable(list[2 * i - 1]) ~= nil then return nil end
+    if not rawequal(rawmeta(list[3 * i - 2]), list[3 * i] or nil) then return nil end
   end
-  for j = 1, n == 0 and pairs_count or n do
+  for j = 1, n == 0 and count or n do
     local i = n == 0 and j or select(j, ...)
-    put_back(list[2 * i - 1], list[2 * i])
+    put_back(list[3 * i - 2], list[3 * i - 1])
   end
   return true
 end
-return list, restore, collectgarbage
+return list, restore
 `;
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
@@ -255,6 +279,15 @@ export abstract class SandboxedState<L> implements LuaState {
     api.setglobal(L, 'loadfile');
     this.pushFunction(L, this.dofile);
     api.setglobal(L, 'dofile');
+    // the library functions the put-back resets the state with, before the sandbox wraps them
+    api.getglobal(L, 'collectgarbage');
+    api.setfield(L, api.registry, COLLECT_KEY);
+    api.getglobal(L, 'math');
+    api.getfield(L, -1, 'randomseed');
+    api.setfield(L, api.registry, RANDOMSEED_KEY);
+    api.settop(L, -2);
+    api.createtable(L, 0, 1);
+    api.setfield(L, api.registry, PRIVATE_KEY);
     // the sandbox's Lua side (sandbox.ts) and its host helpers
     api.createtable(L, 0, 12);
     this.pushFunction(L, (L) => {
@@ -278,6 +311,21 @@ export abstract class SandboxedState<L> implements LuaState {
       return 1;
     });
     api.setfield(L, -2, 'hosted');
+    // private(t): t is the sandbox's own memo, never handed to a script: the put-back leaves it out (PRISTINE_LUA)
+    this.pushFunction(L, (L) => {
+      api.getfield(L, api.registry, PRIVATE_KEY);
+      api.pushvalue(L, 1);
+      api.pushboolean(L, true);
+      api.rawset(L, -3);
+      return 0;
+    });
+    api.setfield(L, -2, 'private');
+    // gc_changed(): a script changed the collector's mode or parameters; the put-back resets them
+    this.pushFunction(L, () => {
+      this.collectorChanged = true;
+      return 0;
+    });
+    api.setfield(L, -2, 'gc_changed');
     this.sandboxHelpers(L);
     this.setPatternHost(L);
     api.setglobal(L, '__sandbox');
@@ -308,12 +356,34 @@ export abstract class SandboxedState<L> implements LuaState {
       this.hostChunks.add('=pristine');
       if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
       api.getfield(L, api.registry, ARRAY_MT_KEY);
-      api.call(L, 1, 3);
-      api.setfield(L, api.registry, COLLECT_KEY);
+      this.pushFunction(L, this.upvaluesOf);
+      this.pushFunction(L, this.rawMetatable);
+      api.getfield(L, api.registry, PRIVATE_KEY);
+      api.call(L, 4, 2);
       api.setfield(L, api.registry, RESTORE_KEY);
       api.setfield(L, api.registry, PRISTINE_KEY);
     });
   }
+
+  /** upvalues(f): f's upvalues as { n = count, ... } (PRISTINE_LUA) */
+  private readonly upvaluesOf = (L: L) => {
+    const api = this.api;
+    api.createtable(L, 8, 1);
+    let n = 0;
+    while (api.getupvalue(L, 1, n + 1)) api.rawseti(L, -2, ++n);
+    api.pushinteger(L, n);
+    api.setfield(L, -2, 'n');
+    return 1;
+  };
+
+  /** rawmeta(v): v's metatable, `__metatable` ignored, or nil (PRISTINE_LUA) */
+  private readonly rawMetatable = (L: L) => {
+    if (!this.api.getmetatable(L, 1)) this.api.pushnil(L);
+    return 1;
+  };
+
+  /** a script changed the collector's mode or parameters (lua54's `collectgarbage`; see sandbox.ts) */
+  protected collectorChanged = false;
 
   /** failures that may have left the state half-way through something: it is not reused then */
   private doubtful = false;
@@ -329,6 +399,8 @@ export abstract class SandboxedState<L> implements LuaState {
     let restored = false;
     try {
       this.protect((L) => {
+        this.resetCollector(L);
+        this.resetRandom(L);
         restored = this.putBack(L);
         // the stage's garbage is freed before the state waits in the pool, so it is not counted against the
         // memory of the run tree that takes the state next (lua54; fengari's memory is V8's heap); a little of it
@@ -343,6 +415,42 @@ export abstract class SandboxedState<L> implements LuaState {
       return false;
     }
     return restored;
+  }
+
+  /**
+   * The collector as a new state has it, when a script changed its mode or parameters: Lua 5.4's defaults
+   * (lgc.h: LUAI_GENMINORMUL 20, LUAI_GENMAJORMUL 100, LUAI_GCPAUSE 200, LUAI_GCMUL 100, LUAI_GCSTEPSIZE 13),
+   * running, incremental. Generational parameters are only set by entering that mode (a full collection), so
+   * this runs only after a change.
+   */
+  private resetCollector(L: L): void {
+    if (!this.collectorChanged) return;
+    const api = this.api;
+    const collect = (...args: (string | number)[]) => {
+      api.getfield(L, api.registry, COLLECT_KEY);
+      for (const a of args) {
+        if (typeof a === 'string') api.pushstring(L, a);
+        else api.pushinteger(L, a);
+      }
+      api.call(L, args.length, 0);
+    };
+    collect('generational', 20, 100);
+    collect('incremental', 200, 100, 13);
+    collect('restart');
+    this.collectorChanged = false;
+  }
+
+  /**
+   * The PRNG as unpredictable as a new state's, whatever the stage seeded or drew (the seed of a new Lua 5.4
+   * state is its own too). Here through the library's `math.randomseed` (taken before any script ran); an engine
+   * whose generator lives outside the state resets it itself.
+   */
+  protected resetRandom(L: L): void {
+    const api = this.api;
+    api.getfield(L, api.registry, RANDOMSEED_KEY);
+    api.pushnumber(L, Math.floor(Math.random() * 2 ** 52));
+    api.pushnumber(L, Math.floor(Math.random() * 2 ** 52));
+    api.call(L, 2, 0);
   }
 
   /** True when the stage left enough garbage that the next run tree should not be charged for it (see lua54). */
@@ -364,10 +472,11 @@ export abstract class SandboxedState<L> implements LuaState {
   }
 
   /**
-   * Puts back pairs `changed` of the pristine list at `list` (all of them: undefined), raw: keys the stage added
-   * removed, the others set again. False when one of those tables got a metatable (only C could remove a protected
-   * one). Here by PRISTINE_LUA's restore(), one call into the VM; an engine whose Lua loops cost a call per key
-   * does it in its own structures.
+   * Puts back triples `changed` of the pristine list at `list` (all of them: undefined), raw: keys the stage added
+   * removed, the others set again. False when one of those tables has another metatable than it had (a protected
+   * one cannot be removed from Lua). Here by PRISTINE_LUA's restore(), one call into the VM; an engine whose Lua
+   * loops cost a call per key, or that can put the table's own layout back (its iteration order), does it in its
+   * own structures.
    */
   protected putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
     const api = this.api;
@@ -380,8 +489,8 @@ export abstract class SandboxedState<L> implements LuaState {
   }
 
   /**
-   * Which pairs of the pristine list at `list` (1-based pair positions, see PRISTINE_LUA) hold a table that is
-   * not as its copy (its entries or order differ, or it has a metatable): [] when none, undefined when the engine
+   * Which triples of the pristine list at `list` (1-based triple positions, see PRISTINE_LUA) hold a table that is
+   * not as its copy (its entries or order differ, or its metatable is another): [] when none, undefined when the engine
    * cannot tell (all are put back). Most stages change one or two of the ~40 tables (the globals, for CTX).
    */
   protected changedTables(_L: L, _list: number): number[] | undefined {
