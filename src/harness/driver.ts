@@ -19,103 +19,10 @@
  *     redo = { requested, started } | nil }
  *   | { ok = false, error = message, raised = bool }
  */
+import { readText } from '../support/host-fs.ts';
 
 /** File name of the driver inside the pack dir (a name no real pack file has). */
 export const DRIVER_FILE = '__contract_driver__.aip';
 
-export const DRIVER_AIP = `# Description
-
-Contract-test driver of coder-subagents: runs one stage of the sub-agent pipeline through the coder's own stage code.
-
-# Output
-
-\`\`\`lua
-local SA = require("utils_sub_agent")
-local BA = require("utils_before_all")
-local D = require("utils_data")
-local O = require("utils_output")
-local AA = require("utils_after_all")
-local CH = require("utils_changes")
-local U = require("utils_common")
-local PF = require("utils_prompt_file")
-
-local case = input
-local function failed(err, raised) return { ok = false, error = tostring(err), raised = raised } end
--- a pack function's (value, message) | raised error, as one outcome
-local function call(fn, ...)
-  local ok, value, err = pcall(fn, ...)
-  if not ok then return nil, failed(value, true) end
-  if value == nil then return nil, failed(err) end
-  return value
-end
-
-local meta = U.deep_copy(case.params or {})
-meta.sub_agents = case.entries
-local prompt = {
-  path = case.prompt_dir .. "/coder-prompt.md",
-  rel_path = "coder-prompt.md",
-  dir = case.prompt_dir,
-  dir_as_given = PF.dir_as_given(nil, case.prompt_dir .. "/coder-prompt.md"),
-  meta = meta,
-  inst = table.concat(case.prompts, "\\n\\n"),
-  prompts = case.prompts,
-}
-
-if case.stage == "pre" then
-  local pre, fail = call(BA.run_pre, prompt, case.event)
-  if not pre then return fail end
-  return { ok = true, params = pre.params, prompts = pre.prompts, configs = pre.configs }
-end
-
--- a later stage begins from the case's params: Before All runs no sub-agent, and keeps the entries as it
--- normalises them for the later stages
-prompt.meta = U.copy_without(meta, "sub_agents")
-local pre, fail = call(BA.run_pre, prompt)
-if not pre then return fail end
-local configs, prepare_err = SA.prepare(meta)
-if not configs then return failed(prepare_err) end
-pre.configs = configs
-
-local run, groups, err = BA.prepare_run(prompt, pre)
-if not run then return failed(err) end
-
-if case.stage == "post" then
-  local outputs = {}
-  for i, r in ipairs(case.responses or {}) do
-    -- the apply status of the paths the case says changed or failed
-    local items = {}
-    for _, path in ipairs(r.files_changed) do items[#items + 1] = { file_path = path, kind = "Patch", success = true } end
-    for _, path in ipairs(r.files_failed) do items[#items + 1] = { file_path = path, kind = "Patch", success = false } end
-    local applied = { answer = CH.answer_text(r.content, run.settings), files_changed = r.files_changed, files_failed = r.files_failed, status_items = items }
-    local info = O.task_info({ run = run }, { task = { num = r.task_num } }, r.content, applied)
-    for _, key in ipairs({ "content_extruded", "file_changes_status", "content_raw_path" }) do
-      if r[key] ~= nil then info[key] = r[key] end
-    end
-    outputs[i] = info
-  end
-  local inputs = BA.build_inputs(run, groups, U.trim(prompt.inst))
-  local result
-  result, fail = call(AA.run_post, run, inputs, outputs, case.event)
-  if not result then return fail end
-  local redo = { requested = result.redo == true, started = false }
-  if redo.requested then redo.started = AA.redo_or_nil() ~= nil end
-  return { ok = true, params = U.copy_without(result.params, "sub_agents"), prompts = result.prompts, configs = result.configs, redo = redo }
-end
-
-local refs = {}
-for i, path in ipairs(case.task.working_files) do refs[i] = { path = path } end
-local task_input = { run = run, task = case.task, working_refs = refs }
-local task
-task, fail = call(D.prepare_task, task_input)
-if not task then return fail end
-if case.stage == "pre_task" then
-  return { ok = true, params = U.copy_without(task.params, "sub_agents"), prompts = task.prompts, configs = run.configs }
-end
-
-local data = { task = case.task, params = task.params, prompts = task.prompts, settings = task.settings }
-local content
-content, fail = call(O.run_post_task, task_input, data, case.response)
-if not content then return fail end
-return { ok = true, params = U.copy_without(data.params, "sub_agents"), prompts = data.prompts, response = content, configs = run.configs }
-\`\`\`
-`;
+/** The driver agent's file (driver.aip, beside this module): the case reaches it as the agent's `input`. */
+export const DRIVER_AIP = readText(new URL('./driver.aip', import.meta.url));

@@ -217,5 +217,5 @@ function revive(c: CaseResult): CaseResult {
   const trace = new Trace();
   trace.events.push(...(c.result.trace as unknown as { events: Trace['events'] }).events);
   const files = c.result.files;
-  return { ...c, result: { ...c.result, trace, readFile: (p: string) => files[p] ?? undefined } };
+  return { ...c, result: { ...c.result, trace, readFile: (p: string) => (Object.hasOwn(files, p) ? files[p] ?? undefined : undefined) } };
 }

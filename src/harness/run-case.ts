@@ -6,6 +6,7 @@ import nodePath from 'node:path';
 import { MAX_REDOS, type SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
+import { relativeKeyProblem } from '../support/paths.ts';
 import { orderCheck, prepareSubject } from './group.ts';
 import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
 
@@ -190,8 +191,14 @@ export function checkCase(c: ContractCase, r: StageResult, strict = false): stri
   if (x.ai_prompts !== undefined) problems.push(...aiPromptProblems(x.ai_prompts, r.aiPrompts));
   if (x.members !== undefined) problems.push(...memberProblems(x.members, r));
   for (const [path, want] of Object.entries(x.files ?? {})) {
+    const label = `files[${JSON.stringify(path)}]`;
+    // a hand-built case (the library's checkCase) is held to the case file's rule: nothing outside the sandbox
+    const keyProblem = relativeKeyProblem(path);
+    if (keyProblem) {
+      problems.push(`${label}: ${keyProblem}`);
+      continue;
+    }
     const got = r.readFile(path);
-    const label = `files["${path}"]`;
     if (got === undefined) problems.push(`${label}: missing (expected ${show(want)})`);
     else problems.push(...diffValues(label, want, got));
   }

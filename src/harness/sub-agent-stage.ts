@@ -26,7 +26,7 @@ import { Trace, type TraceEvent } from '../aip/support/trace.ts';
 import { isEmptyTable } from '../contract/lua-values.ts';
 import { compareVersions } from '../aip/catalog.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
-import { readPolicy } from '../runtime/read-guard.ts';
+import { readBelow, readPolicy } from '../runtime/read-guard.ts';
 import { walkFiles } from '../support/walk.ts';
 import {
   CaseFileError,
@@ -686,7 +686,7 @@ export function runPreparedStage(agent: AgentUnderTest, input: StageInput, optio
     effect,
     warnings,
     files: Object.fromEntries(box.vfs.snapshot()),
-    readFile: (path: string) => box.vfs.readFile(nodePath.resolve(box.ws, path)),
+    readFile: (path: string) => readBelow(box.vfs, box.ws, path),
     trace: sandboxTrace(box),
     ms,
     ...(members ? { members } : {}),
