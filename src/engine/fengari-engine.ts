@@ -348,6 +348,10 @@ class FengariState extends SandboxedState<L> {
     return 0;
   };
 
+  protected override get elementCost(): number {
+    return ELEMENT_COST;
+  }
+
   /** a new state's generator: Math.random until the next stage sets a seed */
   protected override resetRandom(): void {
     this.randState = undefined;

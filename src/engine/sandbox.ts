@@ -98,9 +98,16 @@ local tonumber = tonumber
 local ELEMENT, METHOD = host.element_cost, 8
 local getmetatable = getmetatable
 local function plain(t) return type(t) == "table" and getmetatable(t) == nil end
+-- the integer the library's luaL_checkinteger takes x for (numeric strings included), or nil when it raises
+local mtointeger, MAXI = math.tointeger, math.maxinteger
+local function int(x)
+  if type(x) == "string" then x = tonumber(x) end
+  if type(x) == "number" then return mtointeger(x) end
+end
 local function span(t, i, j, t2)
   local a, b = tonumber(i), tonumber(j)
-  if a and b and b - a >= FROM then
+  -- floats: b - a of two integers may wrap
+  if a and b and b + 0.0 - a >= FROM then
     charge((b - a + 1.0) * ELEMENT * ((plain(t) and (t2 == nil or plain(t2))) and 1 or METHOD))
   end
 end
@@ -147,18 +154,19 @@ end
 do
   -- a resume costs far more than an instruction (fengari: ~5-8 microseconds), so yield loops are charged per switch
   local resume, wrap, SWITCH = coroutine.resume, coroutine.wrap, 250
-  coroutine.resume = function(co, ...)
+  -- guarded, as the library functions below: an argument error names the caller's line, not this chunk's
+  coroutine.resume = guard(function(co, ...)
     charge(SWITCH)
     return pass(resume(co, ...))
-  end
-  coroutine.wrap = function(f)
+  end, "coroutine.resume")
+  coroutine.wrap = guard(function(f)
     local co = wrap(f)
     -- guarded: the coroutine's error is placed at the caller, not at this line
     return guard(function(...)
       charge(SWITCH)
       return co(...)
     end)
-  end
+  end, "coroutine.wrap")
 end
 do
   local upper, lower, reverse, rep, format = string.upper, string.lower, string.reverse, string.rep, string.format
@@ -343,13 +351,14 @@ do
   string.rep = guard(function(...)
     local s, n, sep = ...
     -- sized after the coercions rep itself makes (numbers as strings, numeric strings as counts)
-    local text, count = s, tonumber(n)
+    -- only when rep will not raise first (a count that is no integer, a separator that is no string)
+    local text, count = s, int(n)
     if type(s) == "number" then text = tostring(s) end
     local between = type(sep) == "number" and tostring(sep) or sep
-    if type(text) == "string" and count and count > 1 then
+    if type(text) == "string" and count and count > 1 and (between == nil or type(between) == "string") then
       local total = #text * count + (type(between) == "string" and #between * (count - 1) or 0)
       if total > MAX_REP then
-        error("resulting string too large (string.rep is limited to " .. MAX_REP .. " bytes in the simulator)", 0)
+        error("resulting string too large (string.rep is limited to " .. MAX_REP .. " bytes in the simulator)")
       end
       if total > FROM then charge(total // PER) end
     end
@@ -402,10 +411,34 @@ do
     if type(f) == "function" and hosted(f) then error("unable to dump given function") end
     return dump(...)
   end, "string.dump")
+  -- table.concat's loop stops at the first element that is not a string: on a plain table a range is run in
+  -- chunks, each charged before it runs, so a call that fails at index 1 of a huge range fails as in Lua instead
+  -- of spending the budget on elements never read (the result is the same: the chunks joined with sep). A table
+  -- with a metatable (its __len/__index may be C functions) is charged for its whole range first.
+  local CHUNK = 2 * FROM
   table.concat = guard(function(...)
-    -- the loop runs over the range however long it is (a __len/__index pair can make it any length): charged first
-    local list, _, i, j = ...
-    if type(list) == "table" then span(list, i or 1, j or #list) end
+    local list, sep, i, j = ...
+    if type(list) == "table" and (sep == nil or type(sep) == "string" or type(sep) == "number") then
+      local a, b = i, j
+      if a == nil then a = 1 else a = int(a) end
+      if b == nil then b = #list else b = int(b) end
+      if a and b and b + 0.0 - a >= CHUNK and plain(list) then
+        local parts, k = {}, 0
+        while a <= b do
+          local last = b + 0.0 - a >= CHUNK and a + CHUNK - 1 or b
+          span(list, a, last)
+          k = k + 1
+          parts[k] = concat(list, sep or "", a, last)
+          if last == b then break end
+          a = last + 1
+        end
+        local r = concat(parts, sep or "")
+        cost(r)
+        return r
+      elseif a and b then
+        span(list, a, b)
+      end
+    end
     local r = concat(...)
     cost(r)
     return r
@@ -476,21 +509,37 @@ do
 end
 do
   -- Table functions whose C loops run over a whole range in one instruction are charged by its size first.
+  -- Each is charged only when its loop will run, after the checks the library makes first (ltablib.c), so that
+  -- within the budget a call raises what Lua raises ("destination wrap around", "position out of bounds").
   local move, insert, remove, unpack = table.move, table.insert, table.remove, table.unpack
+  -- a value the library's checktab may take for a table (a string's metatable has __index)
+  local function tabish(t) return type(t) == "table" or type(t) == "string" end
   table.move = guard(function(...)
-    local a1, f, e, _, a2 = ...
-    span(a1, f, e, a2)
+    local a1, f, e, t, a2 = ...
+    f, e, t = int(f), int(e), int(t)
+    if f and e and t and e >= f and tabish(a1) and (a2 == nil or tabish(a2))
+      and (f > 0 or e < MAXI + f) and t <= MAXI - (e - f) then
+      span(a1, f, e, a2)
+    end
     return move(...)
   end, "table.move")
-  -- insert and remove at a position shift the elements after it
+  -- insert and remove at a position shift the elements after it (#list: the length the library reads too)
   table.insert = guard(function(...)
     local list, pos = ...
-    if select("#", ...) >= 3 and type(list) == "table" then span(list, pos, #list) end
+    pos = int(pos)
+    if select("#", ...) == 3 and type(list) == "table" and pos and pos >= 1 then
+      local e = #list + 1
+      if pos <= e then span(list, pos, e) end
+    end
     return insert(...)
   end, "table.insert")
   table.remove = guard(function(...)
     local list, pos = ...
-    if select("#", ...) >= 2 and type(list) == "table" then span(list, pos, #list) end
+    pos = int(pos)
+    if select("#", ...) >= 2 and type(list) == "table" and pos and pos >= 1 then
+      local size = #list
+      if pos < size then span(list, pos, size) end
+    end
     return pass(remove(...))
   end, "table.remove")
   local function counted(...)

@@ -10,8 +10,8 @@
  */
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
-import { T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
-import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
+import { hostWork, T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
+import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
 import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
@@ -109,6 +109,10 @@ local function restore(...)
 end
 return list, restore
 `;
+
+/** The states whose Lua runs now, innermost last (a host call runs in the last: nested runs stack up). */
+const active: { chargeHostWork(L: unknown, nodes: number, bytes: number): string | undefined }[] = [];
+hostWork.charge = (L, nodes, bytes) => active[active.length - 1]?.chargeHostWork(L, nodes, bytes);
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
 export type CFunction<L> = (L: L) => number;
@@ -585,6 +589,22 @@ export abstract class SandboxedState<L> implements LuaState {
     if (chargeInstructions(this.limits, n)) this.failFast(L);
   }
 
+  /** instructions' time one table element takes a C loop or a host conversion of this engine */
+  protected get elementCost(): number {
+    return 8;
+  }
+
+  /**
+   * Charges a host call's conversions (conversion.ts hostFunctionBody): `nodes` values at the cost of an element,
+   * string bytes as library calls pay for them. The limit's message once spent, every later instruction raising it.
+   */
+  chargeHostWork(L: unknown, nodes: number, bytes: number): string | undefined {
+    const n = nodes * this.elementCost + (bytes > CHARGE_FROM_BYTES ? Math.floor(bytes / BYTES_PER_INSTRUCTION) : 0);
+    if (n <= 0 || !this.chargeQuietly(n)) return undefined;
+    this.hookEveryInstruction(L as L);
+    return limitMessage(this.limits, this.options);
+  }
+
   /** Charges work seen where no error may be raised (an allocator, a string being built); true when spent. */
   chargeQuietly(n: number): boolean {
     this.used += n;
@@ -615,10 +635,17 @@ export abstract class SandboxedState<L> implements LuaState {
     return 0;
   };
 
+  // io.write is charged by the bytes it writes, as print's text is when it is built (prelude.lua)
   private readonly ioWrite = (L: L) => {
     const n = this.api.gettop(L);
     const parts: string[] = [];
-    for (let i = 1; i <= n; i++) parts.push(this.stringArg(L, i));
+    let bytes = 0;
+    for (let i = 1; i <= n; i++) {
+      const part = this.stringArg(L, i);
+      parts.push(part);
+      bytes += part.length;
+    }
+    if (bytes > CHARGE_FROM_BYTES) this.charge(L, Math.floor(bytes / BYTES_PER_INSTRUCTION));
     this.options.print(parts.join(''));
     return 0;
   };
@@ -750,10 +777,12 @@ export abstract class SandboxedState<L> implements LuaState {
       }
     }
     this.running++;
+    active.push(this);
     let status: number;
     try {
       status = api.pcall(L, 0, 1, base + 1);
     } finally {
+      active.pop();
       this.running--;
     }
     if (status !== LUA_OK) {
