@@ -29,6 +29,7 @@ function M.run_post_task(input, data, ai_response)
     prompt_dir = run.prompt_dir,
     task = data.task,
     response = response_info(ai_response, content),
+    coder_workbench = run.coder_workbench,
   })
   if not result then return nil, err end
   if result.response then return result.response.content end

@@ -60,6 +60,10 @@ local prompt = {
   inst = table.concat(case.prompts, "\\n\\n"),
   prompts = case.prompts,
 }
+-- the run's workbench, as the coder makes it before its pre stage (the default one unless params set workbench)
+local workbench, wb_err = BA.prepare_workbench(prompt)
+if not workbench then return failed(wb_err) end
+prompt.workbench = workbench
 
 if case.stage == "pre" then
   local pre, fail = call(BA.run_pre, prompt, case.event)
