@@ -139,7 +139,13 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
 
   it('attaches the inline image, lists it in the file report, and sends no cache mark without cache_explicit', () => {
     const parts = r.ai[0]!.parts;
-    expect(parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: prompts/seed/mockup.png (the layout)]' });
+    // AIPack's attachment message: a text part naming the file, then the file
+    expect(parts[0]).toEqual({
+      role: 'user',
+      cache: false,
+      content: "Here is file attachment.\nFile Path: 'prompts/seed/mockup.png'\nFile Name: 'mockup.png'\n\nFile Title: the layout\n",
+      attachment: { source: 'prompts/seed/mockup.png', name: 'mockup.png', title: 'the layout', kind: 'image', mime: 'image/png', size: 8 },
+    });
     expect(parts.every((p) => !p.cache)).toBe(true);
     const sent = parts.map((p) => p.content).join('\n');
     // udiffx instructions (the pack's template: AIPack 0.8.15 has no aip.udiffx.file_changes_instruction)
@@ -177,7 +183,7 @@ describe('seed-time template with file_content_mode whole, default_language, sug
     expect(cacheFile(r, 'last_file_change_fails_report.md')).toBeUndefined();
     expect(r.pins).toEqual([]);
     // attachments listed in the params (upstream's later form), relative to the workspace
-    expect(r.ai[0]!.parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: docs/plan.md (the plan)]' });
+    expect(r.ai[0]!.parts[0]!.attachment).toEqual({ source: 'docs/plan.md', name: 'plan.md', title: 'the plan', kind: 'file', mime: 'application/octet-stream', size: 43 });
   });
 });
 
