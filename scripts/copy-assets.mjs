@@ -4,7 +4,7 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = nodePath.dirname(nodePath.dirname(fileURLToPath(import.meta.url)));
-const ASSET = /\.(lua|hbs|md|toml|mjs)$/;
+const ASSET = /\.(lua|aip|hbs|md|toml|mjs)$/;
 
 function copy(dir) {
   for (const e of readdirSync(nodePath.join(root, 'src', dir), { withFileTypes: true })) {

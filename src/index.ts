@@ -12,8 +12,12 @@
  */
 
 // Contract tests (the harness behind `coder-subagents test`)
-export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } from './harness/sub-agent-stage.ts';
-export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/sub-agent-stage.ts';
+export { runStage, runPreparedStage } from './harness/run-stage.ts';
+export { prepareAgent } from './harness/agent-discovery.ts';
+export { SANDBOX_ROOT, SANDBOX_WS } from './harness/sandbox-paths.ts';
+export type { StageRequest, StageInput, HarnessOptions } from './harness/stage-request.ts';
+export type { StageResult } from './harness/stage-result.ts';
+export type { AgentUnderTest } from './harness/agent-discovery.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
 export { runSuite, runContractFiles } from './harness/suite.ts';

@@ -252,6 +252,19 @@ local RESPONSE_FIELDS = {
   },
 }
 
+-- the interpreter (src/contract/contract-interpreter.lua), given the data above as its chunk arguments
+return (function(...)
+-- The interpreter half of sub_agent_contract.lua (the pack module src/contract/lua-gen.ts generates): the data
+-- half, derived from the zod schemas, is handed in as this chunk's arguments, and the functions below read it
+-- exactly as src/contract/check.ts does. test/contract/lua-gen.test.ts proves both give the same answers and
+-- byte-identical messages.
+--
+-- C: the module table (constants already set); T, M, G: the check, failure and group message templates;
+-- ENTRY_FIELDS, RESPONSE_FIELDS: the fields of an entry and of a response, in check order.
+--
+-- Lua 5.3 (Fengari) and 5.4 (AIPack): no `<const>`, no `goto`, no `//`, integers well within 32 bits.
+local C, T, M, G, ENTRY_FIELDS, RESPONSE_FIELDS = ...
+
 local function fill(template, vars)
   return (string.gsub(template, "{([%w_]+)}", function(key)
     local v = vars[key]
@@ -738,3 +751,4 @@ function C.msg.group.old_aipack(index, current, size)
 end
 
 return C
+end)(C, T, M, G, ENTRY_FIELDS, RESPONSE_FIELDS)

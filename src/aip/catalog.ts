@@ -2,7 +2,7 @@
 // Single source of truth for the runtime (which functions exist) and the checker (what code may call).
 
 import { compareSemVer, type SemVer } from './semver.ts';
-import type { LifecycleStage } from './support/lifecycle.ts';
+import type { LifecycleStage } from './support/lifecycle-stage.ts';
 
 /** The AIPack version a simulated run is when none is given (the pack's minimum). */
 export const DEFAULT_AIPACK_VERSION = '0.8.15';

@@ -6,7 +6,6 @@
 // (`check:allow all` silences every rule on the line.)
 
 import type { EngineName } from '../engine/engine.ts';
-import luaparse from 'luaparse';
 import {
   AIPACK_GLOBALS,
   LUA_STD_GLOBALS,
@@ -16,10 +15,25 @@ import {
   findAipNamespace,
   isAvailableAt,
 } from '../aip/catalog.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { InputKind } from './contract-types.ts';
 import { typeCheck, type TypeRule } from './infer.ts';
 import { annotatedStages } from './annotations.ts';
+import {
+  LuaSyntaxError,
+  ScopeWalker,
+  chunkWrites,
+  parseLua,
+  startOf,
+  staticKey,
+  type Chunk,
+  type Expression,
+  type Identifier,
+  type IndexExpression,
+  type Literal,
+  type MemberExpression,
+  type Node,
+} from './lua-syntax.ts';
 
 export type Rule =
   | 'syntax'
@@ -64,16 +78,6 @@ export interface LintOptions {
 }
 
 const FENGARI_MAX_INT = 2147483647n;
-
-// Minimal structural view of luaparse nodes (the bundled @types are stale; we only read what we need).
-interface Loc {
-  start: { line: number; column: number };
-}
-interface LNode {
-  type: string;
-  loc?: Loc;
-  [key: string]: unknown;
-}
 
 // --- lexical pass: which characters are code (not string/comment), and the comments -------------
 
@@ -198,18 +202,17 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
     }
   }
 
-  let chunk: LNode;
+  let chunk: Chunk;
   try {
-    chunk = luaparse.parse(code, { luaVersion: '5.3', scope: true, locations: true, comments: false }) as unknown as LNode;
+    chunk = parseLua(code);
   } catch (err) {
-    const e = err as { message?: string; index?: number; line?: number; column?: number };
-    const msg = String(e.message ?? err).replace(/^\[\d+:\d+\]\s*/, '');
+    if (!(err instanceof LuaSyntaxError)) throw err;
     const p =
-      typeof e.index === 'number'
-        ? position(starts, Math.min(e.index, src.code.length))
-        : { line: e.line ?? 1, column: (e.column ?? 0) + 1 };
+      typeof err.index === 'number'
+        ? position(starts, Math.min(err.index, src.code.length))
+        : { line: err.line ?? 1, column: (err.column ?? 0) + 1 };
     // syntax errors are never suppressed: the rest of the file was not checked
-    findings.push({ file: src.file, line: p.line + offset, column: p.column, rule: 'syntax', message: msg });
+    findings.push({ file: src.file, line: p.line + offset, column: p.column, rule: 'syntax', message: err.message });
     return findings;
   }
 
@@ -221,175 +224,64 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
     ...(opts.extraGlobals ?? []),
     '_ENV',
   ]);
-  collectGlobalWrites(chunk, defined);
+  const writes = chunkWrites(chunk);
+  for (const g of writes.globals) defined.add(g);
 
-  new Walker(src.scope, version, defined, report).block(chunk.body as LNode[]);
+  new Walker(src.scope, version, defined, report).walk(chunk);
   const annotated = annotatedStages(scan.comments.map((c) => ({ ...c, ...position(starts, c.index) })), report);
   const stages = [...new Set([...(src.subAgentStages ?? []), ...annotated])];
-  typeCheck(chunk.body as LNode[], { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version }, report);
+  typeCheck(
+    chunk,
+    writes.fields,
+    { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version },
+    report,
+  );
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
   return findings;
 }
 
-/** Every global the chunk assigns anywhere counts as defined (kept simple on purpose). */
-function collectGlobalWrites(node: unknown, out: Set<string>): void {
-  if (Array.isArray(node)) {
-    for (const n of node) collectGlobalWrites(n, out);
-    return;
-  }
-  if (!node || typeof node !== 'object') return;
-  const n = node as LNode;
-  if (n.type === 'AssignmentStatement') {
-    for (const v of n.variables as LNode[]) if (v.type === 'Identifier' && !v.isLocal) out.add(v.name as string);
-  } else if (n.type === 'FunctionDeclaration' && !n.isLocal) {
-    const id = n.identifier as LNode | null;
-    if (id && id.type === 'Identifier' && !id.isLocal) out.add(id.name as string);
-  }
-  for (const [k, v] of Object.entries(n)) {
-    if (k === 'loc' || k === 'globals') continue;
-    if (v && typeof v === 'object') collectGlobalWrites(v, out);
-  }
-}
-
 type Report = (line: number, column: number, rule: Rule, message: string, severity?: 'warning') => void;
 
-class Walker {
+/** The rules over names: undefined globals, aip.* / utils.* paths and their versions, integer literals. */
+class Walker extends ScopeWalker<void> {
   constructor(
     private readonly scope: LifecycleStage | 'module',
     private readonly version: string,
     private readonly defined: Set<string>,
     private readonly report: Report,
-  ) {}
-
-  block(body: LNode[]): void {
-    for (const s of body) this.stmt(s);
+  ) {
+    super();
   }
 
-  stmt(s: LNode): void {
-    switch (s.type) {
-      case 'LocalStatement':
-        this.exprs(s.init as LNode[]);
-        break;
-      case 'AssignmentStatement':
-        for (const v of s.variables as LNode[]) this.target(v);
-        this.exprs(s.init as LNode[]);
-        break;
-      case 'CallStatement':
-        this.expr(s.expression as LNode);
-        break;
-      case 'ReturnStatement':
-        this.exprs(s.arguments as LNode[]);
-        break;
-      case 'IfStatement':
-        for (const c of s.clauses as LNode[]) {
-          if (c.condition) this.expr(c.condition as LNode);
-          this.block(c.body as LNode[]);
-        }
-        break;
-      case 'WhileStatement':
-        this.expr(s.condition as LNode);
-        this.block(s.body as LNode[]);
-        break;
-      case 'RepeatStatement':
-        this.block(s.body as LNode[]);
-        this.expr(s.condition as LNode);
-        break;
-      case 'DoStatement':
-        this.block(s.body as LNode[]);
-        break;
-      case 'ForNumericStatement':
-        this.expr(s.start as LNode);
-        this.expr(s.end as LNode);
-        if (s.step) this.expr(s.step as LNode);
-        this.block(s.body as LNode[]);
-        break;
-      case 'ForGenericStatement':
-        this.exprs(s.iterators as LNode[]);
-        this.block(s.body as LNode[]);
-        break;
-      case 'FunctionDeclaration':
-        this.functionDecl(s);
-        break;
-      default:
-        // LabelStatement, GotoStatement, BreakStatement: no expressions
-        break;
-    }
+  protected none(): void {}
+
+  /** `function a.b.c()` assigns into a.b (a read of the chain's prefix); `function g()` defines g */
+  protected override functionName(id: Identifier | MemberExpression): void {
+    if (id.type !== 'Identifier') this.chain(id, true);
   }
 
-  private functionDecl(f: LNode): void {
-    const id = f.identifier as LNode | null;
-    // `function a.b.c()` assigns into a.b (a read of the chain's prefix); `function g()` defines g
-    if (id && id.type !== 'Identifier') this.target(id);
-    this.block(f.body as LNode[]);
+  /** an assignment target: a member chain is an assignment into its base */
+  protected override fieldWrite(t: MemberExpression | IndexExpression): void {
+    this.chain(t, true);
   }
 
-  private exprs(list: LNode[]): void {
-    for (const e of list) this.expr(e);
+  protected override member(e: MemberExpression): void {
+    this.chain(e, false);
   }
 
-  /** an assignment target: a global name is a write, a member chain is an assignment into its base */
-  private target(t: LNode): void {
-    if (t.type === 'Identifier') return;
-    if (t.type === 'MemberExpression' || t.type === 'IndexExpression') this.chain(t, true);
-    else this.expr(t);
+  protected override index(e: IndexExpression): void {
+    this.chain(e, false);
   }
 
-  expr(e: LNode | null | undefined): void {
-    if (!e) return;
-    switch (e.type) {
-      case 'Identifier':
-        this.identifier(e);
-        break;
-      case 'NumericLiteral':
-        this.numeric(e);
-        break;
-      case 'MemberExpression':
-      case 'IndexExpression':
-        this.chain(e, false);
-        break;
-      case 'CallExpression':
-        this.expr(e.base as LNode);
-        this.exprs(e.arguments as LNode[]);
-        break;
-      case 'TableCallExpression':
-        this.expr(e.base as LNode);
-        this.expr(e.arguments as LNode);
-        break;
-      case 'StringCallExpression':
-        this.expr(e.base as LNode);
-        break;
-      case 'FunctionDeclaration':
-        this.functionDecl(e);
-        break;
-      case 'TableConstructorExpression':
-        for (const f of e.fields as LNode[]) {
-          if (f.type === 'TableKey') this.expr(f.key as LNode);
-          this.expr(f.value as LNode);
-        }
-        break;
-      case 'BinaryExpression':
-      case 'LogicalExpression':
-        this.expr(e.left as LNode);
-        this.expr(e.right as LNode);
-        break;
-      case 'UnaryExpression':
-        this.expr(e.argument as LNode);
-        break;
-      default:
-        // StringLiteral, BooleanLiteral, NilLiteral, VarargLiteral
-        break;
-    }
+  protected override literal(e: Literal): void {
+    if (e.type === 'NumericLiteral') this.numeric(e.raw, e);
   }
 
-  private at(n: LNode): { line: number; column: number } {
-    return { line: n.loc?.start.line ?? 1, column: (n.loc?.start.column ?? 0) + 1 };
-  }
-
-  private identifier(id: LNode): void {
-    if (id.isLocal) return;
-    const name = id.name as string;
+  /** a read of a name no local binds */
+  protected override global(id: Identifier): void {
+    const name = id.name;
     if (this.defined.has(name)) return;
-    const { line, column } = this.at(id);
+    const { line, column } = startOf(id);
     const g = AIPACK_GLOBALS.find((x) => x.name === name);
     if (g) {
       this.report(line, column, 'aip-too-new', `global ${name} ${availability(g, this.version)}`);
@@ -406,12 +298,11 @@ class Walker {
     this.report(line, column, 'undefined-global', `undefined global '${name}'${hint}`);
   }
 
-  private numeric(n: LNode): void {
-    const raw = String(n.raw);
+  private numeric(raw: string, n: Node): void {
     // only integer literals: decimal digits or hex digits without fraction/exponent
     if (!/^(?:\d+|0[xX][0-9a-fA-F]+)$/.test(raw)) return;
     if (BigInt(raw) <= FENGARI_MAX_INT) return;
-    const { line, column } = this.at(n);
+    const { line, column } = startOf(n);
     const effect = /^0[xX]/.test(raw) ? 'it wraps around there' : 'it turns into a float there';
     this.report(
       line,
@@ -425,33 +316,33 @@ class Walker {
    * A member/index chain. Walks its dynamic parts, and checks `aip.ns.fn` / `utils.ns.fn` against the
    * catalog. `assigned`: the chain is an assignment target (its last segment is written, not read).
    */
-  private chain(e: LNode, assigned: boolean): void {
-    const links: LNode[] = [];
-    let cur: LNode = e;
+  private chain(e: MemberExpression | IndexExpression, assigned: boolean): void {
+    const links: (MemberExpression | IndexExpression)[] = [];
+    let cur: Expression = e;
     while (cur.type === 'MemberExpression' || cur.type === 'IndexExpression') {
       links.unshift(cur);
-      cur = cur.base as LNode;
+      cur = cur.base;
     }
     const root = cur;
-    this.expr(root);
+    this.expression(root);
     const segs: string[] = [];
     let complete = true;
     for (const l of links) {
-      if (l.type === 'IndexExpression') this.expr(l.index as LNode);
+      if (l.type === 'IndexExpression') this.expression(l.index);
       if (!complete) continue;
-      const name = l.type === 'MemberExpression' ? ((l.identifier as LNode).name as string) : staticKey(l.index as LNode);
+      const name = l.type === 'MemberExpression' ? l.identifier.name : staticKey(l.index);
       if (name === undefined) complete = false;
       else segs.push(name);
     }
-    if (root.type !== 'Identifier' || root.isLocal) return;
-    const base = root.name as string;
+    if (root.type !== 'Identifier' || this.resolve(root.name)) return;
+    const base = root.name;
     if (base !== 'aip' && base !== 'utils') return;
     // a static chain wholly assigned (`aip.x.y = f`, `aip.x = t`) is not a use; a longer one reads its prefix
     const wholeTarget = assigned && complete;
     if (wholeTarget && segs.length <= 2) return;
     const readLen = wholeTarget ? segs.length - 1 : segs.length;
     if (readLen < 1) return;
-    const { line, column } = this.at(root);
+    const { line, column } = startOf(root);
     const written = [base, ...segs.slice(0, Math.min(readLen, 2))].join('.');
     const ns = findAipNamespace(`aip.${segs[0]}`);
     if (!ns) {
@@ -469,13 +360,6 @@ class Walker {
     }
     if (!isAvailableAt(fn, this.version)) this.report(line, column, 'aip-too-new', `${written} ${availability(fn, this.version)}`);
   }
-}
-
-/** `x["name"]` / `x['name']` with a plain key (no escapes) */
-function staticKey(index: LNode): string | undefined {
-  if (index.type !== 'StringLiteral') return undefined;
-  const m = /^(["'])([A-Za-z_]\w*)\1$/.exec(String(index.raw));
-  return m ? m[2] : undefined;
 }
 
 function availability(e: { since: string; until?: string }, version: string): string {

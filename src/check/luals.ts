@@ -5,7 +5,7 @@
 import { exists, makeUserDir, readDirNames, readText, writeUserFile } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { AIPACK_GLOBALS, AIP_FUNCTIONS, AIP_NAMESPACES, STAGE_VARIABLES } from '../aip/catalog.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { REPO_ROOT } from '../runtime/packs.ts';
 import { CONSTANT_TYPES, CTX_KEYS, GLOBAL_TYPES, LUA_CLASSES, parseParams, signatureOf, type Param } from '../aip/signatures.ts';
 import { STAGES } from '../contract/index.ts';

@@ -5,14 +5,13 @@ import type { Command } from 'commander';
 import { DEFAULT_AIPACK_VERSION, isValidVersion } from '../aip/catalog.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
-import { DeadlineError, IsolateCrashError, type SerializedError } from '../isolate/isolate.ts';
-import { runJob } from '../harness/run-job.ts';
-import type { SimSpec, SimulateResult } from '../harness/worker-jobs.ts';
+import { DeadlineError, IsolateCrashError, runIsolated, siblingModule, type IsolateOptions, type SerializedError } from '../isolate/isolate.ts';
+import type { SimSpec, SimulateJobs, SimulateResult } from './simulate-job.ts';
 import { CommitError, writeChanges } from '../runtime/commit.ts';
 import { AgentRunError } from '../runtime/lifecycle/agent-run.ts';
 import type { RunOutcome, RunRequest } from '../runtime/simulator.ts';
 import { Trace } from '../aip/support/trace.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
@@ -48,7 +47,7 @@ export function addSimOptions(cmd: Command): Command {
     .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
 }
 
-/** The simulator the options describe, as plain data for the run's worker (harness/worker-jobs.ts). Throws UsageError. */
+/** The simulator the options describe, as plain data for the run's worker (simulate-job.ts). Throws UsageError. */
 function makeSimSpec(o: SimCliOptions): SimSpec {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
   if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
@@ -98,6 +97,13 @@ export interface CliRun {
   pending: SimulateResult['pending'];
 }
 
+const SIMULATE_JOB = siblingModule(import.meta.url, './simulate-job');
+
+/** Runs the simulate job (simulate-job.ts) in an isolated worker; only its types are loaded on this thread. */
+export function simulateInWorker(arg: Parameters<SimulateJobs['simulate']>[0], options?: IsolateOptions): Promise<SimulateResult> {
+  return runIsolated<SimulateJobs, 'simulate'>(SIMULATE_JOB, 'simulate', arg, options);
+}
+
 /**
  * Runs an agent in a worker under the `--timeout` deadline; a timeout or crash is the run's error. `traceKinds`:
  * the trace events the command reports (all by default; a long chain's every step costs a copy between threads).
@@ -107,7 +113,7 @@ export async function simulateCli(o: SimCliOptions, request: RunRequest, traceKi
   const timeoutMs = timeoutOf(o);
   const none = { created: [], changed: [], deleted: [] };
   try {
-    const r = await runJob('simulate', { sim: spec, request }, { timeoutMs });
+    const r = await simulateInWorker({ sim: spec, request }, { timeoutMs });
     const trace = new Trace();
     trace.events.push(...r.events);
     return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, pending: r.pending };

@@ -1,7 +1,7 @@
 /**
  * The contract's behaviour in TS: normalisation of `sub_agents` entries and validation of responses.
  * These functions interpret the kinds derived from the zod schemas (spec.ts); the generated Lua module
- * interprets the same kinds and must give byte-identical messages (test/contract/lua-parity.test.ts).
+ * interprets the same kinds and must give byte-identical messages (test/contract/lua-gen.test.ts).
  */
 import { CHECK_TEMPLATES as T, EVENT_FORM_STAGES, EVENT_STAGES, type AgentConfig, type EntryForm, type SubAgentStage } from './schemas.ts';
 import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, usedIn, type Kind } from './spec.ts';

@@ -2,7 +2,7 @@
  * Parallel groups: `{ parallel = [entries], concurrency, on_error, stages | on, enabled }` in `sub_agents`.
  *
  * The group's own keys are a zod schema like every entry; normalisation is here in TS and, from the same data,
- * in the generated Lua (lua-gen.ts, `C.normalize_group`), with byte-identical messages (lua-parity test).
+ * in the generated Lua (lua-gen.ts, `C.normalize_group`), with byte-identical messages (test/contract/lua-gen.test.ts).
  * Fan-in (combining the members' answers) is the pack's job (lua/utils_parallel.lua); its messages are here.
  */
 import { z } from 'zod';

@@ -16,6 +16,7 @@ import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { configStages, eventStage, normalizeEntry, SubAgentStageSchema, WORKBENCH_DONE_EVENT, type SubAgentStage } from '../contract/index.ts';
+import { relativeKeyProblem } from '../support/paths.ts';
 import { suggest } from '../support/suggest.ts';
 
 /** A problem of a case file (or of a runStage request): the CLI exits with code 2. */
@@ -321,7 +322,7 @@ function locate(raw: unknown, path: PropertyKey[]): { caseLabel?: string; caseNa
     const cases = (raw as { case?: unknown[] }).case;
     const name = Array.isArray(cases) ? (cases[p[1]] as { name?: unknown } | undefined)?.name : undefined;
     caseName = typeof name === 'string' && name !== '' ? name : undefined;
-    caseLabel = `case #${p[1] + 1}${caseName ? ` "${caseName}"` : ''}`;
+    caseLabel = `case #${p[1] + 1}${caseName ? ` ${JSON.stringify(caseName)}` : ''}`;
     p.splice(0, 2);
   }
   let key = '';
@@ -491,12 +492,14 @@ export function caseProblem(c: StageInputFields): [string, string] | undefined {
   if (c.params && 'sub_agents' in c.params) {
     return ['params.sub_agents', "set by the harness to this sub-agent's entry; put its extra keys in config"];
   }
-  for (const key of Object.keys(c.files ?? {})) {
-    if (nodePath.isAbsolute(key) || key.split(/[\\/]/).includes('..')) {
-      return [`files."${key}"`, 'expected a workspace-relative path (no leading /, no ..)'];
+  const e = c.expect ?? {};
+  // the files a case writes and the files it reads back: one check, so neither can name a host file
+  for (const [where, files] of [['files', c.files], ['expect.files', e.files]] as const) {
+    for (const key of Object.keys(files ?? {})) {
+      const problem = relativeKeyProblem(key);
+      if (problem) return [`${where}.${JSON.stringify(key)}`, problem];
     }
   }
-  const e = c.expect ?? {};
   if (e.error !== undefined) {
     try {
       new RegExp(e.error);
@@ -590,7 +593,8 @@ export function parseContractFile(text: string, file: string): ContractFile {
   }
   const seen = new Map<string, number>();
   data.case.forEach((c, i) => {
-    const label = `case #${i + 1} "${c.name}"`;
+    // quoted as JSON: a name holding a newline or a control character keeps the error on one line
+    const label = `case #${i + 1} ${JSON.stringify(c.name)}`;
     const problem = caseProblem(c);
     if (problem) throw new CaseFileError(`${file}: ${label}: ${problem[0]}: ${problem[1]}`, file, c.name, problem[0]);
     const prev = seen.get(c.name);

@@ -10,13 +10,26 @@ export const CONFIG_FILE = 'coder-subagents.config.toml';
 export const REPORTERS = ['default', 'json', 'junit'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
+/** true when `dir` is a project root: it holds a package.json or a .git. */
+const isProjectRoot = (dir: string): boolean => exists(nodePath.join(dir, 'package.json')) || exists(nodePath.join(dir, '.git'));
+
+/** The project `dir` belongs to: the nearest directory at or above it that is a project root, else `dir` itself. */
+export function projectRootOf(dir: string): string {
+  for (let cur = nodePath.resolve(dir); ; ) {
+    if (isProjectRoot(cur)) return cur;
+    const parent = nodePath.dirname(cur);
+    if (parent === cur) return nodePath.resolve(dir);
+    cur = parent;
+  }
+}
+
 /** The config file that applies in `cwd`, or undefined. */
 export function findConfigFile(cwd = process.cwd()): string | undefined {
   let dir = nodePath.resolve(cwd);
   for (;;) {
     const candidate = nodePath.join(dir, CONFIG_FILE);
     if (exists(candidate)) return candidate;
-    if (exists(nodePath.join(dir, 'package.json')) || exists(nodePath.join(dir, '.git'))) return undefined;
+    if (isProjectRoot(dir)) return undefined;
     const parent = nodePath.dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;

@@ -10,17 +10,17 @@
  *   strict = true                   # warnings fail the case
  *   order_check = true              # parallel groups: fail a case whose result depends on the members' order
  *   reporter = "junit"              # default | json | junit
- *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file)
+ *   output_file = "reports/contract-tests.xml"   # where the reporter writes (relative to this file; inside the project)
  *   slow_ms = 300                   # a case slower than this is flagged slow
  */
 import { ENGINE_NAMES, isEngineName } from '../engine/index.ts';
-import { readText } from '../support/host-fs.ts';
+import { isInside, readText, realPathOf } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { unknownKeysMessage } from './case-file.ts';
 import { relativeToCwd } from '../support/paths.ts';
-import { REPORTERS } from './config-file.ts';
+import { projectRootOf, REPORTERS } from './config-file.ts';
 
 const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),
@@ -37,6 +37,11 @@ const ConfigSchema = z.strictObject({
 export type TestConfig = z.infer<typeof ConfigSchema> & {
   /** the config file (absolute); paths and output_file are already resolved against its directory */
   file: string;
+  /**
+   * the project the config belongs to (its nearest directory with a package.json or .git, else its own): the
+   * report it names is written only below it, a path from the command line anywhere
+   */
+  project: string;
 };
 
 export class ConfigError extends Error {
@@ -72,9 +77,21 @@ export function loadConfig(file: string): TestConfig {
     throw new ConfigError(`${shown}: engine: '${c.engine}' is not an engine of this version (expected one of ${ENGINE_NAMES.join(', ')})`);
   }
   const dir = nodePath.dirname(file);
+  const project = projectRootOf(dir);
+  if (c.output_file !== undefined) {
+    // a repository's config must not aim the report at a file of the user's (a shell profile, authorized_keys):
+    // the path as written and its real path (symlinks of its existing part resolved) both stay in the project
+    const out = nodePath.resolve(dir, c.output_file);
+    if (out === project || !isInside(out, project) || !isInside(realPathOf(out), realPathOf(project))) {
+      throw new ConfigError(
+        `${shown}: output_file: ${JSON.stringify(c.output_file)} leads outside the project ${relativeToCwd(project)} (symlinks resolved); a config file writes its report only inside the project (give --output-file to write elsewhere)`,
+      );
+    }
+  }
   return {
     ...c,
     file,
+    project,
     ...(c.paths ? { paths: c.paths.map((p) => nodePath.resolve(dir, p)) } : {}),
     ...(c.output_file ? { output_file: nodePath.resolve(dir, c.output_file) } : {}),
   };

@@ -1,13 +1,17 @@
 /**
- * Runs contract cases: each case through the pack's pipeline (sub-agent-stage.ts), then the checks that always apply
+ * Runs contract cases: each case through the pack's pipeline (run-stage.ts), then the checks that always apply
  * (the contract, warnings) and the case's expectations.
  */
 import nodePath from 'node:path';
 import { MAX_REDOS, type SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
+import { relativeKeyProblem } from '../support/paths.ts';
 import { orderCheck, prepareSubject } from './group.ts';
-import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
+import type { AgentUnderTest } from './agent-discovery.ts';
+import { runPreparedStage } from './run-stage.ts';
+import type { HarnessOptions } from './stage-request.ts';
+import type { StageResult } from './stage-result.ts';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
 
@@ -190,8 +194,14 @@ export function checkCase(c: ContractCase, r: StageResult, strict = false): stri
   if (x.ai_prompts !== undefined) problems.push(...aiPromptProblems(x.ai_prompts, r.aiPrompts));
   if (x.members !== undefined) problems.push(...memberProblems(x.members, r));
   for (const [path, want] of Object.entries(x.files ?? {})) {
+    const label = `files[${JSON.stringify(path)}]`;
+    // a hand-built case (the library's checkCase) is held to the case file's rule: nothing outside the sandbox
+    const keyProblem = relativeKeyProblem(path);
+    if (keyProblem) {
+      problems.push(`${label}: ${keyProblem}`);
+      continue;
+    }
     const got = r.readFile(path);
-    const label = `files["${path}"]`;
     if (got === undefined) problems.push(`${label}: missing (expected ${show(want)})`);
     else problems.push(...diffValues(label, want, got));
   }

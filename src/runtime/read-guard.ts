@@ -1,6 +1,7 @@
 import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
 import { isInside, realPathOf } from '../support/host-fs.ts';
+import { relativeKeyProblem } from '../support/paths.ts';
 import { delegateTo, type Vfs } from '../support/vfs.ts';
 
 export class ReadRefused extends LuaError {}
@@ -109,4 +110,15 @@ function filterReads(vfs: Vfs, shown: (abs: string) => boolean, hidden: HiddenAn
     isDir: (abs) => shown(abs) && vfs.isDir(abs),
     listDir: (abs) => (shown(abs) ? vfs.listDir(abs).filter((e) => shown(nodePath.join(abs, e.name))) : hidden.list(abs)),
   };
+}
+
+/**
+ * The text of the file `key` (a path relative to `root`, as a case names it) through `vfs`, read only below
+ * `root`: a key that is absolute or climbs with `..` is refused before any lookup, and the read itself goes through
+ * the read guard, so no key can reach a host file. undefined when there is no such file.
+ */
+export function readBelow(vfs: Vfs, root: string, key: string): string | undefined {
+  const problem = relativeKeyProblem(key);
+  if (problem) throw new ReadRefused(`Read protection (simulator) - ${JSON.stringify(key)}: ${problem}`);
+  return guardReads(vfs, readPolicy(root, [], [root])).readFile(nodePath.join(root, key));
 }

@@ -7,7 +7,7 @@ import { defaultEngineName, getEngine } from '../engine/index.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
-import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
+import { mergeOptions, STOCK_OPTIONS } from './option-layers.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
 import { runAfterAll } from './lifecycle/after-all.ts';
@@ -20,13 +20,13 @@ import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
-import { parseRunAgentOptions } from './run-agent-options.ts';
+import { parseRunAgentOptions } from './agent-call-options.ts';
 import { resolvePath } from '../aip/support/paths.ts';
 import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
@@ -113,7 +113,7 @@ export interface RunOutcome {
 }
 
 export { AgentRunError, RunLimitError };
-export { resolveModel } from './agent-options.ts';
+export { resolveModel } from './option-layers.ts';
 
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
@@ -189,8 +189,15 @@ export class Simulator implements StageHost {
       this.runReads?.agents.clear();
       this.runReads?.texts.clear();
     });
-    this.readVfs = guardReads(watched, this.readPolicy);
+    // a file larger than what the run tree may still hold is refused before it is read
+    this.readVfs = capReads(guardReads(watched, this.readPolicy), () => this.readAllowance());
     this.session = { workspaceDir: this.workspaceDir, sessionUid: this.sessionUid, dirs: this.dirs, aipackVersion: this.aipackVersion, since: (v) => this.since(v) };
+  }
+
+  /** Bytes a read may bring into memory now: the run tree's memory cap less its Lua memory. */
+  private readAllowance(): number {
+    const limits = this.limits;
+    return limits ? limits.memoryMax - limits.memoryUsed : this.opts.memoryMax ?? DEFAULT_MEMORY_MAX;
   }
 
   /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */

@@ -7,6 +7,7 @@
  */
 import type fs from 'node:fs';
 import nodePath from 'node:path';
+import { readTooBig } from '../aip/file-access.ts';
 import { isInside, listEntries, readIfFile, statOf } from '../support/host-fs.ts';
 import { writeChanges, type Change } from './commit.ts';
 import type { DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
@@ -360,5 +361,25 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
       if (removed) for (const p of [...sizes.keys()]) if (isInside(p, abs)) account(p, 0);
       return removed;
     },
+  };
+}
+
+/**
+ * `vfs` whose reads refuse, before reading a byte, a file larger than `allowance()` (what the run tree may still
+ * hold: its memory cap less its Lua memory): every `aip.file` reader, the agent and module loaders read through
+ * it, so a huge or sparse file gives a Lua error instead of filling the process.
+ */
+export function capReads(vfs: Vfs, allowance: () => number): Vfs {
+  const check = (abs: string) => {
+    const size = vfs.isFile(abs) ? vfs.stat(abs)?.size : undefined;
+    if (size === undefined) return;
+    const left = allowance();
+    if (size > left) throw readTooBig(`'${abs}'`, size, left);
+  };
+  return {
+    ...delegateTo(vfs),
+    readFile: (abs) => (check(abs), vfs.readFile(abs)),
+    readBytes: (abs) => (check(abs), vfs.readBytes(abs)),
+    readLimit: allowance,
   };
 }

@@ -415,6 +415,22 @@ export function makeUserDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
 }
 
+/**
+ * Writes a file that a repository's own settings name (a report's `output_file`) only below `root`: a path that
+ * climbs out is refused, its directories are made one segment at a time and a symlink among them is refused (a
+ * repository can ship one leading anywhere), and a link at the file itself is replaced, never written through.
+ */
+export function writeFileBelow(root: string, abs: string, data: Uint8Array | string, what = 'the report'): void {
+  const rel = nodePath.relative(nodePath.resolve(root), nodePath.resolve(abs));
+  if (rel === '' || rel === '..' || rel.startsWith('..' + nodePath.sep) || nodePath.isAbsolute(rel)) {
+    throw new HostFsError(`${what} '${abs}' is outside ${root}`);
+  }
+  const realRoot = fs.realpathSync.native(root);
+  const parts = rel.split(nodePath.sep);
+  makeDirs(realRoot, parts.slice(0, -1).join('/'), { what });
+  writeFileAtomic(nodePath.join(realRoot, ...parts), data);
+}
+
 /** Writes a file the user named (init, reports): symlinks followed as the user set them up; `exclusive` fails if it exists. */
 export function writeUserFile(abs: string, data: string | Uint8Array, options: { exclusive?: boolean } = {}): void {
   fs.writeFileSync(abs, data, options.exclusive ? { flag: 'wx' } : undefined);

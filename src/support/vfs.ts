@@ -54,6 +54,11 @@ export interface Vfs {
    * CommitError lists those that cannot be written, and nothing is), then each file replaced atomically
    */
   commit(): void;
+  /**
+   * bytes one read may still bring into memory (the run's memory cap less what its tree holds), when reads are
+   * capped (runtime/vfs.ts capReads); a reader of many files at once checks their sum against it
+   */
+  readLimit?(): number;
 }
 
 /**
@@ -77,6 +82,7 @@ export function delegateTo(vfs: Vfs): Vfs {
     snapshot: () => vfs.snapshot(),
     pending: () => vfs.pending(),
     commit: () => vfs.commit(),
+    ...(vfs.readLimit ? { readLimit: () => vfs.readLimit!() } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { loadCommands } from '../../src/cli/commands/index.ts';
 import { CaseFileSchema, CaseSchema, ExpectSchema, parseContractFile } from '../../src/harness/case-file.ts';
-import { runStage } from '../../src/harness/sub-agent-stage.ts';
+import { runStage } from '../../src/harness/run-stage.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_ROOT } from '../../src/runtime/packs.ts';
 import { runCli } from '../helpers/cli.ts';

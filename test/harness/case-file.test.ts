@@ -118,6 +118,38 @@ files = { "src/a.ts" = "x" }
   });
 });
 
+describe('the paths a case names', () => {
+  // the keys of the files a case writes and of those it reads back get one check: none may name a host file
+  const KEYS = ['/etc/passwd', '../../etc/passwd', 'a/../../x', '..', '\\etc\\passwd', 'C:/x', 'a\\..\\..\\x'];
+  it.each(['files', 'expect.files'])('%s: an absolute key or one climbing out is refused, naming the file, the case and the key on one line', (where) => {
+    for (const key of KEYS) {
+      const table = where === 'files' ? `files = { ${JSON.stringify(key)} = "guess" }\n` : `[case.expect]\nfiles = { ${JSON.stringify(key)} = "guess" }\n`;
+      const err = problem(`${head}[[case]]\nname = "a"\n${table}`);
+      expect(err.message).toBe(`${FILE}: case #1 "a": ${where}.${JSON.stringify(key)}: expected a workspace-relative path (no leading /, no ..)`);
+      expect(err.key).toBe(`${where}.${JSON.stringify(key)}`);
+      expect(err.caseName).toBe('a');
+    }
+  });
+
+  it('an empty key and one holding NUL are refused too', () => {
+    expect(problem(`${head}[[case]]\nname = "a"\n[case.expect]\nfiles = { "" = "x" }\n`).message).toBe(
+      `${FILE}: case #1 "a": expect.files."": expected a workspace-relative path (no leading /, no ..), got an empty name or a NUL byte`,
+    );
+    expect(problem(`${head}[[case]]\nname = "a"\nfiles = { "a\\u0000b" = "x" }\n`).message).toContain('files."a\\u0000b": expected a workspace-relative path');
+  });
+
+  it('keeps plain relative keys, dots inside names included', () => {
+    const f = parseContractFile(`${head}[[case]]\nname = "a"\nfiles = { "src/..a/b..c" = "x" }\n[case.expect]\nfiles = { "./out/x.md" = "y" }\n`, FILE);
+    expect(f.cases[0]!.expect.files).toEqual({ './out/x.md': 'y' });
+  });
+
+  it('a case name holding a newline stays on one line in the error', () => {
+    const err = problem(`${head}[[case]]\nname = "a\\nb"\n[case.expect]\nfiles = { "/etc/passwd" = "x" }\n`);
+    expect(err.message).toBe(`${FILE}: case #1 "a\\nb": expect.files."/etc/passwd": expected a workspace-relative path (no leading /, no ..)`);
+    expect(err.message).not.toContain('\n');
+  });
+});
+
 describe('event-form cases (on)', () => {
   const c = (body: string) => problem(`${head}[[case]]\nname = "a"\n${body}`).message;
 

@@ -1,7 +1,7 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CaseFileError } from '../../src/harness/case-file.ts';
-import { runCase, runContractFile } from '../../src/harness/run-case.ts';
+import { CaseFileError, loadContractFile } from '../../src/harness/case-file.ts';
+import { checkCase, runCase, runContractFile } from '../../src/harness/run-case.ts';
 import { runSuite } from '../../src/harness/suite.ts';
 import { summaryLine } from '../../src/harness/reporters/human.ts';
 import { AGENTS, tmpDir, write } from './helpers.ts';
@@ -223,6 +223,36 @@ params = { write_mode = true }
 
   it('a case without warnings passes under --strict', () => {
     expect(only(`agent = "prompt-refiner.aip"\n[[case]]\nname = "fine"\n`, true).status).toBe('passed');
+  });
+});
+
+describe('expect.files never reads a host file', () => {
+  // a secret beside the case's folder, named absolutely and with ..: the case file is refused before anything runs
+  it.each([['absolute', (secret: string) => secret], ['climbing', () => '../../../../../../../../secret.txt']])('a %s key is a harness error, the host file unread', (_kind, keyOf) => {
+    const dir = tmpDir(true);
+    const secret = write(dir, 'secret.txt', 'TOP SECRET');
+    const key = keyOf(secret);
+    const file = write(dir, 'agents/t.contract.toml', `agent = "prompt-refiner.aip"\n[[case]]\nname = "leak"\n[case.expect]\nfiles = { ${JSON.stringify(key)} = "guess" }\n`);
+    expect(() => runContractFile(file)).toThrow(CaseFileError);
+    expect(() => runContractFile(file)).toThrow(`${file}: case #1 "leak": expect.files.${JSON.stringify(key)}: expected a workspace-relative path (no leading /, no ..)`);
+  });
+
+  it('checkCase on a hand-built case reports the key instead of reading it', () => {
+    const dir = tmpDir(true);
+    const secret = write(dir, 'secret.txt', 'TOP SECRET');
+    const file = loadContractFile(write(dir, 'agents/t.contract.toml', 'agent = "prompt-refiner.aip"\n[[case]]\nname = "ok"\n'));
+    const c = file.cases[0]!;
+    const r = runCase(file, c);
+    expect(r.status).toBe('passed');
+    const forged = { ...c, expect: { files: { [secret]: 'guess', '../secret.txt': 'guess' } } };
+    const problems = checkCase(forged, r.result!);
+    expect(problems).toEqual([
+      `files[${JSON.stringify(secret)}]: expected a workspace-relative path (no leading /, no ..)`,
+      'files["../secret.txt"]: expected a workspace-relative path (no leading /, no ..)',
+    ]);
+    // and the result's own reader refuses such a path
+    expect(() => r.result!.readFile(secret)).toThrow(/Read protection/);
+    expect(() => r.result!.readFile('../../../../../../../../../etc/hostname')).toThrow(/Read protection/);
   });
 });
 

@@ -35,7 +35,10 @@ describe('the packed package in a fresh project', () => {
     const listing = inProject(scratch, 'tar', ['tzf', tarball]).stdout.split('\n').filter(Boolean);
     expect(listing).toContain('package/dist/index.js');
     expect(listing).toContain('package/dist/index.d.ts');
-    expect(listing).toContain('package/dist/aip/prelude.lua');
+    // the Lua and agents the modules read beside themselves (the prelude, the contract's interpreter, the driver...)
+    const assets = readdirSync(nodePath.resolve(import.meta.dirname, '../../src'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(lua|aip)$/.test(f));
+    expect(assets).toContain(nodePath.join('aip', 'prelude.lua'));
+    for (const f of assets) expect(listing).toContain(`package/dist/${f.split(nodePath.sep).join('/')}`);
     expect(listing).toContain('package/pack/SUB_AGENTS.md');
     // fengari's bytecode of the pack's modules, for the very files shipped (a module whose source has none is parsed)
     const bundle = JSON.parse(readFileSync(nodePath.join(dir, 'node_modules/coder-subagents/dist/engine/fengari-chunks.json'), 'utf8'));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ReadRefused, guardReads, hideDisk, readPolicy } from '../../src/runtime/read-guard.ts';
+import { ReadRefused, guardReads, hideDisk, readBelow, readPolicy } from '../../src/runtime/read-guard.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { tmpDir } from '../harness/helpers.ts';
 
@@ -88,5 +88,19 @@ describe('guardReads on the overlay', () => {
     const vfs = guardReads(createOverlayVfs(FIXTURE_WS), [FIXTURE_WS]);
     expect(() => vfs.readFile(`${FIXTURE_WS}/../../../../../../etc/hostname`)).toThrow(/Read protection/);
     expect(vfs.isFile(`${FIXTURE_WS}/../../../../../../etc/hostname`)).toBe(false);
+  });
+});
+
+describe('readBelow', () => {
+  it('reads a relative key below the root; an absolute key, a climbing one or a link leading out is refused unread', () => {
+    const { root, ws } = tree();
+    const vfs = createOverlayVfs(ws);
+    expect(readBelow(vfs, ws, 'src/a.ts')).toBe('A');
+    expect(readBelow(vfs, ws, 'src/missing.ts')).toBeUndefined();
+    for (const key of [nodePath.join(root, 'secret.txt'), '../secret.txt', 'src/../../secret.txt', '']) {
+      expect(() => readBelow(vfs, ws, key)).toThrow(/^Read protection \(simulator\) - ".*": expected a workspace-relative path/);
+    }
+    // the read itself is guarded: a link below the root that leads out is not followed
+    expect(() => readBelow(vfs, ws, 'src/leak.txt')).toThrow(ReadRefused);
   });
 });

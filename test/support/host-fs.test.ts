@@ -17,6 +17,7 @@ import {
   syncTree,
   writeAllOrNothing,
   writeFileAtomic,
+  writeFileBelow,
 } from '../../src/support/host-fs.ts';
 
 let root: string;
@@ -130,5 +131,36 @@ describe('writes', () => {
     expect(fs.readFileSync(at('a.txt'), 'utf8')).toBe('A2');
     expect(fs.existsSync(at('b.txt'))).toBe(false);
     expect(fs.readFileSync(at('new', 'c.txt'), 'utf8')).toBe('C');
+  });
+});
+
+describe('writeFileBelow', () => {
+  it('writes below the root, making its directories', () => {
+    fs.mkdirSync(at('proj'));
+    writeFileBelow(at('proj'), at('proj', 'reports', 'r.xml'), 'R');
+    expect(fs.readFileSync(at('proj', 'reports', 'r.xml'), 'utf8')).toBe('R');
+  });
+
+  it('refuses a path outside the root and a symlinked directory on the way; nothing is written outside', () => {
+    fs.mkdirSync(at('proj'));
+    fs.mkdirSync(at('home'));
+    fs.symlinkSync(at('home'), at('proj', 'reports'));
+    expect(() => writeFileBelow(at('proj'), at('home', 'authorized_keys'), 'K')).toThrow(`the report '${at('home', 'authorized_keys')}' is outside ${at('proj')}`);
+    expect(() => writeFileBelow(at('proj'), at('proj', '..', 'x'), 'K')).toThrow(HostFsError);
+    expect(() => writeFileBelow(at('proj'), at('proj'), 'K')).toThrow(HostFsError);
+    expect(() => writeFileBelow(at('proj'), at('proj', 'reports', 'authorized_keys'), 'K')).toThrow(
+      `${at('proj', 'reports')} is a symlink (to '${at('home')}'); the report does not write through it (remove it and try again)`,
+    );
+    expect(fs.readdirSync(at('home'))).toEqual([]);
+  });
+
+  it('replaces a symlink at the file itself instead of writing through it', () => {
+    fs.mkdirSync(at('proj'));
+    put('home/.bashrc', 'B');
+    fs.symlinkSync(at('home', '.bashrc'), at('proj', 'r.xml'));
+    writeFileBelow(at('proj'), at('proj', 'r.xml'), 'R');
+    expect(fs.readFileSync(at('home', '.bashrc'), 'utf8')).toBe('B');
+    expect(fs.lstatSync(at('proj', 'r.xml')).isFile()).toBe(true);
+    expect(fs.readFileSync(at('proj', 'r.xml'), 'utf8')).toBe('R');
   });
 });

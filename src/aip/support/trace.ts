@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LifecycleStage } from './lifecycle.ts';
+import type { LifecycleStage } from './lifecycle-stage.ts';
 
 /** A flat, ordered record of what a simulated run did, for the CLI and for tests. */
 

@@ -1,4 +1,4 @@
-import { makeUserDir, writeUserFile } from '../../support/host-fs.ts';
+import { makeUserDir, writeFileBelow, writeUserFile } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import v8 from 'node:v8';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -40,6 +40,8 @@ interface Settings {
   paths: string[];
   reporter: ReporterName;
   outputFile?: string;
+  /** set when the output file comes from the config file: the project it must be written in */
+  outputRoot?: string;
   trace: boolean;
   slowMs: number;
   watch: boolean;
@@ -97,6 +99,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
     paths: paths.length > 0 ? paths : config.paths ?? [],
     reporter,
     outputFile: o.outputFile ?? config.output_file,
+    ...(o.outputFile === undefined && config.output_file !== undefined ? { outputRoot: config.project } : {}),
     trace: o.trace ?? false,
     slowMs: config.slow_ms ?? SLOW_MS,
     watch: o.watch ?? false,
@@ -140,8 +143,12 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
     const out = nodePath.resolve(s.outputFile);
-    makeUserDir(nodePath.dirname(out));
-    writeUserFile(out, reporter.render(r, options));
+    if (s.outputRoot !== undefined) {
+      writeFileBelow(s.outputRoot, out, reporter.render(r, options));
+    } else {
+      makeUserDir(nodePath.dirname(out));
+      writeUserFile(out, reporter.render(r, options));
+    }
   }
   if (reporter.machine && !s.outputFile) {
     process.stdout.write(reporter.render(r, options));

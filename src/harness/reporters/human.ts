@@ -53,7 +53,8 @@ export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
     else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
     else lines.push(`${pc.red('✗')} ${title}${time}`);
     if (c.message) lines.push(indent(escapeControls(c.message), '    '));
-    for (const w of c.warnings) lines.push(`    ${pc.yellow('warning:')} ${escapeControls(w)}`);
+    // a warning's own lines stay under it, indented: none can pass for a case line of the report
+    for (const w of c.warnings) lines.push(indent(`${pc.yellow('warning:')} ${escapeControls(w)}`, '    '));
     if (o.trace && o.formatTrace && c.result) {
       const t = o.formatTrace(c);
       if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      ')); // formatTrace escapes the event texts

@@ -5,6 +5,7 @@ import type { SuiteResult } from '../suite-result.ts';
 import { formatSuite } from './human.ts';
 import { suiteJson } from './json.ts';
 import { suiteJunit } from './junit.ts';
+import { jsonText } from '../../support/terminal-text.ts';
 
 export interface ReportOptions {
   /** paths are shown relative to it */
@@ -24,6 +25,6 @@ export interface Reporter {
 
 export const REPORTER_BY_NAME: Record<ReporterName, Reporter> = {
   default: { machine: false, render: (r, o) => formatSuite(r, o) + '\n' },
-  json: { machine: true, render: (r, o) => JSON.stringify(suiteJson(r, o.cwd, o.slowMs), null, 2) + '\n' },
+  json: { machine: true, render: (r, o) => jsonText(suiteJson(r, o.cwd, o.slowMs), 2) + '\n' },
   junit: { machine: true, render: (r, o) => suiteJunit(r, o.cwd) },
 };

@@ -1,5 +1,5 @@
 import type { AgentOptions } from '../agent-doc.ts';
-import { resolveModel } from '../agent-options.ts';
+import { resolveModel } from '../option-layers.ts';
 import type { AiAnswer, ScriptedAi } from '../ai.ts';
 import { renderPromptParts } from '../prompt-parts.ts';
 import type { AttachmentSent, PromptPartSent, Trace } from '../../aip/support/trace.ts';

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliArgs, runCli, spawnCli } from '../../helpers/cli.ts';
@@ -284,6 +284,21 @@ describe('coder-subagents test: runner conventions', () => {
     expect(tight.code).toBe(1);
     expect(tight.stdout).toContain('instruction budget exceeded in v.aip Output');
     expect((await runCli(['test', 'agents', '--budget', '0'], dir)).stderr).toBe('error: --budget 0: expected a positive integer\n');
+  });
+
+  it("a config's output_file outside the project is refused before any case runs; --output-file may go anywhere", async () => {
+    const dir = tmpDir(true);
+    const outside = tmpDir();
+    write(dir, 'package.json', '{}');
+    write(dir, 'coder-subagents.config.toml', `paths = ["agents/task-tuner.contract.toml"]\nreporter = "junit"\noutput_file = ${JSON.stringify(nodePath.join(outside, 'authorized_keys'))}\n`);
+    const r = await runCli(['test'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: coder-subagents\.config\.toml: output_file: ".*authorized_keys" leads outside the project .* \(give --output-file to write elsewhere\)\n$/);
+    expect(readdirSync(outside)).toEqual([]);
+    write(dir, 'coder-subagents.config.toml', 'paths = ["agents/task-tuner.contract.toml"]\nreporter = "junit"\n');
+    const given = await runCli(['test', '--output-file', nodePath.join(outside, 'r.xml')], dir);
+    expect(given.code).toBe(0);
+    expect(readFileSync(nodePath.join(outside, 'r.xml'), 'utf8')).toContain('<testsuites');
   });
 
   it('reads coder-subagents.config.toml at the project root; flags win; unknown keys are refused', async () => {

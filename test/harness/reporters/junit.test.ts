@@ -11,7 +11,7 @@ describe('the JUnit report', () => {
       '  <testsuite name="agents/a.contract.toml" tests="2" failures="1" errors="0" skipped="0" time="1.512">',
       '    <testcase classname="agents/a.contract.toml" name="keeps the prompt (pre)" time="0.012"/>',
       '    <testcase classname="agents/a.contract.toml" name="drops &lt;debug&gt; &amp; &quot;noise&quot; (post_task)" time="1.500">',
-      '      <failure message="prompts differ">prompts differ\n  - x\n  + y</failure>',
+      '      <failure message="prompts differ">prompts differ&#10;  - x&#10;  + y</failure>',
       '    </testcase>',
       '  </testsuite>',
       '  <testsuite name="agents/b.contract.toml" tests="1" failures="0" errors="0" skipped="1" time="0.000">',

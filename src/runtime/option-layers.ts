@@ -1,3 +1,4 @@
+/** Agent options in layers (stock, config, the agent's own, a stage's flow response): merged, shown, aliases resolved. */
 import type { AgentOptions } from './agent-doc.ts';
 
 /** AIPack's stock config-default.toml sets a model and input_concurrency = 2; the simulator's model is scripted. */

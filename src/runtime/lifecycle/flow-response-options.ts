@@ -1,5 +1,5 @@
 import { parseAgentOptions, type AgentOptions } from '../agent-doc.ts';
-import type { LifecycleStage } from '../../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../../aip/support/lifecycle-stage.ts';
 import { isPlainObject, luaTypeName } from '../../engine/values.ts';
 import { fail, type Frame } from './agent-run.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STOCK_OPTIONS, mergeOptions, optionsTable, resolveModel } from '../../src/runtime/agent-options.ts';
+import { STOCK_OPTIONS, mergeOptions, optionsTable, resolveModel } from '../../src/runtime/option-layers.ts';
 
 describe('agent options', () => {
   it('mergeOptions: later layers win key by key, undefined keeps the earlier value, aliases merge', () => {

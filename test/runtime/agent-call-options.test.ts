@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunAgentOptions } from '../../src/runtime/run-agent-options.ts';
+import { parseRunAgentOptions } from '../../src/runtime/agent-call-options.ts';
 
 const at = (version: string) => ({
   callerDir: '/ws/agents',
