@@ -13,7 +13,7 @@ const WB_WS = fileURLToPath(new URL('../../fixtures/coder-workbench', import.met
 const WB = './prompts/wb/workbench-default';
 const LISTED = 'prompts/wb/workbench-default';
 
-describe('a workbench with chat, goal, plan and data', () => {
+describe('a workbench with chat, goal, plan and data; AIP_TO_PIN in the answer', () => {
   const r = runCoder('prompts/wb', { workspace: WB_WS });
 
   it('makes the workbench files where upstream makes them, rules from the prompt-local templates, never overwriting', () => {
@@ -95,5 +95,15 @@ describe('a workbench with chat, goal, plan and data', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('pins each non-empty tag as a task pin named by its label, priority an integer else 1; the tags stay in the answer', () => {
+    completed(r);
+    const pins = r.sim.trace.of('pin').filter((e) => e.agent === 'pro@coder' && e.scope === 'task' && ['Next step', 'Odd', 'Empty'].includes(e.iden));
+    expect(pins.map((e) => [e.iden, e.priority, e.content])).toEqual([
+      ['Next step', 2, { label: 'Next step', content: 'Check the footer against the screenshot.' }],
+      ['Odd', 1, { label: 'Odd', content: 'A priority that is not an integer counts as 1.' }],
+    ]);
+    expect(r.file('prompts/wb/coder-prompt.md')).toContain('<AIP_TO_PIN label="Next step" priority="2">Check the footer against the screenshot.</AIP_TO_PIN>');
   });
 });
