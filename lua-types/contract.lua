@@ -10,7 +10,7 @@
 ---@field coder_stage "pre"|"pre_task"|"post_task"|"post"
 ---@field stage "pre"|"pre_task"|"post_task"|"post" same as coder_stage (upstream name)
 ---@field event? "start"|"end"
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string absolute directory of the prompt file (the event form gives it as the path was given, relative)
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
@@ -65,7 +65,7 @@
 ---@field coder_stage "pre"
 ---@field stage "pre" same as coder_stage (upstream name)
 ---@field event "start"
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string absolute directory of the prompt file (the event form gives it as the path was given, relative)
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
@@ -79,7 +79,7 @@
 ---@class CoderPreTaskInput
 ---@field coder_stage "pre_task"
 ---@field stage "pre_task" same as coder_stage (upstream name)
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string absolute directory of the prompt file (the event form gives it as the path was given, relative)
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
@@ -94,7 +94,7 @@
 ---@class CoderPostTaskInput
 ---@field coder_stage "post_task"
 ---@field stage "post_task" same as coder_stage (upstream name)
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string absolute directory of the prompt file (the event form gives it as the path was given, relative)
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
@@ -111,7 +111,7 @@
 ---@field coder_stage "post"
 ---@field stage "post" same as coder_stage (upstream name)
 ---@field event "end"
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string absolute directory of the prompt file (the event form gives it as the path was given, relative)
 ---@field coder_params table<string, any> deep copy of the current params without sub_agents
 ---@field coder_prompts string[] the current prompt segments
 ---@field coder_prompt string table.concat(coder_prompts, "\n\n")
@@ -126,7 +126,7 @@
 ---@class CoderEventPreInput
 ---@field stage "pre"
 ---@field event string the event being dispatched: start, end, or an emitted one
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string the folder of the prompt file as the prompt path was given, as upstream: workspace-relative by default (e.g. ./prompts/x), not resolved
 ---@field coder_params table<string, any> the current params without sub_agents, with the glob lists ({} when absent)
 ---@field coder_prompt string the current instruction
 ---@field agent_config CoderAgentConfig
@@ -148,7 +148,7 @@
 ---@class CoderEventPostInput
 ---@field stage "post"
 ---@field event string the event being dispatched: start, end, or an emitted one
----@field coder_prompt_dir string absolute directory of the prompt file
+---@field coder_prompt_dir string the folder of the prompt file as the prompt path was given, as upstream: workspace-relative by default (e.g. ./prompts/x), not resolved
 ---@field coder_params table<string, any> the current params without sub_agents, with the glob lists ({} when absent)
 ---@field coder_prompt string the current instruction
 ---@field agent_config CoderAgentConfig

@@ -73,7 +73,7 @@ local function missing_agent(configs)
       for _, f in ipairs(files) do
         if aip.path.exists(f) then found = true end
       end
-      if not found then return C.msg.not_found(config.name, files[1]) end
+      if not found then return require("utils_names").not_found(config.name, files[1]) end
     end
   end
   return nil

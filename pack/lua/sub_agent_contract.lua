@@ -31,6 +31,34 @@ C.EVENT_GLOB_DEFAULT_KEYS = {
 C.WORKBENCH_AGENT_NAMES = { "pro@coder/workbench", "pro@coder/dev" }
 C.WORKBENCH_DONE_EVENT = "workbench::done"
 
+-- the keys an entry may give, and the settings each built-in sub-agent reads from its own entry
+C.ENTRY_KEYS = { "name", "enabled", "stages", "options", "config", "on" }
+C.BUILTIN_ENTRY_KEYS = {
+  ["pro@coder/code-map"] = {
+    "globs",
+    "named_maps",
+    "model",
+    "cache_dir",
+    "base_dir",
+    "include_kinds",
+    "input_concurrency",
+    "max_file_size_kb",
+  },
+  ["pro@coder/auto-context"] = {
+    "model",
+    "code_map_model",
+    "mode",
+    "knowledge",
+    "include_kinds",
+    "input_concurrency",
+    "code_map_input_concurrency",
+    "helper_globs",
+    "cache_explicit",
+    "max_file_size_kb",
+  },
+  ["pro@coder/auto-fix"] = { "failures", "model", "max_retries" },
+}
+
 -- the events the pack sends (section 7): the stage of each event, and the event of each stage
 C.EVENT_STAGES = { start = "pre", ["end"] = "post" }
 C.STAGE_EVENTS = { pre = "start", post = "end" }
@@ -106,6 +134,7 @@ local M = {
   stepCap = "Sub-agent pipeline exceeded {max} steps in stage {stage}",
   version = "Sub-agents require AIPack {min} or above (current: {current})",
   notFound = "Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)",
+  notFoundOutside = "Sub-agent [{name}] not found: {path} is outside the workspace ({workspace}): it does not exist, or this runtime does not read there (the simulator reads agents only inside the workspace and the packs; a name is a path from the workspace root)",
   unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
   droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = \"start\")",
   unknownError = "Unknown error",
@@ -115,6 +144,10 @@ local M = {
   redoRequested = "Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.",
   redoCapReached = "Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.",
   redoUncounted = "Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started",
+  unknownEntryKeyNear = "{label}: unknown key '{key}' (did you mean '{near}'? kept, the agent reads it as input.agent_config.{key})",
+  eventNeverSent = "{label} ({name}) listens to '{event}', which the pack never sends (it sends 'start' and 'end'; a sub-agent emits events named 'ns::event'): it never runs{hint}",
+  eventNotListened = "Sub-agent [{name}] emitted '{event}', which no entry listens to: nothing runs for it{hint}",
+  didYouMean = " (did you mean '{near}'?)",
   unknownParam = "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam = "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
 }
@@ -640,6 +673,11 @@ function C.msg.redo_cap_reached(count)
 end
 function C.msg.redo_uncounted(current)
   return fill(M.redoUncounted, { current = tostring(current) })
+end
+
+--- any message template by its name, filled with vars (strings)
+function C.msg.named(template, vars)
+  return fill(M[template], vars)
 end
 
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)

@@ -39,13 +39,10 @@ local function version_supported()
   return ok and supported == true
 end
 
--- Keys of table entries the contract does not define reach the agent as agent_config, but may be typos.
+-- Keys of table entries the contract does not define reach the agent as agent_config, but may be typos
+-- (which ones are warned: utils_names.lua).
 local function warn_unknown_keys(list, label)
-  for i, entry in ipairs(list) do
-    for _, key in ipairs(C.unknown_entry_keys(entry)) do
-      print("WARNING: " .. C.msg.unknown_entry_key(label .. "[" .. i .. "]", key))
-    end
-  end
+  for _, warning in ipairs(require("utils_names").entry_key_warnings(list, label)) do print("WARNING: " .. warning) end
 end
 
 local function entry_name(entry)
@@ -74,6 +71,7 @@ function M.prepare(params)
   local configs, err = C.normalize_list(list)
   if configs and type(list) == "table" then
     warn_unknown_keys(list, "sub_agents")
+    for _, warning in ipairs(require("utils_names").event_warnings(configs, "sub_agents")) do print("WARNING: " .. warning) end
   end
   return configs, err
 end
@@ -436,6 +434,8 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
       dispatch.history[#dispatch.history + 1] = history_item(form, dispatch, stage, config, agent_result)
       if form == "event" and res ~= nil then
         for _, event in ipairs(U.nil_if_null(res.emit_events) or {}) do
+          local unheard = require("utils_names").unheard_event_warning(config.name, event, dispatch.configs)
+          if unheard then print("WARNING: " .. unheard) end
           -- queued after this dispatch, with the entries and history as they are now
           queue[#queue + 1] = {
             event = event,

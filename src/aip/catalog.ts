@@ -4,8 +4,20 @@
 import { compareSemVer, type SemVer } from './semver.ts';
 import type { LifecycleStage } from './support/lifecycle-stage.ts';
 
-/** The AIPack version a simulated run is when none is given (the pack's minimum). */
-export const DEFAULT_AIPACK_VERSION = '0.8.15';
+/** The newest AIPack version whose API the simulator knows (the last entries of the catalog below). */
+export const NEWEST_AIPACK_VERSION = '0.8.33';
+/** The oldest AIPack version the pack supports (the contract's MIN_AIPACK_VERSION says the same). */
+export const OLDEST_AIPACK_VERSION = '0.8.15';
+/** The AIPack version a simulated run is when none is given: the newest, as users run current AIPack. */
+export const DEFAULT_AIPACK_VERSION = NEWEST_AIPACK_VERSION;
+
+/** The names a version flag takes besides a version number. */
+export const VERSION_ALIASES: Readonly<Record<string, string>> = Object.freeze({ oldest: OLDEST_AIPACK_VERSION, newest: NEWEST_AIPACK_VERSION });
+
+/** A version as given on the command line or in a config file: `oldest` and `newest` stand for their versions. */
+export function resolveVersionAlias(v: string): string {
+  return VERSION_ALIASES[v.trim().toLowerCase()] ?? v.trim();
+}
 
 export interface AipFunction {
   /** full dotted path, e.g. "aip.file.load" */

@@ -46,6 +46,7 @@ export type Rule =
   | 'stale-pack'
   | 'stale-types'
   | 'agent-not-found'
+  | 'sub-agent-name'
   | 'annotation'
   | TypeRule;
 

@@ -99,7 +99,7 @@ export function missingAgentsOfPrompt(file: string): { name: string; path: strin
 }
 
 /** AIPack's candidates for a local agent name: the file, `<name>.aip`, `<name>/main.aip`. */
-function resolveAgentFile(p: string): string | undefined {
+export function resolveAgentFile(p: string): string | undefined {
   const candidates = p.endsWith('.aip') ? [p] : p.endsWith('/') ? [nodePath.join(p, 'main.aip')] : [`${p}.aip`, nodePath.join(p, 'main.aip')];
   return candidates.find((c) => exists(c) && statPath(c).isFile());
 }

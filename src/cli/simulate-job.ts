@@ -12,6 +12,7 @@ import { defaultEngineName, loadEngine } from '../engine/index.ts';
 import type { TraceEvent } from '../aip/support/trace.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { clonable, serializeError, type Port, type SerializedError } from '../isolate/isolate.ts';
+import { checkRenderable } from '../support/json-size.ts';
 
 // the worker reports a job's error with the jobs module's serializeError
 export { serializeError };
@@ -71,7 +72,22 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
   } catch (err) {
     error = serializeError(err);
   }
-  return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
+  // what goes back is written out in full (to the main thread, then as JSON): bounded at its written size, so a
+  // result holding one big string many times is a clear error, not a heap the size of its expansion
+  let events = sim.trace.events;
+  try {
+    checkRenderable({ outputs: outcome?.outputs, afterAll: outcome?.afterAll }, "the run's result");
+  } catch (err) {
+    outcome = undefined;
+    error = serializeError(err);
+  }
+  try {
+    checkRenderable(events, "the run's trace");
+  } catch (err) {
+    events = [];
+    error ??= serializeError(err);
+  }
+  return clonable({ outcome, error, events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
 }
 
 export type SimulateJobs = { simulate: typeof simulate };

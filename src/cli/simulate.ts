@@ -2,7 +2,7 @@ import { exists, readText } from '../support/host-fs.ts';
 import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_AIPACK_VERSION, isValidVersion } from '../aip/catalog.ts';
+import { DEFAULT_AIPACK_VERSION, isValidVersion, resolveVersionAlias } from '../aip/catalog.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
 import { DeadlineError, IsolateCrashError, runIsolated, siblingModule, type IsolateOptions, type SerializedError } from '../isolate/isolate.ts';
@@ -31,20 +31,22 @@ export interface SimCliOptions {
   aipackBase?: string;
   timeout?: string;
   engine?: string;
+  report?: string;
 }
 
 export function addSimOptions(cmd: Command): Command {
   return addEngineOption(cmd)
     .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
     .option('--ai <file>', 'TOML file of scripted AI responses')
-    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', DEFAULT_AIPACK_VERSION)
+    .option('--aipack-version <version>', `simulated AIPack version (CTX.AIPACK_VERSION); "oldest" and "newest" name the oldest supported and the newest known`, resolveVersionAlias, DEFAULT_AIPACK_VERSION)
     .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
     .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base): its packs, CTX.BASE_AIPACK_DIR; saves there stay in memory, the dir is only read (default: none)')
-    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
+    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60')
+    .option('--report <file.html>', 'also write the run as one self-contained HTML page: timeline, each call and its diffs, model calls with sizes and tokens, files');
 }
 
 /** The simulator the options describe, as plain data for the run's worker (simulate-job.ts). Throws UsageError. */

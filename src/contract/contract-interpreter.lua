@@ -386,6 +386,11 @@ function C.msg.redo_uncounted(current)
   return fill(M.redoUncounted, { current = tostring(current) })
 end
 
+--- any message template by its name, filled with vars (strings)
+function C.msg.named(template, vars)
+  return fill(M[template], vars)
+end
+
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)
 function C.msg.version(current)
   return fill(M.version, { min = C.MIN_AIPACK_VERSION, current = tostring(current) })

@@ -59,6 +59,19 @@ export const WORKBENCH_AGENT_NAMES = ['pro@coder/workbench', 'pro@coder/dev'] as
 /** Sent at pre once the `start` queue is done, to event-form entries only, as upstream's workbench sends it. */
 export const WORKBENCH_DONE_EVENT = 'workbench::done';
 
+/**
+ * The keys each built-in sub-agent reads from its own entry (docs/builtins.md): on its entry they are settings,
+ * not typos, whatever the entry's form.
+ */
+export const BUILTIN_ENTRY_KEYS = {
+  'pro@coder/code-map': ['globs', 'named_maps', 'model', 'cache_dir', 'base_dir', 'include_kinds', 'input_concurrency', 'max_file_size_kb'],
+  'pro@coder/auto-context': [
+    'model', 'code_map_model', 'mode', 'knowledge', 'include_kinds', 'input_concurrency', 'code_map_input_concurrency',
+    'helper_globs', 'cache_explicit', 'max_file_size_kb',
+  ],
+  'pro@coder/auto-fix': ['failures', 'model', 'max_retries'],
+} as const satisfies Record<string, readonly string[]>;
+
 /** Glob params set to {} before `pre` when absent, so a sub-agent can append without nil checks (section 2). */
 export const GLOB_DEFAULT_KEYS = ['context_globs', 'structure_globs', 'knowledge_globs'] as const;
 
@@ -213,7 +226,7 @@ export const CoderWorkbenchSchema = z
   .meta({ title: 'CoderWorkbench' });
 
 const baseInputShape = {
-  coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file' }),
+  coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file (the event form gives it as the path was given, relative)' }),
   coder_params: LuaTableSchema.meta({ description: 'deep copy of the current params without sub_agents' }),
   coder_prompts: z.array(z.string()).meta({ description: 'the current prompt segments' }),
   coder_prompt: z.string().meta({ description: 'table.concat(coder_prompts, "\\n\\n")' }),
@@ -328,7 +341,9 @@ export const EventResponsesItemSchema = z.looseObject({
  */
 const eventInputShape = {
   event: EventSchema.meta({ description: 'the event being dispatched: start, end, or an emitted one' }),
-  coder_prompt_dir: baseInputShape.coder_prompt_dir,
+  coder_prompt_dir: z.string().meta({
+    description: 'the folder of the prompt file as the prompt path was given, as upstream: workspace-relative by default (e.g. ./prompts/x), not resolved',
+  }),
   coder_params: LuaTableSchema.meta({
     description: 'the current params without sub_agents, with the glob lists ({} when absent)',
   }),
@@ -422,6 +437,8 @@ export const MESSAGE_TEMPLATES = {
   stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
   version: 'Sub-agents require AIPack {min} or above (current: {current})',
   notFound: 'Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)',
+  notFoundOutside:
+    'Sub-agent [{name}] not found: {path} is outside the workspace ({workspace}): it does not exist, or this runtime does not read there (the simulator reads agents only inside the workspace and the packs; a name is a path from the workspace root)',
   /** pack and harness warnings (run time; --strict fails them in contract tests) */
   unknownEntryKey:
     "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
@@ -438,6 +455,11 @@ export const MESSAGE_TEMPLATES = {
     'Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.',
   redoUncounted:
     'Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started',
+  unknownEntryKeyNear: "{label}: unknown key '{key}' (did you mean '{near}'? kept, the agent reads it as input.agent_config.{key})",
+  eventNeverSent:
+    "{label} ({name}) listens to '{event}', which the pack never sends (it sends 'start' and 'end'; a sub-agent emits events named 'ns::event'): it never runs{hint}",
+  eventNotListened: "Sub-agent [{name}] emitted '{event}', which no entry listens to: nothing runs for it{hint}",
+  didYouMean: " (did you mean '{near}'?)",
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
 } as const;

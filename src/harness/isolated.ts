@@ -149,7 +149,7 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
             ? `timed out after ${formatMs(err.ms)} (the case was stopped; raise --timeout if it needs longer)`
             : err.message;
         const key = caseKey(c);
-        const stopped: CaseResult = { file: c.file, name: c.name, index: c.index, stage: c.stage, status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 };
+        const stopped: CaseResult = { file: c.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 };
         finished.set(key, stopped);
         mine.add(key);
         seen.add(c.file);

@@ -198,8 +198,10 @@ function stageStart(
 function memberOutcomes(runner: Extract<TraceEvent, { kind: 'agent_call' }>, ws: string): MemberOutcome[] {
   return runner.inputs.map((raw, i) => {
     const name = String(plain(raw).name);
-    const out = plain(runner.outputs?.[i]);
-    if (out.ok !== true) return { name, ok: false, error: unsandbox(String(out.error), ws) };
+    // the group's run stopped as a whole (budget, deadline): no member's answer reached the pipeline
+    if (runner.outputs === undefined) return { name, ok: false, error: unsandbox(`no result: the group's run stopped: ${runner.error ?? 'unknown cause'}`, ws) };
+    const out = plain(runner.outputs[i]);
+    if (out.ok !== true) return { name, ok: false, error: unsandbox(String(out.error ?? 'no result from the parallel runner'), ws) };
     const response = plain(out.response);
     const result = response.agent_result !== undefined ? { agent_result: response.agent_result } : {};
     if (response.success === false || typeof response.error_msg === 'string') {

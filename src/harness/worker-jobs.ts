@@ -9,13 +9,26 @@ import { runContractFiles, type SuiteOptions } from './suite.ts';
 import type { SuiteResult } from './suite-result.ts';
 import { defaultEngineName, loadEngine } from '../engine/index.ts';
 import { clonable, serializeError, type Port } from '../isolate/isolate.ts';
+import { checkRenderable } from '../support/json-size.ts';
 
 // the worker reports a job's error with the jobs module's serializeError
 export { serializeError };
 
-/** A plain-data copy of a case result: no readFile, the trace as its events. */
+/**
+ * A plain-data copy of a case result: no readFile, the trace as its events. The copy is written out in full to the
+ * main thread, so a stage run whose values would take more than MAX_RENDERED_BYTES written out (one big string held
+ * many times) is left out, and the case fails saying why, instead of the copy filling the heap.
+ */
 function plainCase(c: CaseResult): CaseResult {
-  return c.result ? ({ ...c, result: { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } } } as unknown as CaseResult) : c;
+  if (!c.result) return c;
+  const result = { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } };
+  try {
+    checkRenderable(result, 'the stage run (its result, inputs and trace)');
+  } catch (err) {
+    const { result: _dropped, ...rest } = c;
+    return { ...rest, status: 'failed', message: [c.message, (err as Error).message].filter(Boolean).join('\n') };
+  }
+  return { ...c, result } as unknown as CaseResult;
 }
 
 /** A share of a suite's cases (SuiteOptions.claim): the counter its workers take positions from. */

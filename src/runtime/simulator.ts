@@ -4,6 +4,7 @@ import { compareVersions as compareVersion, DEFAULT_AIPACK_VERSION } from '../ai
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine, LuaState, StateOptions } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
+import { ChunkCache, CHUNK_CACHE_BYTES } from '../engine/chunk-cache.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
@@ -562,15 +563,17 @@ export class Simulator implements StageHost {
 /** numbers the simulators that have mocks (their states are not shared, see mocksKey) */
 let nextMocksKey = 1;
 
+/**
+ * Parsed agents, by file and text, for the process: bounded in entries and in bytes (a parsed agent holds about
+ * its text again), so a case with huge agents does not leave them held for every later case.
+ */
 const DOC_CACHE_LIMIT = 500;
-const docCache = new Map<string, ReturnType<typeof parseAgentDoc>>();
+const docCache = new ChunkCache<ReturnType<typeof parseAgentDoc>>(DOC_CACHE_LIMIT, CHUNK_CACHE_BYTES);
 function parsedAgent(content: string, file: string): ReturnType<typeof parseAgentDoc> {
-  const key = file + '\0' + content;
-  let doc = docCache.get(key);
+  let doc = docCache.get(file, content);
   if (!doc) {
     doc = parseAgentDoc(content, file);
-    if (docCache.size >= DOC_CACHE_LIMIT) docCache.delete(docCache.keys().next().value as string);
-    docCache.set(key, doc);
+    docCache.set(file, content, doc);
   }
   return doc;
 }

@@ -103,6 +103,8 @@ describe('a prompt mixing both forms runs each entry by its own rules', () => {
     const warnings = r.prints.filter((p) => p.startsWith('WARNING: Sub-agent'));
     expect(warnings).toEqual([
       'WARNING: Sub-agent [my-agents/stage-partial.aip] returned coder_params without model, write_mode: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = "start")',
+      // this prompt has no entry listening to the event ctx-narrow emits
+      "WARNING: Sub-agent [my-agents/ctx-narrow.aip] emitted 'ctx::narrowed', which no entry listens to: nothing runs for it",
     ]);
     const [stageForm] = callsOf(r, 'stage-partial');
     expect(stageForm!.input.sub_agents_prev).toEqual([]);

@@ -2,6 +2,7 @@ import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
+import { formatPins } from '../../../src/cli/commands/run.ts';
 import { tmpDir, write } from '../../harness/helpers.ts';
 
 const WS = fileURLToPath(new URL('../../../fixtures/coder-run', import.meta.url));
@@ -221,5 +222,23 @@ describe('run: the built-in sub-agents of an upstream prompt (auto_context: flas
       'pro@coder/auto-context',
       'pro@coder/auto-fix',
     ]);
+  });
+});
+
+describe('formatPins (the pins in `run`, as AIPack\'s terminal shows them)', () => {
+  it('right-aligns each label in at least 10 columns, puts later content lines under the first, an empty line after each', () => {
+    const pin = (label: string, content: string, run = 0) => ({ scope: 'run' as const, iden: 'x', label, content, run });
+    expect(formatPins([pin('     Prompt:', 'Fix it\n\nFocus: auth'), pin('Pin:', 'careful')])).toEqual([
+      'pins:',
+      '     Prompt: Fix it',
+      '',
+      '             Focus: auth',
+      '',
+      '      Pin: careful',
+      '',
+    ]);
+    expect(formatPins([pin('Pin:', 'a'), pin('Pin:', 'b', 1)])).toEqual(['pins of the first run:', '      Pin: a', '', 'pins of redo 1:', '      Pin: b', '']);
+    expect(formatPins([pin('Pin:', 'evil\u001b[2J')])[1]).toBe('      Pin: evil\\x1b[2J');
+    expect(formatPins([])).toEqual([]);
   });
 });

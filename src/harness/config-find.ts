@@ -1,13 +1,14 @@
 /**
- * Where `coder-subagents.config.toml` is, and the names it may use: what `test` needs before its worker starts,
- * without the parser and the schema of config.ts (zod, the engines), which load only when a config file exists.
+ * Finds `coder-subagents.config.toml`, and holds the names it may use: what `test` needs before its worker starts,
+ * without the parser and the schema of config-parse.ts (zod, the engines), which load only when a config file
+ * exists.
  */
 import { exists } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 
 export const CONFIG_FILE = 'coder-subagents.config.toml';
 
-export const REPORTERS = ['default', 'json', 'junit'] as const;
+export const REPORTERS = ['default', 'json', 'junit', 'html'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 /** true when `dir` is a project root: it holds a package.json or a .git. */

@@ -20,7 +20,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { unknownKeysMessage } from './case-file.ts';
 import { relativeToCwd } from '../support/paths.ts';
-import { projectRootOf, REPORTERS } from './config-file.ts';
+import { projectRootOf, REPORTERS } from './config-find.ts';
 
 const ConfigSchema = z.strictObject({
   paths: z.array(z.string().min(1)).optional(),

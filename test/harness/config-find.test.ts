@@ -1,6 +1,6 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FILE, findConfigFile, REPORTERS } from '../../src/harness/config-file.ts';
+import { CONFIG_FILE, findConfigFile, REPORTERS } from '../../src/harness/config-find.ts';
 import { tmpDir, write } from './helpers.ts';
 
 describe('findConfigFile', () => {
@@ -17,6 +17,6 @@ describe('findConfigFile', () => {
 
 describe('REPORTERS', () => {
   it('names the reporters of --reporter', () => {
-    expect(REPORTERS).toEqual(['default', 'json', 'junit']);
+    expect(REPORTERS).toEqual(['default', 'json', 'junit', 'html']);
   });
 });
