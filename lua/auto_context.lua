@@ -1,6 +1,7 @@
 -- The built-in `pro@coder/auto-context` sub-agent: its config (upstream's keys and defaults), the file
 -- descriptions it shows its model, and the reading of the model's answer.
 
+local C = require("sub_agent_contract")
 local CM = require("code_map")
 local U = require("utils_common")
 local W = require("workbench")
@@ -178,12 +179,20 @@ function M.candidates(globs, base_dir, map_path, kinds)
   return { paths = paths, text = table.concat(blocks, "\n\n") }
 end
 
---- The JSON array of paths in one tag of the answer: paths | nil, message naming the tag and quoting it.
+-- Upstream takes an answer without the tag, or with one that is not a JSON array, as an empty selection: so does
+-- this pack, with a warning (a lax form).
+local function empty_selection(tag, what)
+  print("WARNING: " .. C.msg.lax("laxAutoContextEmpty", { tag = tag, what = what }))
+  return {}
+end
+
+--- The JSON array of paths in one tag of the answer: paths (empty, with a warning, when the answer has no such
+-- JSON array, as upstream reads it).
 function M.tag_paths(content, tag)
   local tags = aip.tag.extract_as_map(content or "", tag)
   local found = tags and U.nil_if_null(tags[tag])
   if found == nil then
-    return nil, "the answer has no <" .. tag .. "> tag (expected a JSON array of file paths): " .. CM.quote(content)
+    return empty_selection(tag, "the answer has no <" .. tag .. "> block")
   end
   local raw = aip.md.outer_block_content_or_raw(found.content or "")
   local ok, value = pcall(aip.json.parse, raw)
@@ -193,30 +202,31 @@ function M.tag_paths(content, tag)
       if type(k) ~= "number" or type(v) ~= "string" then bad = true end
     end
   end
-  if bad then return nil, "<" .. tag .. "> must hold a JSON array of file paths, got: " .. CM.quote(raw) end
+  if bad then return empty_selection(tag, "<" .. tag .. "> does not hold a JSON array of file paths: " .. CM.quote(raw)) end
   local paths = {}
   for _, v in ipairs(value) do paths[#paths + 1] = v end
   return paths
 end
 
---- The selected paths that are candidates, each once, in the answer's order; the others are named.
+--- The selected paths, each once, in the answer's order. A path that is not among the candidates is kept as the
+-- answer wrote it, as upstream keeps it, with a warning naming it (a lax form).
 function M.keep_known(paths, candidates, tag)
   local known = {}
   for _, p in ipairs(candidates) do known[p] = true end
   local kept, seen, unknown = {}, {}, {}
   for _, p in ipairs(paths) do
     local clean = p:gsub("^%./", "")
-    if known[clean] then
-      if not seen[clean] then
-        seen[clean] = true
-        kept[#kept + 1] = clean
-      end
-    else
-      unknown[#unknown + 1] = p
+    if not known[clean] then
+      clean = p
+      if not seen[clean] then unknown[#unknown + 1] = p end
+    end
+    if not seen[clean] then
+      seen[clean] = true
+      kept[#kept + 1] = clean
     end
   end
   if unknown[1] ~= nil then
-    print("WARNING: auto-context: <" .. tag .. "> names files that are not among the candidates, left out: " .. table.concat(unknown, ", "))
+    print("WARNING: " .. C.msg.lax("laxAutoContextOutside", { paths = table.concat(unknown, ", ") }))
   end
   return kept
 end

@@ -319,8 +319,27 @@ export const FileChangesStatusSchema = z.looseObject({
   success_count: z.number(),
   fail_count: z.number(),
   items: z.array(
-    z.looseObject({ file_path: z.string(), kind: z.string(), success: z.boolean(), error_msg: z.string().optional() }),
+    z.looseObject({
+      file_path: z.string(),
+      kind: z.string(),
+      success: z.boolean(),
+      error_msg: z.string().optional().meta({ description: "a failed change: AIPack's message (No changes applied to 'src/a.ts')" }),
+      error_hunks: z
+        .array(z.looseObject({ hunk_body: z.string(), cause: z.string() }))
+        .optional()
+        .meta({ description: 'a failed patch: each hunk that did not apply, with its cause' }),
+    }),
   ),
+});
+
+/** One change that failed to apply, as upstream lists them (`files_changes_failed`). */
+export const FailedChangeSchema = z.looseObject({
+  path: z.string(),
+  error_msg: z.string(),
+  error_hunks: z.array(z.looseObject({ hunk_body: z.string(), cause: z.string() })).optional(),
+  total_count: z.number().meta({ description: 'the hunks the change had (AIPack), else the failed ones' }),
+  kind: z.string(),
+  changes_info: LuaTableSchema.meta({ description: 'upstream: { failed_changes = { { reason, search } } }' }),
 });
 
 /**
@@ -328,9 +347,34 @@ export const FileChangesStatusSchema = z.looseObject({
  * stage-form fields (task_num, content, files_changed, files_failed), which upstream's do not.
  */
 export const EventResponsesItemSchema = z.looseObject({
-  content_extruded: z.string().meta({ description: 'the answer without its file-change blocks' }),
-  file_changes_status: FileChangesStatusSchema,
+  content_extruded: z.string().meta({ description: 'the answer without its <FILE_CHANGES> block (leading whitespace removed, trailing kept)' }),
+  file_changes_status: FileChangesStatusSchema.meta({ description: 'the apply status; after auto-fix, rebuilt to say what it repaired' }),
+  files_changes_failed: z.array(FailedChangeSchema).meta({ description: 'the changes that still fail' }),
+  deferred_failure_report: z.boolean().meta({ description: 'upstream: failures left to After All; false by the time post sub-agents read it' }),
   content_raw_path: z.string().meta({ description: 'the file the raw answer was saved to (workspace-relative)' }),
+  auto_fix: z
+    .looseObject({
+      enabled: z.boolean(),
+      max_retries: z.number(),
+      model: z.unknown().optional(),
+      base_eligible: z.boolean(),
+      single_task: z.boolean(),
+      eligible: z.boolean(),
+      ineligible_reason: z.string().optional(),
+    })
+    .meta({ description: 'the resolved auto_fix settings (ineligible_reason = "multi_task" on a run of several tasks)' }),
+  auto_fix_result: z
+    .looseObject({
+      files_changed: z.array(z.looseObject({ path: z.string(), status: z.string(), kind: z.string().optional() })),
+      file_changes_status: FileChangesStatusSchema,
+      remaining_failed_changes: z.array(FailedChangeSchema),
+      attempts: z.number(),
+      auto_fix_attempts_with_fixes: z.number(),
+      auto_fix_files_fixed: z.number(),
+      auto_fix_hunks_fixed: z.number(),
+    })
+    .optional()
+    .meta({ description: 'when auto-fix ran: what it repaired' }),
 });
 
 /**
@@ -364,9 +408,9 @@ export const EventInputSchemas = {
       stage: z.literal('post'),
       ...eventInputShape,
       coder_responses: z.array(EventResponsesItemSchema),
-      coder_context_file_refs: z.array(FileRefSchema).optional(),
-      coder_knowledge_file_refs: z.array(FileRefSchema).optional(),
-      coder_working_file_refs: z.array(FileRefSchema).optional(),
+      coder_context_file_refs: z.array(FileRefSchema).meta({ description: 'the context files ({} when none)' }),
+      coder_knowledge_file_refs: z.array(FileRefSchema).meta({ description: 'the knowledge files ({} when none)' }),
+      coder_working_file_refs: z.array(FileRefSchema).optional().meta({ description: 'the working files, when there are some' }),
     })
     .meta({ title: 'event-form input (post)' }),
 } as const;
@@ -378,6 +422,11 @@ export const EVENT_INPUT_EXTRA_FIELDS = ['coder_stage', 'coder_prompts'] as cons
 // Section 3: the response table
 
 const PARAMS_STAGES: SubAgentStage[] = ['pre', 'pre_task'];
+/**
+ * The event form's stages that use coder_params / coder_prompt: start (pre), and end (post), where upstream merges
+ * them into the later end sub-agents' input; `x-lax-stages` marks the use there as lax (warned).
+ */
+const EVENT_PARAMS_STAGES: SubAgentStage[] = ['pre', 'post'];
 
 export const ResponseSchema = z
   .looseObject({
@@ -385,8 +434,11 @@ export const ResponseSchema = z
     error_msg: z.string().optional().meta({ description: 'present: the run fails, whatever success says' }),
     error_details: z.string().optional().meta({ description: 'appended to the failure message' }),
     coder_params: LuaTableSchema.optional().meta({
-      description: 'stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use',
+      description:
+        'stage form: replaces the params; event form: merged into them (keys it omits stay); at end merged into what the later end sub-agents receive (lax, warned); a sub_agents key in it is removed before use',
       'x-stages': PARAMS_STAGES,
+      'x-event-stages': EVENT_PARAMS_STAGES,
+      'x-lax-stages': ['post'],
       'x-ignored-keys': { pre: ['sub_agents'], pre_task: ['input_concurrency', 'sub_agents', 'working_globs'] },
     }),
     coder_prompts: z
@@ -394,8 +446,10 @@ export const ResponseSchema = z
       .optional()
       .meta({ description: 'replaces the prompt segments', 'x-stages': PARAMS_STAGES }),
     coder_prompt: z.string().optional().meta({
-      description: 'same as coder_prompts = { coder_prompt }',
+      description: 'same as coder_prompts = { coder_prompt }; event form at end: what the later end sub-agents receive (lax, warned)',
       'x-stages': PARAMS_STAGES,
+      'x-event-stages': EVENT_PARAMS_STAGES,
+      'x-lax-stages': ['post'],
       'x-exclusive-with': 'coder_prompts',
     }),
     coder_response: z
@@ -462,7 +516,25 @@ export const MESSAGE_TEMPLATES = {
   didYouMean: " (did you mean '{near}'?)",
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
+  /**
+   * Lax forms: upstream pro@coder accepts them and so does this pack, doing what upstream does, with one warning
+   * naming the entry and the stricter form (the event form's rule, section 7).
+   */
+  laxOnEmpty: '{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = "start")',
+  laxOnBlank: '{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})',
+  laxEmitString:
+    'Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})',
+  laxEmitBlank: 'Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)',
+  laxEndParams:
+    'Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)',
+  laxAutoContextEmpty:
+    'auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>["path", ...]</{tag}>)',
+  laxAutoContextOutside:
+    'auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)',
 } as const;
+
+/** The message keys of the lax forms (they are printed as `WARNING: <message>`). */
+export type LaxMessage = Extract<keyof typeof MESSAGE_TEMPLATES, `lax${string}`>;
 
 /** Wording of validation messages that no field definition carries. */
 export const CHECK_TEMPLATES = {

@@ -25,6 +25,7 @@ import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
 import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { WriteStamps } from './stage-writes.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './agent-call-options.ts';
@@ -116,6 +117,12 @@ export interface RunOutcome {
 export { AgentRunError, RunLimitError };
 export { resolveModel } from './option-layers.ts';
 
+/** A stage of the top-level run as the run report names it: `Output (task 2)`, `After All [redo 1]`. */
+function stageLabel(stage: LifecycleStage, taskNum: number | undefined, redo: number): string {
+  const name = stage.replace(/([a-z])([A-Z])/g, '$1 $2');
+  return `${name}${taskNum !== undefined ? ` (task ${taskNum})` : ''}${redo > 0 ? ` [redo ${redo}]` : ''}`;
+}
+
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
   readonly trace: Trace;
@@ -135,6 +142,8 @@ export class Simulator implements StageHost {
   private runCounter = 0;
   /** CTX.RUN_FLOW_REDO_COUNT of the current top-level run (the redo loop of run()) */
   private flowRedoCount = 0;
+  /** the stage of the top-level run each write happened in (`--write` writes stage by stage, as AIPack) */
+  readonly writeStamps = new WriteStamps();
   private configCache?: { text: string | undefined; options: AgentOptions };
   /** within a run (run()): agents found and files read by readOnce, until the run writes a file */
   private runReads?: { agents: Map<string, ResolvedAgent>; texts: Map<string, string | undefined> };
@@ -184,7 +193,9 @@ export class Simulator implements StageHost {
     this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
-    const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
+    const held = countWrites(withBaseLayer(hideDisk(this.writeStamps.watch(this.vfs), home), this.dirs.baseAipack), (delta, total) =>
+      this.chargeHeld(delta, total),
+    );
     // a write may make, change or remove an agent or the config: what the run read is read again
     const watched = watchWrites(held, () => {
       this.runReads?.agents.clear();
@@ -426,6 +437,7 @@ export class Simulator implements StageHost {
   runStage(frame: Frame, stage: LifecycleStage, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
     this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
+    if (frame.depth === 0) this.writeStamps.begin(stageLabel(stage, taskNum, frame.flowRedoCount ?? 0));
     const packDir = frame.resolved.pack?.dir;
     const options: StateOptions = {
       template: stageTemplate(env, this.opts.mocks, this.mocksLua, this.mocksKey),

@@ -710,13 +710,13 @@ return { agent_result = { verdict = ai_response.content, n = 2 } }
 });
 
 describe('event-form cases: the post input defaults come from the pack', () => {
-  it('content_extruded is the answer as the pack extrudes it: without its change blocks when write_mode is on', () => {
+  it('content_extruded is the answer as the pack extrudes it: without its change blocks when write_mode is on, the text around them as it is', () => {
     const agents = { 'agents/x.aip': aip('aip.file.save("x.txt", input.coder_responses[1].content_extruded)') };
     const answer = 'Done.\\n\\n<FILE_CHANGES>\\n<FILE_NEW file_path=\\"src/a.ts\\">\\nexport const a = 1;\\n</FILE_NEW>\\n</FILE_CHANGES>\\n';
     const toml = (write: boolean) => `agent = "x.aip"\n[[case]]\nname = "x"\non = "end"\nparams = { write_mode = ${write} }\nresponses = [{ task_num = 1, content = "${answer}" }]\n`;
     const on = runWith(agents, toml(true)).cases[0]!;
     expect(on.status, on.message).toBe('passed');
-    expect(on.result!.readFile('x.txt')).toBe('Done.');
+    expect(on.result!.readFile('x.txt')).toBe('Done.\n\n\n');
     const off = runWith(agents, toml(false)).cases[0]!;
     expect(off.result!.readFile('x.txt')).toBe(answer.replace(/\\n/g, '\n').replace(/\\"/g, '"'));
   });
