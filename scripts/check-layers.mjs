@@ -1,6 +1,7 @@
-// Fails (exit 1) when an import in src/ runs upward or in a circle, or when a comment or doc points at a document
-// outside the repository. Run by `npm test` before the test runner; `node scripts/check-layers.mjs [ROOT]`.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Fails (exit 1) when an import in src/ runs upward or in a circle, when a comment or doc points at a document
+// outside the repository, or when one names a repository path that does not exist. Run by `npm test` before the
+// test runner; `node scripts/check-layers.mjs [ROOT]`.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +16,7 @@ export const LAYERS = [
   ['aip'],
   ['runtime'],
   ['effects'],
+  ['report'],
   ['check', 'harness'],
   ['cli'],
   ['index'],
@@ -27,6 +29,93 @@ const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(
 /** What must not appear in the repository: pointers at documents outside it, and issue or attack numbers. */
 export const OUTSIDE_REFERENCE = /RUNTIME\.md|PRO_CODER\.md|LUA_ENGINES\.md|\.\.\/shared|shared\/spec|\b[Ii]ssue [0-9]+|[Aa]ttack [0-9]+/;
 const REFERENCE_PLACES = ['src', 'lua', 'pack', 'test', 'bench', 'scripts', 'docs', 'README.md'];
+
+/**
+ * A repository path named in prose: a top folder of the repository, then a file with an extension. Not when it
+ * is part of a longer path or a quoted value (an example), nor when an `owner/repo` names another repository.
+ */
+const TOP_FOLDERS = ['src', 'test', 'docs', 'lua', 'pack', 'scripts', 'bench', 'fixtures', 'lua-types'];
+const NAMED_PATH = new RegExp(
+  `(?<![\\w@./"'=-])(?<!\\b[\\w.-]+/[\\w.-]+ )((?:${TOP_FOLDERS.join('|')})/[\\w@./-]*\\.(?:ts|mts|mjs|js|lua|aip|md|toml|json|hbs))(?![\\w/-])`,
+  'g',
+);
+/** Where comments and docs are read for paths: the prose of src/ and lua/ code, and the docs outside code blocks. */
+const PATH_PLACES = [
+  { place: 'src', keep: (n) => /\.(ts|mjs|lua)$/.test(n) },
+  { place: 'lua', keep: (n) => n.endsWith('.lua') },
+  { place: 'docs', keep: (n) => n.endsWith('.md') },
+  { place: 'README.md', keep: () => true },
+];
+
+/** The comments of a source file (Lua `--`, JS `//` and block comments), or a doc's text outside ``` blocks; lines kept. */
+export function proseOf(file, text) {
+  if (file.endsWith('.md')) {
+    let fenced = false;
+    return text
+      .split('\n')
+      .map((line) => {
+        if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+        return fenced || /^\s*(```|~~~)/.test(line) ? '' : line;
+      })
+      .join('\n');
+  }
+  if (file.endsWith('.lua')) return text.split('\n').map((l) => (l.includes('--') ? l.slice(l.indexOf('--')) : '')).join('\n');
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    const block = text.startsWith('/*', i);
+    if (block || (text.startsWith('//', i) && text[i - 1] !== ':')) {
+      const close = block ? text.indexOf('*/', i + 2) : text.indexOf('\n', i);
+      const end = close === -1 ? text.length : block ? close + 2 : close;
+      out += text.slice(i, end);
+      i = end;
+    } else if (text[i] === "'" || text[i] === '"' || text[i] === '`') {
+      // a string is data, not prose: skipped to its closing quote (a line for ' and ")
+      let j = i + 1;
+      while (j < text.length && text[j] !== text[i] && (text[i] === '`' || text[j] !== '\n')) j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1).replace(/[^\n]/g, ' ');
+      i = j + 1;
+    } else {
+      out += text[i] === '\n' ? '\n' : ' ';
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Paths a comment or doc names that do not exist, as `file:line: ...` problems. A path is looked for from the root,
+ * from src/ (modules name each other from there: `pack/build.ts`) and beside the file. Only a path whose folder
+ * exists is judged, and not one directly in src/ or test/: those are the examples of workspace paths (`src/a.ts`).
+ */
+export function missingPaths(root) {
+  const problems = [];
+  const show = (abs) => nodePath.relative(root, abs).split(nodePath.sep).join('/');
+  for (const { place, keep } of PATH_PLACES) {
+    const abs = nodePath.join(root, place);
+    let files;
+    try {
+      files = statSync(abs).isDirectory() ? filesBelow(abs, keep) : [abs];
+    } catch {
+      continue;
+    }
+    for (const f of files) {
+      proseOf(f, readFileSync(f, 'utf8'))
+        .split('\n')
+        .forEach((line, i) => {
+          for (const m of line.matchAll(NAMED_PATH)) {
+            const path = m[1].replace(/\.$/, '');
+            const dir = nodePath.posix.dirname(path);
+            if (dir === 'src' || dir === 'test') continue;
+            const found = [root, nodePath.join(root, 'src'), nodePath.dirname(f)].filter((base) => existsSync(nodePath.join(base, dir)));
+            if (found.length === 0) continue;
+            if (found.some((base) => existsSync(nodePath.join(base, path)))) continue;
+            problems.push(`${show(f)}:${i + 1}: '${path}' does not exist (a file was moved or renamed: name it as it is now)`);
+          }
+        });
+    }
+  }
+  return problems;
+}
 
 /** Files below `dir` whose name `keep` accepts, in name order; node_modules and dot folders skipped. */
 export function filesBelow(dir, keep) {
@@ -148,6 +237,7 @@ export function checkLayers(root) {
       });
     }
   }
+  problems.push(...missingPaths(root));
   return problems;
 }
 
@@ -159,5 +249,5 @@ if (process.argv[1] && nodePath.resolve(process.argv[1]) === fileURLToPath(impor
     console.error(`check-layers: ${problems.length} problem(s)`);
     process.exit(1);
   }
-  console.log('check-layers: imports run only downward, no cycles, no pointers outside the repository');
+  console.log('check-layers: imports run only downward, no cycles, no pointers outside the repository, no named path missing');
 }

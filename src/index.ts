@@ -12,8 +12,12 @@
  */
 
 // Contract tests (the harness behind `coder-subagents test`)
-export { runStage, prepareAgent, runPreparedStage, SANDBOX_ROOT, SANDBOX_WS } from './harness/sub-agent-stage.ts';
-export type { StageRequest, StageInput, StageResult, HarnessOptions, AgentUnderTest } from './harness/sub-agent-stage.ts';
+export { runStage, runPreparedStage } from './harness/run-stage.ts';
+export { prepareAgent } from './harness/agent-discovery.ts';
+export { SANDBOX_ROOT, SANDBOX_WS } from './harness/sandbox-paths.ts';
+export type { StageRequest, StageInput, HarnessOptions } from './harness/stage-request.ts';
+export type { StageResult } from './harness/stage-result.ts';
+export type { AgentUnderTest } from './harness/agent-discovery.ts';
 export { runCase, runContractFile, checkCase, matchesFilter } from './harness/run-case.ts';
 export type { CaseResult, CaseStatus, ContractFileResult, RunOptions } from './harness/run-case.ts';
 export { runSuite, runContractFiles } from './harness/suite.ts';
@@ -28,10 +32,10 @@ export { CommitError } from './runtime/commit.ts';
 export type { SuiteOptions } from './harness/suite.ts';
 export type { SuiteResult, StageCoverage } from './harness/suite-result.ts';
 export type { FormatOptions } from './harness/reporters/human.ts';
-export { loadConfig, ConfigError } from './harness/config.ts';
-export type { TestConfig } from './harness/config.ts';
-export { findConfigFile, CONFIG_FILE } from './harness/config-file.ts';
-export type { ReporterName } from './harness/config-file.ts';
+export { loadConfig, ConfigError } from './harness/config-parse.ts';
+export type { TestConfig } from './harness/config-parse.ts';
+export { findConfigFile, CONFIG_FILE } from './harness/config-find.ts';
+export type { ReporterName } from './harness/config-find.ts';
 export { loadContractFile, parseContractFile, CaseFileError, CaseFileSchema } from './harness/case-file.ts';
 export type { ContractFile, ContractCase, CaseExpect, CaseTask, AiAnswer, ResponsesItem, CoderResponseInput, PrevItem, AiPromptExpectation } from './harness/case-file.ts';
 export { discover, findContractFiles, affectedContractFiles, DiscoveryError, CASE_FILE_SUFFIX } from './harness/discover.ts';

@@ -31,6 +31,34 @@ C.EVENT_GLOB_DEFAULT_KEYS = {
 C.WORKBENCH_AGENT_NAMES = { "pro@coder/workbench", "pro@coder/dev" }
 C.WORKBENCH_DONE_EVENT = "workbench::done"
 
+-- the keys an entry may give, and the settings each built-in sub-agent reads from its own entry
+C.ENTRY_KEYS = { "name", "enabled", "stages", "options", "config", "on" }
+C.BUILTIN_ENTRY_KEYS = {
+  ["pro@coder/code-map"] = {
+    "globs",
+    "named_maps",
+    "model",
+    "cache_dir",
+    "base_dir",
+    "include_kinds",
+    "input_concurrency",
+    "max_file_size_kb",
+  },
+  ["pro@coder/auto-context"] = {
+    "model",
+    "code_map_model",
+    "mode",
+    "knowledge",
+    "include_kinds",
+    "input_concurrency",
+    "code_map_input_concurrency",
+    "helper_globs",
+    "cache_explicit",
+    "max_file_size_kb",
+  },
+  ["pro@coder/auto-fix"] = { "failures", "model", "max_retries" },
+}
+
 -- the events the pack sends (section 7): the stage of each event, and the event of each stage
 C.EVENT_STAGES = { start = "pre", ["end"] = "post" }
 C.STAGE_EVENTS = { pre = "start", post = "end" }
@@ -73,10 +101,11 @@ C.PARAM_KEYS = {
     "auto_context",
     "auto_fix",
     "max_file_size_kb",
+    "workbench",
+    "dev",
+    "workbench_data_globs",
   },
   not_implemented = {
-    workbench = "the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs",
-    dev = "legacy alias of workbench, which is not part of this pack",
     udiffx_inst_debug = "this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)",
   },
 }
@@ -105,18 +134,29 @@ local M = {
   stepCap = "Sub-agent pipeline exceeded {max} steps in stage {stage}",
   version = "Sub-agents require AIPack {min} or above (current: {current})",
   notFound = "Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)",
+  notFoundOutside = "Sub-agent [{name}] not found: {path} is outside the workspace ({workspace}): it does not exist, or this runtime does not read there (the simulator reads agents only inside the workspace and the packs; a name is a path from the workspace root)",
   unknownEntryKey = "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
   droppedParams = "Sub-agent [{name}] returned coder_params without {keys}: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = \"start\")",
   unknownError = "Unknown error",
   notTableEvent = "Sub-agent [{name}] failed: invalid response type, expected table or nil",
   dispatchCap = "Sub-agent pipeline exceeded max steps ({max}).",
-  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)",
-  workbenchDoneOnly = "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: the workbench is the root key `workbench:`, not a sub-agent",
   redoRequested = "Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.",
   redoCapReached = "Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.",
   redoUncounted = "Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started",
+  unknownEntryKeyNear = "{label}: unknown key '{key}' (did you mean '{near}'? kept, the agent reads it as input.agent_config.{key})",
+  eventNeverSent = "{label} ({name}) listens to '{event}', which the pack never sends (it sends 'start' and 'end'; a sub-agent emits events named 'ns::event'): it never runs{hint}",
+  eventNotListened = "Sub-agent [{name}] emitted '{event}', which no entry listens to: nothing runs for it{hint}",
+  didYouMean = " (did you mean '{near}'?)",
   unknownParam = "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam = "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
+  laxOnEmpty = "{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = \"start\")",
+  laxOnBlank = "{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})",
+  laxEmitString = "Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})",
+  laxEmitBlank = "Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)",
+  laxEndParams = "Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)",
+  laxAutoContextEmpty = "auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>[\"path\", ...]</{tag}>)",
+  laxAutoContextOutside = "auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)",
 }
 
 -- the table form of an entry, in check order, with defaults
@@ -192,6 +232,8 @@ local RESPONSE_FIELDS = {
     kind = { kind = "table", expected = "a table" },
     optional = true,
     stages = { "pre", "pre_task" },
+    event_stages = { "pre", "post" },
+    lax_stages = { "post" },
     ignored_keys = { pre = { "sub_agents" }, pre_task = { "input_concurrency", "sub_agents", "working_globs" } },
   },
   {
@@ -205,6 +247,8 @@ local RESPONSE_FIELDS = {
     kind = { kind = "string", expected = "a string" },
     optional = true,
     stages = { "pre", "pre_task" },
+    event_stages = { "pre", "post" },
+    lax_stages = { "post" },
     exclusive_with = "coder_prompts",
   },
   {
@@ -494,11 +538,27 @@ end
 local function used_in(f, stage, form)
   if f == nil then return false end
   if f.form ~= nil and f.form ~= (form or "stage") then return false end
-  if f.stages == nil then return true end
-  for _, s in ipairs(f.stages) do
+  local stages = f.stages
+  if form == "event" and f.event_stages ~= nil then stages = f.event_stages end
+  if stages == nil then return true end
+  for _, s in ipairs(stages) do
     if s == stage then return true end
   end
   return false
+end
+
+--- The response fields an event-form answer gives in a stage where that use is lax (done as upstream, warned).
+function C.lax_fields(stage, value)
+  local out = {}
+  if type(value) ~= "table" then return out end
+  for _, f in ipairs(RESPONSE_FIELDS) do
+    if given(rawget(value, f.name)) and f.lax_stages ~= nil then
+      for _, s in ipairs(f.lax_stages) do
+        if s == stage then out[#out + 1] = f.name end
+      end
+    end
+  end
+  return out
 end
 
 local RESPONSE_BY_NAME = {}
@@ -631,11 +691,6 @@ function C.msg.workbench_entry(name)
   return fill(M.workbenchEntry, { name = tostring(name) })
 end
 
---- <label> (<name>) listens only to 'workbench::done' ...
-function C.msg.workbench_done_only(label, name)
-  return fill(M.workbenchDoneOnly, { label = tostring(label), name = tostring(name) })
-end
-
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
 function C.msg.redo_requested(count)
   return fill(M.redoRequested, { count = tostring(count), max = C.MAX_REDOS })
@@ -645,6 +700,18 @@ function C.msg.redo_cap_reached(count)
 end
 function C.msg.redo_uncounted(current)
   return fill(M.redoUncounted, { current = tostring(current) })
+end
+
+--- a lax form upstream accepts (section 7): kind is a message key starting with "lax", values fill it
+function C.msg.lax(kind, values)
+  local template = M[kind]
+  if type(template) ~= "string" or kind:sub(1, 3) ~= "lax" then error("unknown lax message " .. tostring(kind)) end
+  return fill(template, values)
+end
+
+--- any message template by its name, filled with vars (strings)
+function C.msg.named(template, vars)
+  return fill(M[template], vars)
 end
 
 --- Sub-agents require AIPack <MIN_AIPACK_VERSION> or above (current: <version>)

@@ -66,6 +66,8 @@ local function run_members(index, members, inputs, concurrency)
       options = U.nil_if_null(member.options),
       base_dir = CTX.WORKSPACE_DIR,
       input = inputs[i],
+      -- for reports: what the group runs with, known even when the run stops before its tasks end
+      concurrency = concurrency,
     }
   end
   local ok, run_res = pcall(aip.agent.run, runner_name(), {

@@ -36,6 +36,14 @@ export interface FileAccess {
 
 const decoder = new TextDecoder('utf-8');
 
+/** A size as a reader takes it in: MiB (rounded up) from 1 MiB on, bytes below. */
+const mib = (n: number) => (n >= 1048576 ? `${Math.ceil(n / 1048576)} MiB` : `${n} bytes`);
+
+/** The error of a read refused by its size (`what` names the file or files), raised before anything is read. */
+export function readTooBig(what: string, size: number, left: number): LuaError {
+  return new LuaError(`memory limit exceeded: ${what}: ${mib(size)}, more than the run may still bring into memory (${mib(Math.max(left, 0))}); nothing was read`);
+}
+
 export function fileAccess(env: StageEnv): FileAccess {
   const { vfs } = env;
 

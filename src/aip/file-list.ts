@@ -3,7 +3,7 @@
  * a glob set lists (excludes, order) is support/globs.ts; this module turns them into FileInfo / FileRecord / FileStats.
  */
 import { optionsArg } from '../engine/values.ts';
-import type { FileAccess } from './file-access.ts';
+import { readTooBig, type FileAccess } from './file-access.ts';
 import { expandGlob, globsArg, listFiles, type ListedFile } from './support/globs.ts';
 import { renderHome } from './support/paths.ts';
 
@@ -28,7 +28,14 @@ export function fileList(access: FileAccess): Record<string, unknown> {
 
     list_load(globs: unknown, options?: unknown): Record<string, unknown>[] {
       const fn = N('list_load');
-      return listing(fn, globs, options).map((f) => access.recordOf(renderHome(env, f.path), f.abs, fn));
+      const files = listing(fn, globs, options);
+      // each file is checked as it is read, all of them before any: they are held together until the list returns
+      const limit = vfs.readLimit?.();
+      if (limit !== undefined) {
+        const total = files.reduce((sum, f) => sum + (vfs.stat(f.abs)?.size ?? 0), 0);
+        if (total > limit) throw readTooBig(`${fn}: the ${files.length} file${files.length === 1 ? '' : 's'} listed`, total, limit);
+      }
+      return files.map((f) => access.recordOf(renderHome(env, f.path), f.abs, fn));
     },
 
     first(globs: unknown, options?: unknown): Record<string, unknown> | undefined {

@@ -1,6 +1,6 @@
 import type { Vfs } from '../support/vfs.ts';
 import type { Trace } from './support/trace.ts';
-import type { LifecycleStage } from './support/lifecycle.ts';
+import type { LifecycleStage } from './support/lifecycle-stage.ts';
 import type { ScriptedCommands, ScriptedWeb } from './support/scripted-io.ts';
 
 /** Everything an `aip.*` namespace needs from the simulated runtime, for one Lua stage. */

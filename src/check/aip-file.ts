@@ -2,7 +2,7 @@
 // Blocks are read by src/runtime/agent-doc.ts (the runtime's own parser), so the checker sees exactly
 // the code the simulator runs; findings are mapped back to .aip lines.
 
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { nextFence, type Fence } from '../support/lines.ts';
 import { AgentLoadError, mapScriptLine, parseAgentDoc, type AgentDoc, type LuaScript } from '../runtime/agent-doc.ts';
 import type { InputKind } from './contract-types.ts';

@@ -10,7 +10,8 @@ import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 import { luarcLibraries, SHIPPED_TYPES_DIR, staleLuaDefinitions } from './luals.ts';
 import { messages } from '../contract/index.ts';
-import { isPromptFile, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './sub-agent-stages.ts';
+import { subAgentNameFindings } from './sub-agent-names.ts';
+import { isPromptFile, laxWarningsOfPrompt, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './sub-agent-stages.ts';
 
 /** A path given to check does not exist (the CLI reports it as bad usage). */
 export class CheckPathError extends Error {}
@@ -59,6 +60,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   const luaFiles = new Set<string>();
   const aipFiles = new Set<string>();
   const stageMap: StageMap = new Map();
+  const namesChecked = new Set<string>();
   for (const dir of ['pack/lua', 'lua']) {
     for (const f of walk(join(root, dir))) if (f.endsWith('.lua')) luaFiles.add(f);
   }
@@ -73,7 +75,8 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
       if (f.endsWith('.contract.toml')) stagesFromContract(f, stageMap);
       else if (isPromptFile(f, f === abs)) {
         stagesFromPrompt(f, stageMap);
-        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f));
+        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f), ...subAgentNameFindings(root, f), ...laxFindings(root, f));
+        namesChecked.add(f);
       }
       if (f.endsWith('.aip')) aipFiles.add(f);
       // modules an agent can `require` (`<dir>/lua/...`), or a .lua file named explicitly
@@ -85,7 +88,13 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
   const dirs = new Set([...aipFiles].map((f) => dirname(f)));
   for (const d of [...dirs]) for (let up = d; up.startsWith(root) && up !== dirname(up); up = dirname(up)) dirs.add(up);
   for (const d of dirs) {
-    for (const f of walkFiles(join(d, '.aipack', '.prompt'))) if (isPromptFile(f, false)) stagesFromPrompt(f, stageMap);
+    for (const f of walkFiles(join(d, '.aipack', '.prompt'))) {
+      if (!isPromptFile(f, false)) continue;
+      stagesFromPrompt(f, stageMap);
+      // the names its sub_agents give (events, keys) are checked where they are written
+      if (!namesChecked.has(f) && !ignored(rel(root, f))) findings.push(...subAgentNameFindings(root, f));
+      namesChecked.add(f);
+    }
   }
 
   // an agent checked on its own: its sibling contract file says its stages, as when its directory is checked
@@ -124,6 +133,17 @@ function missingAgentFindings(root: string, promptFile: string): Finding[] {
       rule: 'agent-not-found' as const,
       message: messages.notFound(name, path).replace(/; checked before the run, before any model call\)$/, ')'),
     };
+  });
+}
+
+/** The lax `sub_agents` entries of a prompt file: warnings, at the entry's `on` line (else the file's first). */
+function laxFindings(root: string, promptFile: string): Finding[] {
+  const lines = readText(promptFile).split('\n');
+  return laxWarningsOfPrompt(promptFile).map((message) => {
+    const name = /\(([^)]*)\)/.exec(message)?.[1] ?? '';
+    const at = lines.findIndex((l) => name !== '' && l.includes(name));
+    const line = at === -1 ? -1 : lines.findIndex((l, i) => i >= at && /\bon\s*[:=]/.test(l));
+    return { file: rel(root, promptFile), line: line + 1 || 1, column: 1, rule: 'lax-form' as const, message, severity: 'warning' as const };
   });
 }
 

@@ -15,7 +15,7 @@ import {
   findAipNamespace,
   isAvailableAt,
 } from '../aip/catalog.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { InputKind } from './contract-types.ts';
 import { typeCheck, type TypeRule } from './infer.ts';
 import { annotatedStages } from './annotations.ts';
@@ -46,6 +46,7 @@ export type Rule =
   | 'stale-pack'
   | 'stale-types'
   | 'agent-not-found'
+  | 'sub-agent-name'
   | 'annotation'
   | TypeRule;
 
@@ -233,7 +234,7 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
   typeCheck(
     chunk,
     writes.fields,
-    { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version },
+    { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version, agent: src.file },
     report,
   );
   findings.sort((a, b) => a.line - b.line || a.column - b.column);

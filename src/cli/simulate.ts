@@ -2,17 +2,16 @@ import { exists, readText } from '../support/host-fs.ts';
 import { checkMocksAt, MockError, parseMocksToml, type Mocks } from '../runtime/mocks.ts';
 import nodePath from 'node:path';
 import type { Command } from 'commander';
-import { DEFAULT_AIPACK_VERSION, isValidVersion } from '../aip/catalog.ts';
+import { DEFAULT_AIPACK_VERSION, isValidVersion, resolveVersionAlias } from '../aip/catalog.ts';
 import { ScriptedAi, ScriptedAiError } from '../runtime/ai.ts';
 import { REPO_PACK } from '../runtime/packs.ts';
-import { DeadlineError, IsolateCrashError, type SerializedError } from '../isolate/isolate.ts';
-import { runJob } from '../harness/run-job.ts';
-import type { SimSpec, SimulateResult } from '../harness/worker-jobs.ts';
+import { DeadlineError, IsolateCrashError, runIsolated, siblingModule, type IsolateOptions, type SerializedError } from '../isolate/isolate.ts';
+import type { SimSpec, SimulateJobs, SimulateResult } from './simulate-job.ts';
 import { CommitError, writeChanges } from '../runtime/commit.ts';
 import { AgentRunError } from '../runtime/lifecycle/agent-run.ts';
 import type { RunOutcome, RunRequest } from '../runtime/simulator.ts';
 import { Trace } from '../aip/support/trace.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { FileChanges } from '../support/vfs.ts';
 import { lockWorkspace, WorkspaceLockedError } from '../runtime/workspace-lock.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
@@ -32,23 +31,25 @@ export interface SimCliOptions {
   aipackBase?: string;
   timeout?: string;
   engine?: string;
+  report?: string;
 }
 
 export function addSimOptions(cmd: Command): Command {
   return addEngineOption(cmd)
     .option('--workspace <dir>', 'workspace directory (the one holding .aipack/)', undefined)
     .option('--ai <file>', 'TOML file of scripted AI responses')
-    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)', DEFAULT_AIPACK_VERSION)
+    .option('--aipack-version <version>', `simulated AIPack version (CTX.AIPACK_VERSION); "oldest" and "newest" name the oldest supported and the newest known`, resolveVersionAlias, DEFAULT_AIPACK_VERSION)
     .option('--write', 'write the files the run created, changed or deleted to the workspace (default: report only)')
     .option('--json', 'print one JSON object')
     .option('--trace', 'print the trace of the run (stages, agent calls, AI calls, pins, files)')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
     .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base): its packs, CTX.BASE_AIPACK_DIR; saves there stay in memory, the dir is only read (default: none)')
-    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
+    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60')
+    .option('--report <file.html>', 'also write the run as one self-contained HTML page: timeline, each call and its diffs, model calls with sizes and tokens, files');
 }
 
-/** The simulator the options describe, as plain data for the run's worker (harness/worker-jobs.ts). Throws UsageError. */
+/** The simulator the options describe, as plain data for the run's worker (simulate-job.ts). Throws UsageError. */
 function makeSimSpec(o: SimCliOptions): SimSpec {
   const workspaceDir = o.workspace ? nodePath.resolve(o.workspace) : findWorkspace(process.cwd());
   if (o.workspace) requireDir('--workspace', o.workspace, workspaceDir);
@@ -95,7 +96,14 @@ export interface CliRun {
   trace: Trace;
   files: FileChanges;
   /** the files the run would write; written by writeRun */
-  pending: SimulateResult['pending'];
+  batches: SimulateResult['batches'];
+}
+
+const SIMULATE_JOB = siblingModule(import.meta.url, './simulate-job');
+
+/** Runs the simulate job (simulate-job.ts) in an isolated worker; only its types are loaded on this thread. */
+export function simulateInWorker(arg: Parameters<SimulateJobs['simulate']>[0], options?: IsolateOptions): Promise<SimulateResult> {
+  return runIsolated<SimulateJobs, 'simulate'>(SIMULATE_JOB, 'simulate', arg, options);
 }
 
 /**
@@ -107,13 +115,13 @@ export async function simulateCli(o: SimCliOptions, request: RunRequest, traceKi
   const timeoutMs = timeoutOf(o);
   const none = { created: [], changed: [], deleted: [] };
   try {
-    const r = await runJob('simulate', { sim: spec, request }, { timeoutMs });
+    const r = await simulateInWorker({ sim: spec, request }, { timeoutMs });
     const trace = new Trace();
     trace.events.push(...r.events);
-    return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, pending: r.pending };
+    return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, batches: r.batches };
   } catch (err) {
     if (err instanceof DeadlineError || err instanceof IsolateCrashError) {
-      return { workspaceDir: spec.workspaceDir, error: err, trace: new Trace(), files: none, pending: { changes: [], dirs: [] } };
+      return { workspaceDir: spec.workspaceDir, error: err, trace: new Trace(), files: none, batches: [] };
     }
     throw err;
   }
@@ -130,18 +138,40 @@ function rebuildError(e: SerializedError): Error {
   return err;
 }
 
+/** What `--write` did: the files written, those not written (workspace-relative), and why not. */
+export interface WriteOutcome {
+  written: string[];
+  notWritten: string[];
+  /** the batch that could not be written: its stage and the error (later stages were not written either) */
+  failed?: { stage: string; error: Error };
+}
+
 /**
- * `--write`: the run's changes, all checked and then written atomically (runtime/commit.ts). Returns the error
- * when they cannot be written (nothing was), else undefined.
+ * `--write`: the run's changes in AIPack's order of effects, one batch per stage of the run (a failed run's
+ * stages up to the failure included), each batch all checked and then written atomically (runtime/commit.ts).
+ * When a batch cannot be written, nothing of it is, nor of the stages after it.
  */
-export function writeRun(run: CliRun): Error | undefined {
-  try {
-    writeChanges(run.workspaceDir, run.pending.changes, run.pending.dirs, [nodePath.join(run.workspaceDir, '.aipack', 'pack')]);
-    return undefined;
-  } catch (err) {
-    if (err instanceof CommitError) return err;
-    return new Error(`cannot write the changes: ${(err as Error).message}`);
+export function writeRun(run: CliRun): WriteOutcome {
+  const rel = (abs: string) => nodePath.relative(run.workspaceDir, abs).split(nodePath.sep).join('/');
+  const out: WriteOutcome = { written: [], notWritten: [] };
+  for (const batch of run.batches) {
+    const paths = batch.changes.map(([abs]) => rel(abs));
+    if (out.failed) {
+      out.notWritten.push(...paths);
+      continue;
+    }
+    try {
+      writeChanges(run.workspaceDir, batch.changes, batch.dirs, [nodePath.join(run.workspaceDir, '.aipack', 'pack')]);
+      out.written.push(...paths);
+    } catch (err) {
+      const error = err instanceof CommitError ? err : new Error(`cannot write the changes: ${(err as Error).message}`);
+      out.failed = { stage: batch.stage, error };
+      out.notWritten.push(...paths);
+    }
   }
+  out.written.sort();
+  out.notWritten.sort();
+  return out;
 }
 
 /** Holds the workspace's write lock while `fn` runs, when `write` is set. */

@@ -20,6 +20,7 @@ import {
   MAX_STEPS,
   WORKBENCH_AGENT_NAMES,
   WORKBENCH_DONE_EVENT,
+  BUILTIN_ENTRY_KEYS,
   MESSAGE_TEMPLATES,
   MIN_AIPACK_VERSION,
   STAGE_ADOPTS,
@@ -125,6 +126,8 @@ function fieldData(f: Field): Record<string, unknown> {
   if (f.optional) d.optional = true;
   if (f.default !== undefined) d.default = f.default;
   if (f.stages) d.stages = f.stages;
+  if (f.eventStages) d.event_stages = f.eventStages;
+  if (f.laxStages) d.lax_stages = f.laxStages;
   if (f.ignoredKeys) d.ignored_keys = f.ignoredKeys;
   if (f.exclusiveWith) d.exclusive_with = f.exclusiveWith;
   if (f.form) d.form = f.form;
@@ -167,6 +170,10 @@ export function generateContractLua(): string {
     `C.EVENT_GLOB_DEFAULT_KEYS = ${luaLiteral([...EVENT_GLOB_DEFAULT_KEYS])}`,
     `C.WORKBENCH_AGENT_NAMES = ${luaLiteral([...WORKBENCH_AGENT_NAMES])}`,
     `C.WORKBENCH_DONE_EVENT = ${luaLiteral(WORKBENCH_DONE_EVENT)}`,
+    '',
+    '-- the keys an entry may give, and the settings each built-in sub-agent reads from its own entry',
+    `C.ENTRY_KEYS = ${luaLiteral(ENTRY_FIELDS.map((f) => f.name))}`,
+    `C.BUILTIN_ENTRY_KEYS = ${luaLiteral(BUILTIN_ENTRY_KEYS)}`,
     '',
     '-- the events the pack sends (section 7): the stage of each event, and the event of each stage',
     `C.EVENT_STAGES = ${luaLiteral(EVENT_STAGES)}`,

@@ -9,6 +9,7 @@ import {
   EVENT_PARAMS_CLEARED,
   RESPONSE_FIELDS,
   checkResponse,
+  relaxResponse,
   entryForm,
   ignoredFields,
   luaEqual,
@@ -103,12 +104,15 @@ const ADOPTS: Record<SubAgentStage, { params: boolean; prompts: boolean; respons
   post_task: { params: false, prompts: false, response: true },
   post: { params: false, prompts: false, response: false },
 };
-/** The event form adopts params and prompt at pre only (section 7). */
+/**
+ * The event form adopts params and prompt at pre, and at post, where upstream merges them into what the later end
+ * sub-agents receive and nothing else (a lax form, warned by the pack; section 7).
+ */
 const EVENT_ADOPTS: typeof ADOPTS = {
   pre: ADOPTS.pre,
   pre_task: ADOPTS.post,
   post_task: ADOPTS.post,
-  post: ADOPTS.post,
+  post: { params: true, prompts: true, response: false },
 };
 
 const KNOWN_FIELDS = RESPONSE_FIELDS.map((f) => f.name);
@@ -139,6 +143,16 @@ const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** The failure message the pipeline reports for a checked response, or undefined when it succeeds. */
 function failureOf(stage: SubAgentStage, name: string, response: unknown, opts: AnalyzeOptions, form: EntryForm): string | undefined {
   if (opts.raised !== undefined) return messages.raised(name, opts.raised);
+  // the event form reports as the pack does (upstream's order and wording): the type, then a failure, then the rest
+  if (form === 'event') {
+    if (!given(response)) return undefined;
+    if (luaType(response) !== 'table') return messages.notTableEvent(name);
+    const errorMsg = field(response, 'error_msg');
+    if (field(response, 'success') === false || given(errorMsg)) {
+      const details = field(response, 'error_details');
+      return messages.failed(name, given(errorMsg) ? (errorMsg as string) : undefined, given(details) ? (details as string) : undefined, 'event');
+    }
+  }
   const what = checkResponse(stage, response, form);
   if (what !== undefined) return messages.invalid(name, what);
   if (luaType(response) !== 'table') return undefined;
@@ -168,8 +182,10 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
   const paramsBefore = withoutSubAgents(field(input, 'coder_params'));
   const promptsBefore = stringList(field(input, 'coder_prompts'));
   const responseBefore = field(field(input, 'coder_response'), 'content');
-  const t = luaType(response);
   const form = entryForm(config);
+  // the event form reads emit_events as upstream does (a string is ignored, empty names dropped; the pack warns)
+  if (form === 'event') response = relaxResponse(response);
+  const t = luaType(response);
   const error = failureOf(stage, name, response, opts, form);
   const usable = error === undefined && t === 'table';
   const adopts = (form === 'event' ? EVENT_ADOPTS : ADOPTS)[stage];
@@ -191,7 +207,8 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
 
   const prompts: PromptsEffect = { replaced: false, changed: false, before: promptsBefore, after: promptsBefore };
   if (usable && adopts.prompts) {
-    const list = field(response, 'coder_prompts');
+    // at end the event form takes coder_prompt only, as upstream (coder_prompts is the stage form's)
+    const list = form === 'event' && stage === 'post' ? undefined : field(response, 'coder_prompts');
     const one = field(response, 'coder_prompt');
     if (given(list)) prompts.after = stringList(list);
     else if (given(one)) prompts.after = [one as string];

@@ -16,6 +16,8 @@ export interface SubAgentCall {
   redo?: number;
   /** a parallel group (one step of the pipeline): its members side by side */
   group?: GroupStep;
+  /** an event-form entry: the event it ran on (start, end, or an emitted one) */
+  event?: string;
 }
 
 /** A parallel group's run: its place in `sub_agents`, its concurrency, and each member. */
@@ -34,6 +36,8 @@ export interface GroupMember {
   models: string[];
   /** why it failed (raised, success = false, error_msg) */
   error?: string;
+  /** the agent_result it answered */
+  result?: unknown;
 }
 
 const RUNNER = /\/parallel$/;
@@ -47,23 +51,40 @@ function groupStep(trace: Trace, at: number, runner: string): GroupStep {
   let models: string[] = [];
   let call: Extract<TraceEvent, { kind: 'agent_call' }> | undefined;
   let concurrency = 1;
+  let sawTasks = false;
   for (let i = start; i < at; i++) {
     const e = events[i]!;
     if (e.kind === 'ai' && e.depth >= 2) models.push(e.model);
     else if (e.kind === 'agent_call' && e.depth === 1 && e.caller === runner) call = e;
-    else if (e.kind === 'tasks' && e.depth === 1 && e.agent === runner) concurrency = e.concurrency;
+    else if (e.kind === 'tasks' && e.depth === 1 && e.agent === runner) {
+      concurrency = e.concurrency;
+      sawTasks = true;
+    }
     else if (e.kind === 'stage' && e.depth === 1 && e.agent === runner && e.stage === 'Output' && e.task !== undefined) {
       members.push({ index: e.task, agent: call?.agent ?? '?', ms: call?.ms ?? 0, models, ...(call?.error !== undefined ? { error: call.error } : {}) });
       models = [];
       call = undefined;
     }
   }
-  members.sort((a, b) => a.index - b.index);
   const outer = events[at] as Extract<TraceEvent, { kind: 'agent_call' }>;
+  // a member that never ended (the group's run stopped first: budget, deadline) is still one of the group
+  outer.inputs.forEach((raw, i) => {
+    if (members.some((m) => m.index === i + 1)) return;
+    const name = (raw as { name?: unknown } | undefined)?.name;
+    members.push({ index: i + 1, agent: typeof name === 'string' ? name : '?', ms: 0, models: [], error: `no result: the group's run stopped${outer.error ? `: ${outer.error}` : ''}` });
+  });
+  members.sort((a, b) => a.index - b.index);
+  // the runner's tasks event is recorded when its tasks end; the pack also passes the concurrency with each member
+  if (!sawTasks) {
+    const given = (outer.inputs[0] as { concurrency?: unknown } | undefined)?.concurrency;
+    if (typeof given === 'number') concurrency = given;
+  }
   for (const m of members) {
     // a member that answered success = false or error_msg failed too
     const out = outer.outputs?.[m.index - 1] as { response?: { success?: unknown; error_msg?: unknown } } | undefined;
     const res = out?.response;
+    const result = (res as { agent_result?: unknown } | undefined)?.agent_result;
+    if (result !== undefined && result !== null) m.result = result;
     if (m.error === undefined && res && (res.success === false || typeof res.error_msg === 'string')) {
       m.error = typeof res.error_msg === 'string' ? res.error_msg : 'success = false';
     }
@@ -99,8 +120,54 @@ export interface CoderRunReport {
   warnings: string[];
   /** how many times the coder was run again after the first run (aip.flow.redo_run) */
   redos: number;
+  /** the coder's pins as AIPack's terminal shows them: per run, in AIPack's order (see pinsOf) */
+  pins: Pin[];
   after_all?: unknown;
 }
+
+/** A pin as AIPack shows it: its label (`Pin:` when it gave none) and content. */
+export interface Pin {
+  scope: 'run' | 'task';
+  iden: string;
+  priority?: number;
+  label: string;
+  content: string;
+  /** the redo run it belongs to (0: the first run) */
+  run: number;
+}
+
+/** AIPack's label and content of a pin given as a string or as `{ label?, content? }` (its uc::Marker). */
+function pinText(content: unknown): { label: string; content: string } {
+  if (typeof content === 'string') return { label: 'Pin:', content };
+  const t = (typeof content === 'object' && content !== null ? content : {}) as { label?: unknown; content?: unknown };
+  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+  return { label: str(t.label) ?? 'Pin:', content: str(t.content) ?? 'No Content' };
+}
+
+/**
+ * The coder's own pins (aip.run.pin, aip.task.pin), as AIPack lists them: a run pin saved again under the same
+ * iden replaces the earlier one in its place; then sorted by priority, pins without one
+ * last, else in the order they were made. Each redo is a run of its own.
+ */
+export function pinsOf(trace: Trace, coderName: string): Pin[] {
+  const out: Pin[] = [];
+  let run = 0;
+  for (const e of trace.events) {
+    if (e.depth !== 0 || e.agent !== coderName) continue;
+    if (e.kind === 'redo') run = e.num;
+    if (e.kind !== 'pin') continue;
+    const pin: Pin = { scope: e.scope, iden: e.iden, ...(e.priority !== undefined ? { priority: e.priority } : {}), ...pinText(e.content), run };
+    // a task pin belongs to its task, which the trace does not name: each is kept
+    const same = e.scope === 'run' ? out.findIndex((p) => p.run === run && p.scope === 'run' && p.iden === e.iden) : -1;
+    if (same >= 0) out[same] = pin;
+    else out.push(pin);
+  }
+  const order = out.map((p, i) => ({ p, i }));
+  order.sort((a, b) => a.p.run - b.p.run || rank(a.p) - rank(b.p) || (a.p.priority ?? 0) - (b.p.priority ?? 0) || a.i - b.i);
+  return order.map(({ p }) => p);
+}
+
+const rank = (p: Pin) => (p.priority === undefined ? 1 : 0);
 
 export interface FailedChange {
   file: string;
@@ -123,6 +190,26 @@ function failedChanges(trace: Trace, coderName: string): FailedChange[] {
 
 const isStage = (v: unknown): v is SubAgentStage => typeof v === 'string' && (STAGES as readonly string[]).includes(v);
 
+/** The sub-agent stage a traced agent call ran in (its input's `coder_stage`; a group's in the runner's input). */
+export function subAgentStageOf(call: Extract<TraceEvent, { kind: 'agent_call' }>): SubAgentStage | undefined {
+  const first = call.inputs[0] as { input?: Record<string, unknown>; coder_stage?: unknown } | undefined;
+  const stage = RUNNER.test(call.agent) ? first?.input?.coder_stage : first?.coder_stage;
+  return isStage(stage) ? stage : undefined;
+}
+
+/**
+ * The positions in the trace of the coder's sub-agent calls, in order: its own traced `aip.agent.run` calls that
+ * carry a sub-agent stage (a parallel group is one call of its runner). `coderRunReport`'s `sub_agents` follow them
+ * one to one.
+ */
+export function subAgentCallsAt(events: readonly TraceEvent[], coderName: string): number[] {
+  const out: number[] = [];
+  events.forEach((e, at) => {
+    if (e.kind === 'agent_call' && e.caller === coderName && e.depth === 0 && subAgentStageOf(e) !== undefined) out.push(at);
+  });
+  return out;
+}
+
 /** Builds the report of a coder run from its trace: every sub-agent call is a traced `aip.agent.run` of the coder. */
 export function coderRunReport(args: {
   coderName: string;
@@ -140,12 +227,11 @@ export function coderRunReport(args: {
     if (e.kind === 'redo' && e.depth === 0) redo = e.num;
     else if (e.kind === 'agent_call') redoOf.set(e, redo);
   }
-  trace.events.forEach((call, at) => {
-    if (call.kind !== 'agent_call' || call.caller !== coderName || call.depth !== 0) return;
+  for (const at of subAgentCallsAt(trace.events, coderName)) {
+    const call = trace.events[at] as Extract<TraceEvent, { kind: 'agent_call' }>;
+    const stage = subAgentStageOf(call)!;
     if (RUNNER.test(call.agent)) {
       const input = (call.inputs[0] as { input?: Record<string, unknown> } | undefined)?.input;
-      const stage = input?.coder_stage;
-      if (!isStage(stage)) return;
       const group = groupStep(trace, at, call.agent);
       const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
       subAgents.push({
@@ -157,22 +243,21 @@ export function coderRunReport(args: {
         group,
         ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
       });
-      return;
+      continue;
     }
     const input = call.inputs[0] as Record<string, unknown> | undefined;
-    const stage = input?.coder_stage;
-    if (!isStage(stage)) return;
     const response = pickResponse(call);
     const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
     subAgents.push({
       stage,
       task: typeof task === 'number' ? task : undefined,
+      ...(typeof input?.event === 'string' && (input.agent_config as { on?: unknown } | undefined)?.on !== undefined ? { event: input.event } : {}),
       agent: call.agent,
       ms: call.ms,
       effect: analyzeEffect(stage, input, response, call.error !== undefined ? { raised: call.error } : {}),
       ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
     });
-  });
+  }
   const aiCalls = trace
     .of('ai')
     .filter((e) => e.agent === coderName && e.depth === 0)
@@ -189,20 +274,42 @@ export function coderRunReport(args: {
     sub_agents: subAgents,
     ai_calls: aiCalls,
     redos: outcome?.redos ?? 0,
+    pins: pinsOf(trace, coderName),
     sub_agent_ai_calls: trace
       .of('ai')
       .filter((e) => e.depth > 0)
       .map((e) => ({ agent: e.agent, model: e.model })),
     files,
     failed_changes: failedChanges(trace, coderName),
-    warnings: trace
-      .of('print')
-      .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
-      // one line each: a warning that quotes a whole message (an auto-fix call's error) keeps its first line
-      .map((e) => headline(e.text.slice(WARNING.length))),
+    // one line each: a warning that quotes a whole message (an auto-fix call's error) keeps its first line;
+    // a warning printed once per task is listed once
+    warnings: [
+      ...new Set(
+        trace
+          .of('print')
+          .filter((e) => e.agent === coderName && e.depth === 0 && e.text.startsWith(WARNING))
+          .map((e) => headline(e.text.slice(WARNING.length))),
+      ),
+    ],
     // the coder's tasks are coder_responses items: their file lists are arrays, also when empty
     after_all: listsFromLua(CoderSummarySchema, outcome?.afterAll),
   };
+}
+
+/**
+ * What the built-in auto-fix did, from its agent_result `{ model, fixed, failed }`: it changes files, not the
+ * pipeline, so its line names the files it fixed and those still failing.
+ */
+function autoFixResult(e: StageEffect): string | undefined {
+  if (!/(^|\/)auto-fix$/.test(e.agent)) return undefined;
+  const r = e.agentResult as { model?: unknown; fixed?: unknown; failed?: unknown } | undefined;
+  if (!r || typeof r !== 'object') return undefined;
+  const fixed = Array.isArray(r.fixed) ? r.fixed.filter((f): f is string => typeof f === 'string') : [];
+  const failed = Array.isArray(r.failed) ? r.failed.map((f) => String((f as { path?: unknown }).path)) : [];
+  const parts: string[] = [];
+  if (fixed.length) parts.push(`fixed ${fixed.join(', ')}${typeof r.model === 'string' ? ` (${r.model})` : ''}`);
+  if (failed.length) parts.push(`still failing: ${failed.join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
 }
 
 /** The short effect line of one sub-agent call: `params +a ~b -c; prompts changed; response replaced`. */
@@ -225,6 +332,8 @@ export function describeEffect(e: StageEffect): string {
   if (e.ignored.length) parts.push(`ignored: ${e.ignored.join(', ')}`);
   if (e.unknownKeys.length) parts.push(`unknown keys: ${e.unknownKeys.map((k) => k.key + (k.suggestion ? ` (did you mean ${k.suggestion}?)` : '')).join(', ')}`);
   if (e.subAgentsInParams) parts.push('sub_agents in returned params (removed)');
+  const fix = autoFixResult(e);
+  if (fix) parts.push(fix);
   if (parts.length === 0) return e.response === 'nil' ? 'no change (nil response)' : 'no change';
   return parts.join('; ');
 }

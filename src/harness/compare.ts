@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { luaEqual, luaList, tableEntries } from '../contract/index.ts';
+import { jsonPrefix } from '../support/json-size.ts';
 
 const MAX_VALUE = 200;
 
@@ -17,13 +18,8 @@ const linePatch = (expected: string, actual: string) =>
 /** A value on one line, as JSON (nil as `nil`), shortened when long. */
 export function show(v: unknown): string {
   if (v === undefined) return 'nil';
-  let s: string;
-  try {
-    s = JSON.stringify(v) ?? String(v);
-  } catch {
-    s = String(v);
-  }
-  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
+  // written only as far as it is shown: a table holding a big string many times is never written whole
+  return jsonPrefix(v, MAX_VALUE);
 }
 
 const isTable = (v: unknown): v is object => typeof v === 'object' && v !== null;

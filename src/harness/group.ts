@@ -12,7 +12,10 @@ import type { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { CaseFileError, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues } from './compare.ts';
-import { prepareAgent, runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
+import { prepareAgent, type AgentUnderTest } from './agent-discovery.ts';
+import { runPreparedStage } from './run-stage.ts';
+import type { HarnessOptions } from './stage-request.ts';
+import type { StageResult } from './stage-result.ts';
 
 type GroupSpec = NonNullable<ContractFile['group']>;
 

@@ -75,6 +75,9 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
   workers?: number;
   /** called once, when the first case starts: the workers have loaded the runner */
   onStart?: () => void;
+  /** told each case as it starts in a worker, and as it ends (a case stopped by its deadline included) */
+  onCaseStart?: (c: CaseStart) => void;
+  onCaseEnd?: (c: CaseResult) => void;
 }
 
 /**
@@ -87,7 +90,7 @@ export interface IsolatedSuiteOptions extends Pick<IsolateOptions, 'timeoutMs' |
  */
 export async function runContractFilesIsolated(files: string[], options: SuiteOptions = {}, isolate: IsolatedSuiteOptions = {}): Promise<SuiteResult> {
   const { onCase: _onCase, ...plain } = options; // functions cannot cross to the worker
-  const { workers = 1, onStart, ...limits } = isolate;
+  const { workers = 1, onStart, onCaseStart, onCaseEnd, ...limits } = isolate;
   let started = false;
   const lanes = options.bail === undefined ? Math.max(1, Math.floor(workers)) : 1;
   const counter = lanes > 1 ? new SharedArrayBuffer(4) : undefined;
@@ -111,13 +114,16 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
             started = true;
             onStart?.();
           }
+          onCaseStart?.(m.start);
         }
         if (m.done) {
           const key = caseKey(m.done);
-          finished.set(key, revive(m.done));
+          const done = revive(m.done);
+          finished.set(key, done);
           mine.add(key);
           seen.add(m.done.file);
           running = undefined;
+          onCaseEnd?.(done);
         }
       };
       const failedBefore = [...mine].filter((k) => finished.get(k)?.status === 'failed').length;
@@ -143,9 +149,11 @@ export async function runContractFilesIsolated(files: string[], options: SuiteOp
             ? `timed out after ${formatMs(err.ms)} (the case was stopped; raise --timeout if it needs longer)`
             : err.message;
         const key = caseKey(c);
-        finished.set(key, { file: c.file, name: c.name, index: c.index, stage: c.stage, status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 });
+        const stopped: CaseResult = { file: c.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), status: 'failed', message: cause, warnings: [], ms: err instanceof DeadlineError ? err.ms : 0 };
+        finished.set(key, stopped);
         mine.add(key);
         seen.add(c.file);
+        onCaseEnd?.(stopped);
       }
     }
   };

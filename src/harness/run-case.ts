@@ -1,14 +1,18 @@
 /**
- * Runs contract cases: each case through the pack's pipeline (sub-agent-stage.ts), then the checks that always apply
+ * Runs contract cases: each case through the pack's pipeline (run-stage.ts), then the checks that always apply
  * (the contract, warnings) and the case's expectations.
  */
 import nodePath from 'node:path';
+import type { RunView } from '../report/run-view.ts';
 import { MAX_REDOS, type SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
 import { relativeKeyProblem } from '../support/paths.ts';
 import { orderCheck, prepareSubject } from './group.ts';
-import { runPreparedStage, type AgentUnderTest, type HarnessOptions, type StageResult } from './sub-agent-stage.ts';
+import type { AgentUnderTest } from './agent-discovery.ts';
+import { runPreparedStage } from './run-stage.ts';
+import type { HarnessOptions } from './stage-request.ts';
+import type { StageResult } from './stage-result.ts';
 
 export type CaseStatus = 'passed' | 'failed' | 'skipped';
 
@@ -29,6 +33,8 @@ export interface CaseResult {
   result?: StageResult;
   /** wall time of the case (its stage run and checks), in milliseconds */
   ms: number;
+  /** the data of its run's HTML report (SuiteOptions.runViews) */
+  run?: RunView;
 }
 
 export interface RunOptions extends HarnessOptions {

@@ -11,9 +11,14 @@ export interface CaseStart {
   name: string;
   index: number;
   stage: SubAgentStage;
+  /** an event-form case: the event dispatched to the agent */
+  event?: string;
   agent: string;
   agentFile: string;
 }
+
+/** What a case is labelled by in every report: its event (event form), else its stage. */
+export const caseLabel = (c: { stage: SubAgentStage; event?: string }): string => c.event ?? c.stage;
 
 /** Identifies a case across runs: its case file (absolute) and position. */
 export const caseKey = (c: { file: string; index: number }) => `${c.file}#${c.index}`;
@@ -21,8 +26,10 @@ export const caseKey = (c: { file: string; index: number }) => `${c.file}#${c.in
 export interface StageCoverage {
   /** the agent's .aip file (absolute) */
   agent: string;
-  /** how many cases ran (not skipped) per stage */
+  /** how many stage-form cases ran (not skipped) per stage */
   stages: Partial<Record<SubAgentStage, number>>;
+  /** how many event-form cases ran (not skipped) per event, in the order first met */
+  events?: Record<string, number>;
 }
 
 export interface SuiteResult {
@@ -49,10 +56,16 @@ export function coverageOf(results: ContractFileResult[]): StageCoverage[] {
   const coverage = new Map<string, StageCoverage>();
   for (const r of results) {
     const entry = coverage.get(r.agentFile) ?? { agent: r.agentFile, stages: {} };
-    for (const c of r.cases) if (c.status !== 'skipped') entry.stages[c.stage] = (entry.stages[c.stage] ?? 0) + 1;
+    for (const c of r.cases) {
+      if (c.status === 'skipped') continue;
+      if (c.event !== undefined) {
+        entry.events ??= {};
+        entry.events[c.event] = (entry.events[c.event] ?? 0) + 1;
+      } else entry.stages[c.stage] = (entry.stages[c.stage] ?? 0) + 1;
+    }
     coverage.set(r.agentFile, entry);
   }
-  return [...coverage.values()].filter((c) => Object.keys(c.stages).length > 0);
+  return [...coverage.values()].filter((c) => Object.keys(c.stages).length > 0 || Object.keys(c.events ?? {}).length > 0);
 }
 
 /**

@@ -1,86 +1,34 @@
 /**
- * The jobs a worker of runIsolated (isolate/isolate.ts) runs for the CLI and the contract tests (see run-job.ts). Arguments and results cross the thread boundary by
- * structured clone, so they are plain data: values Lua produced are made clonable first.
+ * The job a worker of runIsolated (isolate/isolate.ts) runs for `coder-subagents test` (see run-job.ts): the contract
+ * cases of a suite. Arguments and results cross the thread boundary by structured clone, so they are plain data:
+ * values Lua produced are made clonable first. (The CLI's `run` job lives with its command: cli/simulate-job.ts.)
  */
 import nodePath from 'node:path';
-import type { Mocks } from '../runtime/mocks.ts';
 import type { CaseResult } from './run-case.ts';
 import { runContractFiles, type SuiteOptions } from './suite.ts';
 import type { SuiteResult } from './suite-result.ts';
-import { ScriptedAi } from '../runtime/ai.ts';
-import type { PackLocation } from '../runtime/resolve.ts';
-import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
-import type { EngineName } from '../engine/engine.ts';
 import { defaultEngineName, loadEngine } from '../engine/index.ts';
-import type { TraceEvent } from '../aip/support/trace.ts';
-import type { FileChanges } from '../support/vfs.ts';
-import { clonable, serializeError, type Port, type SerializedError } from '../isolate/isolate.ts';
+import { clonable, serializeError, type Port } from '../isolate/isolate.ts';
+import { checkRenderable } from '../support/json-size.ts';
 
 // the worker reports a job's error with the jobs module's serializeError
 export { serializeError };
 
-
-/** A Simulator as plain data (SimulatorOptions minus what cannot cross threads). */
-export interface SimSpec {
-  workspaceDir: string;
-  /** scripted AI responses: the TOML text and its file name for messages */
-  ai?: { text: string; file: string };
-  aipackVersion?: string;
-  budget?: number;
-  packs?: PackLocation[];
-  engine?: EngineName;
-  traceValues?: SimulatorOptions['traceValues'];
-  /** the kinds of trace event the caller reports (all by default): only those are kept and sent back */
-  traceKinds?: SimulatorOptions['traceKinds'];
-  /** user stubs of aip.* functions (runtime/mocks.ts), already checked */
-  mocks?: Mocks;
-  /** --aipack-base: an AIPack base dir, only read (saves there stay in memory) */
-  aipackBase?: string;
-}
-
-export interface SimulateResult {
-  outcome?: RunOutcome;
-  error?: SerializedError;
-  events: TraceEvent[];
-  files: FileChanges;
-  /** what --write would write (absolute paths; null = delete), handed to writeChanges by the caller */
-  pending: { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
-}
-
-/** One run of an agent (the CLI's `run` and `run-agent`). Failures of the run are part of the result. */
-export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port: Port): Promise<SimulateResult> {
-  const { sim: spec, request } = arg;
-  const engine = spec.engine ?? defaultEngineName();
-  await loadEngine(engine); // once per worker: lua54's WebAssembly module
-  const sim = new Simulator({
-    engine,
-    traceValues: spec.traceValues,
-    traceKinds: spec.traceKinds,
-    workspaceDir: spec.workspaceDir,
-    ai: spec.ai ? ScriptedAi.fromToml(spec.ai.text, spec.ai.file) : undefined,
-    aipackVersion: spec.aipackVersion,
-    budget: spec.budget,
-    // the worker's deadline (the CLI's --timeout, or none) governs, not the library's default
-    timeoutMs: 0,
-    packs: spec.packs,
-    mocks: spec.mocks,
-    aipackBase: spec.aipackBase,
-    onStage: (where) => port.note(where),
-  });
-  port.at(request.name);
-  let outcome: RunOutcome | undefined;
-  let error: SerializedError | undefined;
-  try {
-    outcome = sim.run(request);
-  } catch (err) {
-    error = serializeError(err);
-  }
-  return clonable({ outcome, error, events: sim.trace.events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
-}
-
-/** A plain-data copy of a case result: no readFile, the trace as its events. */
+/**
+ * A plain-data copy of a case result: no readFile, the trace as its events. The copy is written out in full to the
+ * main thread, so a stage run whose values would take more than MAX_RENDERED_BYTES written out (one big string held
+ * many times) is left out, and the case fails saying why, instead of the copy filling the heap.
+ */
 function plainCase(c: CaseResult): CaseResult {
-  return c.result ? ({ ...c, result: { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } } } as unknown as CaseResult) : c;
+  if (!c.result) return c;
+  const result = { ...c.result, readFile: undefined, trace: { events: c.result.trace.events } };
+  try {
+    checkRenderable(result, 'the stage run (its result, inputs and trace)');
+  } catch (err) {
+    const { result: _dropped, ...rest } = c;
+    return { ...rest, status: 'failed', message: [c.message, (err as Error).message].filter(Boolean).join('\n') };
+  }
+  return { ...c, result } as unknown as CaseResult;
 }
 
 /** A share of a suite's cases (SuiteOptions.claim): the counter its workers take positions from. */
@@ -123,5 +71,5 @@ export async function suite(arg: { files: string[]; options: SuiteOptions; share
   return clonable({ ...r, cases: [], files: r.files.map((f) => ({ ...f, cases: [] })), errorAt });
 }
 
-export type Jobs = { simulate: typeof simulate; suite: typeof suite };
+export type Jobs = { suite: typeof suite };
 export type JobName = keyof Jobs;

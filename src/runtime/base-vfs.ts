@@ -9,7 +9,7 @@
 import nodePath from 'node:path';
 import { isInside } from '../support/host-fs.ts';
 import { delegateTo, filesUnder } from '../support/vfs.ts';
-import type { DirEntry, FileStat, Vfs } from '../support/vfs.ts';
+import type { Confine, DirEntry, FileStat, Vfs } from '../support/vfs.ts';
 
 interface Entry {
   data: Uint8Array;
@@ -40,16 +40,16 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
   const addDirs = (dir: string): void => {
     for (let d = dir; inBase(d) && !dirs.has(d); d = nodePath.dirname(d)) dirs.add(d);
   };
-  const readBytes = (abs: string): Uint8Array | undefined => {
+  const readBytes = (abs: string, confine?: Confine): Uint8Array | undefined => {
     const e = layer.get(abs);
     if (e === null) return undefined;
-    return e ? new Uint8Array(e.data) : main.readBytes(abs);
+    return e ? new Uint8Array(e.data) : main.readBytes(abs, confine);
   };
 
   const base = {
     readBytes,
-    readFile(abs: string) {
-      const b = readBytes(abs);
+    readFile(abs: string, confine?: Confine) {
+      const b = readBytes(abs, confine);
       return b === undefined ? undefined : decoder.decode(b);
     },
     stat(abs: string): FileStat | undefined {
@@ -107,8 +107,8 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
   // the base layer is never part of what a run changed or may commit: changes, snapshot, pending and commit are main's
   return {
     ...delegateTo(main),
-    readFile: (abs) => (inBase(abs) ? base.readFile(abs) : main.readFile(abs)),
-    readBytes: (abs) => (inBase(abs) ? base.readBytes(abs) : main.readBytes(abs)),
+    readFile: (abs, confine) => (inBase(abs) ? base.readFile(abs, confine) : main.readFile(abs, confine)),
+    readBytes: (abs, confine) => (inBase(abs) ? base.readBytes(abs, confine) : main.readBytes(abs, confine)),
     stat: (abs) => (inBase(abs) ? base.stat(abs) : main.stat(abs)),
     isFile: (abs) => (inBase(abs) ? base.isFile(abs) : main.isFile(abs)),
     isDir: (abs) => (inBase(abs) ? base.isDir(abs) : main.isDir(abs)),

@@ -1,7 +1,7 @@
 /** The `CTX` table of one Lua stage (docs/aipack.md section 5). */
 import nodePath from 'node:path';
 import type { StageEnv } from '../aip/types.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import type { Frame } from './lifecycle/agent-run.ts';
 
 /** What CTX takes from the simulated session. */

@@ -2,7 +2,7 @@ import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
 import { isInside, realPathOf } from '../support/host-fs.ts';
 import { relativeKeyProblem } from '../support/paths.ts';
-import { delegateTo, type Vfs } from '../support/vfs.ts';
+import { delegateTo, type Confine, type Vfs } from '../support/vfs.ts';
 
 export class ReadRefused extends LuaError {}
 
@@ -13,9 +13,14 @@ export interface ReadPolicy {
   /** raises the protection error for `abs` */
   refuse(abs: string): never;
   /**
-   * Keeps each path's verdict until the returned function is called (holds nest). For one run: its Lua cannot
-   * change the disk (its writes stay in memory, commands are scripted), so a link that is not there when the run
-   * first looks cannot appear during it, except by another process, which realpath-then-open could not stop either.
+   * The check of a read of `abs` as its file is opened: the real path of the opened file must lie below a root,
+   * whatever the verdict held for `abs` says (a file swapped for a symlink since it was judged is refused).
+   */
+  confine(abs: string): Confine;
+  /**
+   * Keeps each path's verdict until the returned function is called (holds nest): one realpath per path for a run.
+   * A held verdict only lets a read through: the file the read opens is judged again as it is opened (`confine`),
+   * so a file swapped for a symlink during the run is refused. Existence checks and listings answer from it.
    */
   hold(): () => void;
 }
@@ -50,9 +55,19 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
     }
     return verdict;
   };
+  const refuse = (abs: string): never => {
+    throw new ReadRefused(
+      `Read protection (simulator) - The path \`${abs}\` is outside the workspace \`${workspaceDir}\` and the packs ` +
+        '(symlinks resolved); a simulated run does not read it',
+    );
+  };
   return {
     roots: realRoots,
     allows,
+    refuse,
+    confine: (abs) => (real) => {
+      if (!realRoots.some((r) => isInside(real, r))) refuse(abs);
+    },
     hold() {
       if (holds++ === 0) verdicts = new Map();
       let released = false;
@@ -61,12 +76,6 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
         released = true;
         if (--holds === 0) verdicts = undefined;
       };
-    },
-    refuse(abs) {
-      throw new ReadRefused(
-        `Read protection (simulator) - The path \`${abs}\` is outside the workspace \`${workspaceDir}\` and the packs ` +
-          '(symlinks resolved); a simulated run does not read it',
-      );
     },
   };
 }
@@ -80,7 +89,17 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
 export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs {
   const policy = Array.isArray(rootsOrPolicy) ? readPolicy(vfs.workspaceDir, rootsOrPolicy) : rootsOrPolicy;
   const refuse = (abs: string) => policy.refuse(abs);
-  return filterReads(vfs, policy.allows, { read: refuse, stat: () => undefined, list: refuse });
+  const filtered = filterReads(vfs, policy.allows, { read: refuse, stat: () => undefined, list: refuse });
+  // the held verdict lets a read through; the file it opens is judged again as it is opened
+  const both = (abs: string, outer: Confine | undefined): Confine => {
+    const own = policy.confine(abs);
+    return outer ? (real) => (own(real), outer(real)) : own;
+  };
+  return {
+    ...filtered,
+    readFile: (abs, confine) => filtered.readFile(abs, both(abs, confine)),
+    readBytes: (abs, confine) => filtered.readBytes(abs, both(abs, confine)),
+  };
 }
 
 /**
@@ -103,8 +122,8 @@ interface HiddenAnswers {
 function filterReads(vfs: Vfs, shown: (abs: string) => boolean, hidden: HiddenAnswers): Vfs {
   return {
     ...delegateTo(vfs),
-    readFile: (abs) => (shown(abs) ? vfs.readFile(abs) : hidden.read(abs)),
-    readBytes: (abs) => (shown(abs) ? vfs.readBytes(abs) : hidden.read(abs)),
+    readFile: (abs, confine) => (shown(abs) ? vfs.readFile(abs, confine) : hidden.read(abs)),
+    readBytes: (abs, confine) => (shown(abs) ? vfs.readBytes(abs, confine) : hidden.read(abs)),
     stat: (abs) => (shown(abs) ? vfs.stat(abs) : hidden.stat(abs)),
     isFile: (abs) => shown(abs) && vfs.isFile(abs),
     isDir: (abs) => shown(abs) && vfs.isDir(abs),

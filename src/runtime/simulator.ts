@@ -4,10 +4,11 @@ import { compareVersions as compareVersion, DEFAULT_AIPACK_VERSION } from '../ai
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine, LuaState, StateOptions } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
+import { ChunkCache, CHUNK_CACHE_BYTES } from '../engine/chunk-cache.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
 import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
-import { mergeOptions, STOCK_OPTIONS } from './agent-options.ts';
+import { mergeOptions, STOCK_OPTIONS } from './option-layers.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
 import { runAfterAll } from './lifecycle/after-all.ts';
@@ -20,13 +21,15 @@ import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
-import type { LifecycleStage } from '../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
-import { countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { WriteStamps } from './stage-writes.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
-import { parseRunAgentOptions } from './run-agent-options.ts';
+import { parseRunAgentOptions } from './agent-call-options.ts';
+import { resolvePath } from '../aip/support/paths.ts';
 import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
@@ -112,7 +115,13 @@ export interface RunOutcome {
 }
 
 export { AgentRunError, RunLimitError };
-export { resolveModel } from './agent-options.ts';
+export { resolveModel } from './option-layers.ts';
+
+/** A stage of the top-level run as the run report names it: `Output (task 2)`, `After All [redo 1]`. */
+function stageLabel(stage: LifecycleStage, taskNum: number | undefined, redo: number): string {
+  const name = stage.replace(/([a-z])([A-Z])/g, '$1 $2');
+  return `${name}${taskNum !== undefined ? ` (task ${taskNum})` : ''}${redo > 0 ? ` [redo ${redo}]` : ''}`;
+}
 
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
@@ -133,6 +142,8 @@ export class Simulator implements StageHost {
   private runCounter = 0;
   /** CTX.RUN_FLOW_REDO_COUNT of the current top-level run (the redo loop of run()) */
   private flowRedoCount = 0;
+  /** the stage of the top-level run each write happened in (`--write` writes stage by stage, as AIPack) */
+  readonly writeStamps = new WriteStamps();
   private configCache?: { text: string | undefined; options: AgentOptions };
   /** within a run (run()): agents found and files read by readOnce, until the run writes a file */
   private runReads?: { agents: Map<string, ResolvedAgent>; texts: Map<string, string | undefined> };
@@ -182,14 +193,23 @@ export class Simulator implements StageHost {
     this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
-    const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
+    const held = countWrites(withBaseLayer(hideDisk(this.writeStamps.watch(this.vfs), home), this.dirs.baseAipack), (delta, total) =>
+      this.chargeHeld(delta, total),
+    );
     // a write may make, change or remove an agent or the config: what the run read is read again
     const watched = watchWrites(held, () => {
       this.runReads?.agents.clear();
       this.runReads?.texts.clear();
     });
-    this.readVfs = guardReads(watched, this.readPolicy);
+    // a file larger than what the run tree may still hold is refused before it is read
+    this.readVfs = capReads(guardReads(watched, this.readPolicy), () => this.readAllowance());
     this.session = { workspaceDir: this.workspaceDir, sessionUid: this.sessionUid, dirs: this.dirs, aipackVersion: this.aipackVersion, since: (v) => this.since(v) };
+  }
+
+  /** Bytes a read may bring into memory now: the run tree's memory cap less its Lua memory. */
+  private readAllowance(): number {
+    const limits = this.limits;
+    return limits ? limits.memoryMax - limits.memoryUsed : this.opts.memoryMax ?? DEFAULT_MEMORY_MAX;
   }
 
   /** Refuses a write that would take the files held in memory plus the Lua memory of the run tree over its cap. */
@@ -405,7 +425,10 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    // attachments resolve as any AIPack path: workspace-relative, home, absolute or a pack's
+    const env = { dirs: this.dirs, findPackDir: (ns: string, name: string) => findPackDir(this.readVfs, this.packs, ns, name, this.aipackBase) };
+    const resolve = (p: string) => resolvePath(env, p);
+    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, resolve }, frame, taskNum, root, attachments, options);
     if (answer) this.clock.now += this.opts.simulatedLatencyMs ?? 0;
     return answer;
   }
@@ -414,6 +437,7 @@ export class Simulator implements StageHost {
   runStage(frame: Frame, stage: LifecycleStage, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
     this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
+    if (frame.depth === 0) this.writeStamps.begin(stageLabel(stage, taskNum, frame.flowRedoCount ?? 0));
     const packDir = frame.resolved.pack?.dir;
     const options: StateOptions = {
       template: stageTemplate(env, this.opts.mocks, this.mocksLua, this.mocksKey),
@@ -551,15 +575,17 @@ export class Simulator implements StageHost {
 /** numbers the simulators that have mocks (their states are not shared, see mocksKey) */
 let nextMocksKey = 1;
 
+/**
+ * Parsed agents, by file and text, for the process: bounded in entries and in bytes (a parsed agent holds about
+ * its text again), so a case with huge agents does not leave them held for every later case.
+ */
 const DOC_CACHE_LIMIT = 500;
-const docCache = new Map<string, ReturnType<typeof parseAgentDoc>>();
+const docCache = new ChunkCache<ReturnType<typeof parseAgentDoc>>(DOC_CACHE_LIMIT, CHUNK_CACHE_BYTES);
 function parsedAgent(content: string, file: string): ReturnType<typeof parseAgentDoc> {
-  const key = file + '\0' + content;
-  let doc = docCache.get(key);
+  let doc = docCache.get(file, content);
   if (!doc) {
     doc = parseAgentDoc(content, file);
-    if (docCache.size >= DOC_CACHE_LIMIT) docCache.delete(docCache.keys().next().value as string);
-    docCache.set(key, doc);
+    docCache.set(file, content, doc);
   }
   return doc;
 }

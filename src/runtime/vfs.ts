@@ -7,9 +7,10 @@
  */
 import type fs from 'node:fs';
 import nodePath from 'node:path';
-import { isInside, listEntries, readIfFile, statOf } from '../support/host-fs.ts';
+import { readTooBig } from '../aip/file-access.ts';
+import { isInside, listEntries, readConfined, readIfFile, statOf } from '../support/host-fs.ts';
 import { writeChanges, type Change } from './commit.ts';
-import type { DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
+import type { Confine, DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
 import { delegateTo, filesUnder } from '../support/vfs.ts';
 
 export interface OverlayVfsOptions {
@@ -85,7 +86,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const diskless = (opts.diskless ?? []).map((r) => nodePath.resolve(r));
   const offDisk = (abs: string): boolean => diskless.some((r) => isInside(abs, r));
   const dStat = (abs: string) => (offDisk(abs) ? undefined : diskStat(abs));
-  const dReadFile = (abs: string) => (offDisk(abs) ? undefined : diskReadFile(abs));
+  const dReadFile = (abs: string, confine?: Confine) => (offDisk(abs) ? undefined : confine ? readConfined(abs, confine) : diskReadFile(abs));
   const createdAt = Date.now();
 
   // -- baseline layer (virtual "disk" content)
@@ -107,7 +108,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   };
 
   // lower = baseline over disk
-  const lowerFile = (abs: string): Uint8Array | undefined => baseline.get(abs)?.data ?? dReadFile(abs);
+  const lowerFile = (abs: string, confine?: Confine): Uint8Array | undefined => baseline.get(abs)?.data ?? dReadFile(abs, confine);
   const lowerIsFile = (abs: string): boolean => baseline.has(abs) || (dStat(abs)?.isFile() ?? false);
   const lowerIsDir = (abs: string): boolean => !hidden(abs) && (baselineDirs.has(abs) || (dStat(abs)?.isDirectory() ?? false));
 
@@ -154,16 +155,16 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const vfs: Vfs = {
     workspaceDir: workspace,
 
-    readBytes(p) {
+    readBytes(p, confine) {
       const abs = norm(p, 'readBytes');
       const e = overlay.get(abs);
       if (e !== undefined) return e === null ? undefined : new Uint8Array(e.data);
-      const data = lowerFile(abs);
+      const data = lowerFile(abs, confine);
       return data && new Uint8Array(data);
     },
 
-    readFile(p) {
-      const bytes = vfs.readBytes(norm(p, 'readFile'));
+    readFile(p, confine) {
+      const bytes = vfs.readBytes(norm(p, 'readFile'), confine);
       return bytes === undefined ? undefined : decoder.decode(bytes);
     },
 
@@ -360,5 +361,25 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
       if (removed) for (const p of [...sizes.keys()]) if (isInside(p, abs)) account(p, 0);
       return removed;
     },
+  };
+}
+
+/**
+ * `vfs` whose reads refuse, before reading a byte, a file larger than `allowance()` (what the run tree may still
+ * hold: its memory cap less its Lua memory): every `aip.file` reader, the agent and module loaders read through
+ * it, so a huge or sparse file gives a Lua error instead of filling the process.
+ */
+export function capReads(vfs: Vfs, allowance: () => number): Vfs {
+  const check = (abs: string) => {
+    const size = vfs.isFile(abs) ? vfs.stat(abs)?.size : undefined;
+    if (size === undefined) return;
+    const left = allowance();
+    if (size > left) throw readTooBig(`'${abs}'`, size, left);
+  };
+  return {
+    ...delegateTo(vfs),
+    readFile: (abs, confine) => (check(abs), vfs.readFile(abs, confine)),
+    readBytes: (abs, confine) => (check(abs), vfs.readBytes(abs, confine)),
+    readLimit: allowance,
   };
 }

@@ -12,9 +12,10 @@
  * - `..` out of a root is refused.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import nodePath from 'node:path';
 
-const { O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_WRONLY } = fs.constants;
+const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = fs.constants;
 
 export class HostFsError extends Error {
   constructor(message: string) {
@@ -137,6 +138,49 @@ export function readIfFile(abs: string): Uint8Array | undefined {
     return new Uint8Array(fs.readFileSync(abs));
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The path of the file behind an open descriptor, as the kernel knows it (Linux: /proc/self/fd); undefined where
+ * there is no such place.
+ */
+function openedPath(fd: number): string | undefined {
+  try {
+    return fs.readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads the regular file at `abs` and tells `confine` the real path of the file it opened, before reading a byte:
+ * `confine` throws to refuse it. The path is checked as it is opened, not before, so a file swapped for a symlink
+ * (or a directory on the way swapped for one) between a check and the read is judged where it really leads. The
+ * opened file's path comes from the kernel (Linux), else from realpath confirmed by the descriptor's device and
+ * inode. undefined when there is no regular file there.
+ */
+export function readConfined(abs: string, confine: (real: string) => void): Uint8Array | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, O_RDONLY | O_NONBLOCK);
+  } catch {
+    return undefined; // missing, a dangling link, no permission: read as missing
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    let real = openedPath(fd);
+    if (real === undefined) {
+      const resolved = realPathOf(abs);
+      const now = statOf(resolved);
+      if (!now || now.ino !== st.ino || now.dev !== st.dev) throw new HostFsError(`'${abs}' changed while it was opened; it is not read`);
+      real = resolved;
+    }
+    confine(real);
+    return new Uint8Array(fs.readFileSync(fd));
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -409,6 +453,11 @@ export function removeFile(abs: string): boolean {
 
 /** mtime of a path (links not followed), or undefined. */
 export const mtimeOf = (abs: string): number | undefined => lstatOf(abs)?.mtimeMs;
+
+/** A new private directory under the system's temp dir (`prefix` then random characters): nobody else's path. */
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix));
+}
 
 /** Creates `dir` (and its parents) where the user asked for it; no checks beyond the OS's. */
 export function makeUserDir(dir: string): void {

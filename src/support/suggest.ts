@@ -17,16 +17,19 @@ function distance(a: string, b: string): number {
 /**
  * The candidate `word` is most probably a typo of, or undefined when none is close: the smallest
  * case-insensitive edit distance within a third of the word's length (at least 1); failing that, a candidate that
- * contains the word or is contained in it (`prompt` -> `coder_prompt`), the closest first.
+ * contains the word or is contained in it (`prompt` -> `coder_prompt`), the closest first (unless `affix` is
+ * false: `description` is not a typo of `on`).
  */
-export function suggest(word: string, candidates: readonly string[]): string | undefined {
+export function suggest(word: string, candidates: readonly string[], options: { affix?: boolean } = {}): string | undefined {
   const w = word.toLowerCase();
+  // names that are a user's own (an entry's settings) often contain a short contract key: only typos count there
+  const affixes = options.affix ?? true;
   const limit = Math.max(1, Math.floor(w.length / 3));
   let best: { c: string; score: number } | undefined;
   for (const c of candidates) {
     const lc = c.toLowerCase();
     const d = distance(w, lc);
-    const affix = w.length >= 4 && (lc.includes(w) || w.includes(lc));
+    const affix = affixes && w.length >= 4 && (lc.includes(w) || w.includes(lc));
     if (d > limit && !affix) continue;
     const score = d <= limit ? d : 1000 + d;
     if (!best || score < best.score) best = { c, score };

@@ -24,10 +24,17 @@ export interface FileChanges {
   deleted: string[];
 }
 
+/** Judges the real path of a file as it is opened for a read; throws to refuse it. */
+export type Confine = (real: string) => void;
+
 export interface Vfs {
   readonly workspaceDir: string;
-  readFile(abs: string): string | undefined;
-  readBytes(abs: string): Uint8Array | undefined;
+  /**
+   * `confine`, when given, is told the real path of a file read from the disk as it is opened, before its bytes are
+   * read, and throws to refuse it (read-guard.ts: a file swapped for a symlink during a run is refused)
+   */
+  readFile(abs: string, confine?: Confine): string | undefined;
+  readBytes(abs: string, confine?: Confine): Uint8Array | undefined;
   stat(abs: string): FileStat | undefined;
   isFile(abs: string): boolean;
   isDir(abs: string): boolean;
@@ -54,6 +61,11 @@ export interface Vfs {
    * CommitError lists those that cannot be written, and nothing is), then each file replaced atomically
    */
   commit(): void;
+  /**
+   * bytes one read may still bring into memory (the run's memory cap less what its tree holds), when reads are
+   * capped (runtime/vfs.ts capReads); a reader of many files at once checks their sum against it
+   */
+  readLimit?(): number;
 }
 
 /**
@@ -63,8 +75,8 @@ export interface Vfs {
 export function delegateTo(vfs: Vfs): Vfs {
   return {
     workspaceDir: vfs.workspaceDir,
-    readFile: (abs) => vfs.readFile(abs),
-    readBytes: (abs) => vfs.readBytes(abs),
+    readFile: (abs, confine) => vfs.readFile(abs, confine),
+    readBytes: (abs, confine) => vfs.readBytes(abs, confine),
     stat: (abs) => vfs.stat(abs),
     isFile: (abs) => vfs.isFile(abs),
     isDir: (abs) => vfs.isDir(abs),
@@ -77,6 +89,7 @@ export function delegateTo(vfs: Vfs): Vfs {
     snapshot: () => vfs.snapshot(),
     pending: () => vfs.pending(),
     commit: () => vfs.commit(),
+    ...(vfs.readLimit ? { readLimit: () => vfs.readLimit!() } : {}),
   };
 }
 

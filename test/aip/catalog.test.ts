@@ -200,3 +200,15 @@ describe('since-versions, checked against AIPack release tags', () => {
     for (const g of AIPACK_GLOBALS) expect(g.since, g.name).toBe(GLOBAL_FIRST_TAG[g.name]);
   });
 });
+
+describe('the default, oldest and newest simulated versions', () => {
+  it('defaults to the newest version the catalog knows; oldest and newest name the two ends', async () => {
+    const c = await import('../../src/aip/catalog.ts');
+    expect(c.DEFAULT_AIPACK_VERSION).toBe(c.NEWEST_AIPACK_VERSION);
+    const newestSince = c.AIP_FUNCTIONS.map((f) => f.since).reduce((a, b) => (c.compareVersions(a, b) >= 0 ? a : b));
+    expect(c.compareVersions(c.NEWEST_AIPACK_VERSION, newestSince)).toBeGreaterThanOrEqual(0);
+    expect(c.resolveVersionAlias('oldest')).toBe('0.8.15');
+    expect(c.resolveVersionAlias(' Newest ')).toBe(c.NEWEST_AIPACK_VERSION);
+    expect(c.resolveVersionAlias('0.8.20')).toBe('0.8.20');
+  });
+});

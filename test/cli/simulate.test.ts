@@ -1,8 +1,10 @@
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/errors.ts';
-import { withWriteLock, workspaceOf } from '../../src/cli/simulate.ts';
+import { simulateInWorker, withWriteLock, workspaceOf } from '../../src/cli/simulate.ts';
 import { tmpDir } from '../harness/helpers.ts';
+
+const RUNTIME = nodePath.resolve(import.meta.dirname, '../../fixtures/runtime');
 
 describe('simulation options', () => {
   it('workspaceOf resolves --workspace and checks it exists', () => {
@@ -20,5 +22,17 @@ describe('simulation options', () => {
     });
     expect(inner).toBe('first');
     expect(await withWriteLock(true, ws, async () => 'again')).toBe('again');
+  });
+});
+
+describe('simulateInWorker', () => {
+  it('runs the simulate job in an isolated worker and hands back its plain-data result', async () => {
+    const progress: string[] = [];
+    const r = await simulateInWorker({ sim: { workspaceDir: RUNTIME }, request: { name: 'skip-all', baseDir: nodePath.join(RUNTIME, 'agents') } }, {
+      onProgress: (w) => progress.push(w),
+    });
+    expect(r.outcome?.skipped).toBe('nothing to do');
+    expect(r.error).toBeUndefined();
+    expect(progress).toEqual(['skip-all']);
   });
 });

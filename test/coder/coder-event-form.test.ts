@@ -89,7 +89,7 @@ describe('event form: start, an emitted event, agent_on, end', () => {
       'response 1: 1/1 ok, success=true\n- Patch src/greet.ts true\nextruded: Ended the sentence with a period.\nraw file exists: true\n',
     );
     const responses = post!.input.coder_responses as Record<string, unknown>[];
-    expect(responses[0]!.content_raw_path).toBe('prompts/event-flow/.cache/last_ai_responses_for_raw.md');
+    expect(responses[0]!.content_raw_path).toBe('prompts/event-flow/workbench-default/.cache/last_ai_responses_for_raw.md');
     // the stage-form fields are there as well
     expect(responses[0]).toMatchObject({ task_num: 1, files_changed: ['src/greet.ts'], files_failed: [] });
   });
@@ -103,6 +103,8 @@ describe('a prompt mixing both forms runs each entry by its own rules', () => {
     const warnings = r.prints.filter((p) => p.startsWith('WARNING: Sub-agent'));
     expect(warnings).toEqual([
       'WARNING: Sub-agent [my-agents/stage-partial.aip] returned coder_params without model, write_mode: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = "start")',
+      // this prompt has no entry listening to the event ctx-narrow emits
+      "WARNING: Sub-agent [my-agents/ctx-narrow.aip] emitted 'ctx::narrowed', which no entry listens to: nothing runs for it",
     ]);
     const [stageForm] = callsOf(r, 'stage-partial');
     expect(stageForm!.input.sub_agents_prev).toEqual([]);

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/harness/config.ts';
+import { loadConfig } from '../../src/harness/config-parse.ts';
 import { runContractFile } from '../../src/harness/run-case.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_PACK, REPO_ROOT } from '../../src/runtime/packs.ts';

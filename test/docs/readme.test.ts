@@ -5,7 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { loadCommands } from '../../src/cli/commands/index.ts';
 import { CaseFileSchema, CaseSchema, ExpectSchema, parseContractFile } from '../../src/harness/case-file.ts';
-import { runStage } from '../../src/harness/sub-agent-stage.ts';
+import { runStage } from '../../src/harness/run-stage.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_ROOT } from '../../src/runtime/packs.ts';
 import { runCli } from '../helpers/cli.ts';
@@ -71,7 +71,7 @@ describe('README', () => {
     const p = program();
     const para = section('Commands').match(/`run-agent` and `run` also take ([\s\S]*?)\n\n/)?.[1] ?? '';
     const flags = [...para.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]);
-    expect(flags).toEqual(['--workspace', '--ai', '--aipack-version', '--write', '--json', '--trace', '--budget', '--timeout', '--mocks', '--aipack-base']);
+    expect(flags).toEqual(['--workspace', '--ai', '--aipack-version', '--write', '--json', '--trace', '--budget', '--timeout', '--report', '--mocks', '--aipack-base']);
     for (const name of ['run-agent', 'run']) {
       const known = flagsOf(p.commands.find((c) => c.name() === name)!);
       for (const f of flags) expect(known.has(f), `${name} ${f}`).toBe(true);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterAll as after, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runJob } from '../../src/harness/run-job.ts';
+import { simulateInWorker } from '../../src/cli/simulate.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { DEFAULT_RUN_TIMEOUT_MS } from '../../src/engine/limits.ts';
@@ -30,7 +30,7 @@ after(() => fs.rmSync(ws, { recursive: true, force: true }));
 
 async function attack(code: string, budget = 20_000_000): Promise<string> {
   fs.writeFileSync(nodePath.join(ws, 'attack.aip'), afterAll(code));
-  const r = await runJob('simulate', { sim: { workspaceDir: ws, budget, engine: ENGINE_NAME }, request: { name: 'attack.aip', baseDir: ws } }, { timeoutMs: DEADLINE_MS });
+  const r = await simulateInWorker({ sim: { workspaceDir: ws, budget, engine: ENGINE_NAME }, request: { name: 'attack.aip', baseDir: ws } }, { timeoutMs: DEADLINE_MS });
   return r.error?.message ?? `completed: ${JSON.stringify(r.outcome?.afterAll)}`;
 }
 

@@ -37,3 +37,33 @@ describe('ChunkCache', () => {
     expect([d.get('=x', 'x'), d.get('=y', 'y'), d.get('=z', 'z')]).toEqual([undefined, 2, 3]);
   });
 });
+
+describe('ChunkCache in bytes', () => {
+  it('keeps at most maxBytes, the oldest names leaving first, the one just set staying', () => {
+    const c = new ChunkCache<number>(1000, 1000, (source) => (source as string).length);
+    for (let i = 0; i < 20; i++) c.set(`=c${i}`, 'x'.repeat(100) + i, i);
+    expect(c.bytes).toBeLessThanOrEqual(1000);
+    expect(c.get('=c19', 'x'.repeat(100) + 19)).toBe(19);
+    expect(c.get('=c0', 'x'.repeat(100) + 0)).toBeUndefined();
+    expect(c.size).toBe(9);
+  });
+
+  it('does not keep a chunk bigger than an eighth of the cache, nor let it push out the others', () => {
+    const c = new ChunkCache<number>(1000, 800, (source) => (source as string).length);
+    c.set('=small', 'y'.repeat(50), 1);
+    c.set('=giant', 'z'.repeat(101), 2);
+    expect(c.get('=giant', 'z'.repeat(101))).toBeUndefined();
+    expect(c.get('=small', 'y'.repeat(50))).toBe(1);
+    expect(c.bytes).toBe(50);
+  });
+
+  it('weighs a text source two bytes a character, twice by default (the source and its compiled form)', () => {
+    const c = new ChunkCache<string>(10);
+    c.set('=a', 'abcd', 'p');
+    c.set('@b.lua', bytes('abcd'), 'q');
+    expect(c.bytes).toBe(2 * 8 + 2 * 4);
+    // versions of one name past PER_NAME give their bytes back
+    for (let i = 0; i < 10; i++) c.set('=a', `v${i}`, 'p');
+    expect(c.size).toBe(5);
+  });
+});

@@ -52,6 +52,15 @@ files = { "src/a.ts" = "x" }
     expect(c.ai).toEqual(['one', { content: 'two', match: 'b' }]);
   });
 
+  it('reports every unknown key of the file at once, one line each, not only the first', () => {
+    const e = problem(`${head}[[case]]\nname = "a"\npromt = "x"\n[case.expect]\nbogus = 1\n[[case]]\nname = "b"\n[case.expect]\nunchangd = true\n`);
+    const lines = e.message.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.some((l) => l.startsWith(`agents/x.contract.toml: case #1 "a": unknown key 'promt' (did you mean 'prompt'?)`))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`agents/x.contract.toml: case #1 "a": expect: unknown key 'bogus'`))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`agents/x.contract.toml: case #2 "b": expect: unknown key 'unchangd' (did you mean 'unchanged'?)`))).toBe(true);
+  });
+
   it('names the file, the case and the key of an unknown key, with a suggestion', () => {
     const e = problem(`${head}[[case]]\nname = "ok"\n[[case]]\nname = "adds focus"\npromt = "x"\n`);
     expect(e.message).toMatch(/^agents\/x\.contract\.toml: case #2 "adds focus": unknown key 'promt' \(did you mean 'prompt'\?\)/);
@@ -174,7 +183,8 @@ describe('event-form cases (on)', () => {
       `${FILE}: case #1 "a": on: unknown event 'strat' (did you mean 'start'?): expected "start", "end" or an emitted event "ns::name"`,
     );
     expect(c('on = "post"\n')).toContain(`on: unknown event 'post': expected "start", "end" or an emitted event "ns::name"`);
-    expect(c('on = "workbench::done"\n')).toContain('on: workbench::done is sent by upstream\'s workbench, which this pack does not have: nothing dispatches it');
+    // the pack sends workbench::done itself, at pre: an unknown event's message offers it
+    expect(c('on = "workbench:done"\n')).toContain(`(did you mean 'workbench::done'?)`);
     expect(c('on = "end"\nconfig = { on = "start" }\n')).toContain(`config.on: listens to ["start"], not to the case's event "end"`);
   });
 

@@ -52,5 +52,7 @@ describe('show', () => {
   it('renders nil and shortens long values', () => {
     expect(show(undefined)).toBe('nil');
     expect(show('x'.repeat(300))).toHaveLength(200);
+    // a value holding one big string many times is shown without being written whole
+    expect(show(Array(2000).fill('y'.repeat(1024 * 1024)))).toBe(`["${'y'.repeat(197)}…`);
   });
 });

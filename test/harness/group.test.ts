@@ -104,3 +104,25 @@ emit = []
     ]);
   });
 });
+
+describe("a group whose run stops (a looping member)", () => {
+  it('says why each member has no result, never "undefined"', () => {
+    const dir = tmpDir();
+    write(dir, 'agents/ok.aip', '# Output\n```lua\nreturn { agent_result = "fine" }\n```\n');
+    write(dir, 'agents/loop.aip', '# Output\n```lua\nwhile true do end\n```\n');
+    const r = runContractFile(
+      write(dir, 'agents/g.contract.toml', `group = { parallel = ["ok.aip", "loop.aip", "ok.aip"], on_error = "continue", concurrency = 2 }
+[[case]]
+name = "loops"
+stage = "pre"
+[case.expect]
+members = [{ agent_result = "fine" }, { error = "budget" }, { agent_result = "fine" }]
+`),
+      { budget: 1_000_000 },
+    );
+    const message = r.cases[0]!.message ?? '';
+    expect(message).not.toContain('undefined');
+    expect(message).toContain("members[1] (ok.aip): failed: no result: the group's run stopped: ");
+    expect(message).not.toContain('members[2]');
+  });
+});

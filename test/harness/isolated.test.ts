@@ -3,12 +3,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countCases, runContractFilesIsolated, SPLIT_FROM_CASES, SPLIT_FROM_CORES, suiteWorkersFor } from '../../src/harness/isolated.ts';
 import type { SuiteOptions } from '../../src/harness/suite.ts';
 import { discover } from '../../src/harness/discover.ts';
 import type { SuiteResult } from '../../src/harness/suite-result.ts';
 import { tmpDir, write } from './helpers.ts';
+
+// each test starts worker threads that load the runner: on a busy machine that alone takes seconds, and no test
+// here is about speed, so the test's own limit is far from it
+vi.setConfig({ testTimeout: 180_000 });
 
 let dir: string;
 beforeAll(() => {
@@ -31,10 +35,45 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * Runs the deadline suite with the deadline's clock in the test's hand: the timers of the main thread (where the
+ * deadline is kept) are fake and move only while the case that blocks forever is the only one running, so the
+ * cases that end are never stopped, however slow the machine, and the one that blocks always is.
+ */
+async function runWithHang(workers: number): Promise<SuiteResult> {
+  const files = ['maybe-hangs.contract.toml', 'second.contract.toml'].map((f) => nodePath.join(dir, f));
+  const realSetTimeout = globalThis.setTimeout;
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const running = new Set<string>();
+  let hangEnded = false;
+  // while the hang is alone, move the clock (again a moment later: its deadline may be armed after its start)
+  const nudge = () => {
+    if (hangEnded || running.size !== 1 || !running.has('hangs')) return;
+    vi.advanceTimersByTime(1000);
+    realSetTimeout(nudge, 20);
+  };
+  try {
+    return await runContractFilesIsolated(files, { budget: 1e15 }, {
+      timeoutMs: 2000,
+      workers,
+      onCaseStart: (c) => {
+        running.add(c.name);
+        nudge();
+      },
+      onCaseEnd: (c) => {
+        running.delete(c.name);
+        if (c.name === 'hangs') hangEnded = true;
+        nudge();
+      },
+    });
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe('a case that passes its deadline', () => {
   it('fails with the timeout as its cause; the cases before and after it keep their results', async () => {
-    const files = ['maybe-hangs.contract.toml', 'second.contract.toml'].map((f) => nodePath.join(dir, f));
-    const r = await runContractFilesIsolated(files, { budget: 1e15 }, { timeoutMs: 2000 });
+    const r = await runWithHang(1);
     expect(r.cases.map((c) => [c.name, c.status]), JSON.stringify(r.cases.map((c) => c.message))).toEqual([
       ['passes first', 'passed'],
       ['hangs', 'failed'],
@@ -110,9 +149,8 @@ describe('a suite split over two workers', () => {
   });
 
   it('fails a case that passes its deadline and runs every other case, as one worker does', async () => {
-    const files = ['maybe-hangs.contract.toml', 'second.contract.toml'].map((f) => nodePath.join(dir, f));
-    const one = await runContractFilesIsolated(files, { budget: 1e15 }, { timeoutMs: 2000, workers: 1 });
-    const two = await runContractFilesIsolated(files, { budget: 1e15 }, { timeoutMs: 2000, workers: 2 });
+    const one = await runWithHang(1);
+    const two = await runWithHang(2);
     expect(one.cases.map((c) => c.status)).toEqual(['passed', 'failed', 'failed', 'passed', 'passed']);
     expect(shown(two)).toEqual(shown(one));
   });

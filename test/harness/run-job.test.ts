@@ -1,18 +1,16 @@
 import nodePath from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runJob } from '../../src/harness/run-job.ts';
-
-const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url)).replace(/\/$/, '');
+import { AGENTS } from './helpers.ts';
 
 describe('runJob', () => {
   it('runs a worker job in an isolated worker and hands back its plain-data result', async () => {
     const progress: string[] = [];
-    const r = await runJob('simulate', { sim: { workspaceDir: WS }, request: { name: 'skip-all', baseDir: nodePath.join(WS, 'agents') } }, {
-      onProgress: (w) => progress.push(w),
-    });
-    expect(r.outcome?.skipped).toBe('nothing to do');
-    expect(r.error).toBeUndefined();
-    expect(progress).toEqual(['skip-all']);
+    const parts: unknown[] = [];
+    const file = nodePath.join(AGENTS, 'answer-cleaner.contract.toml');
+    const r = await runJob('suite', { files: [file], options: {} }, { onProgress: (w) => progress.push(w), onPart: (p) => parts.push(p) });
+    expect([r.passed, r.failed]).toEqual([2, 0]);
+    expect(progress.map((w) => w.replace(/ of .*/, ''))).toEqual(['case "removes DEBUG lines"', 'case "leaves a clean answer alone"']);
+    expect(parts.filter((m) => Object.hasOwn(m as object, 'done'))).toHaveLength(2);
   });
 });

@@ -1,12 +1,10 @@
 import nodePath from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CaseResult } from '../../src/harness/run-case.ts';
 import type { Port } from '../../src/isolate/isolate.ts';
-import { simulate, suite } from '../../src/harness/worker-jobs.ts';
-import { AGENTS, tmpDir, write } from './helpers.ts';
+import { suite } from '../../src/harness/worker-jobs.ts';
+import { AGENTS } from './helpers.ts';
 
-const WS = fileURLToPath(new URL('../../fixtures/runtime', import.meta.url)).replace(/\/$/, '');
 
 /** A port that records what a job tells its parent. */
 function recordingPort() {
@@ -15,29 +13,8 @@ function recordingPort() {
   return { port, seen };
 }
 
-describe('the worker jobs', () => {
-  it('simulate runs an agent and returns plain data: outcome, trace events, changes and what --write would write', async () => {
-    const { port, seen } = recordingPort();
-    const r = await simulate({ sim: { workspaceDir: WS }, request: { name: 'writes', baseDir: nodePath.join(WS, 'agents') } }, port);
-    expect(r.error).toBeUndefined();
-    expect((r.outcome?.afterAll as { protected: string }).protected).toMatch(/Save file protection/);
-    expect(r.files).toEqual({ created: ['out/new.txt'], changed: [], deleted: [] });
-    expect(r.pending.changes.map(([abs]) => abs)).toEqual([nodePath.join(WS, 'out', 'new.txt')]);
-    expect(r.events.some((e) => e.kind === 'file')).toBe(true);
-    expect(seen.at).toEqual(['writes']);
-    expect(seen.notes.length).toBeGreaterThan(0);
-    expect(() => structuredClone(r)).not.toThrow();
-  });
+describe('the suite job', () => {
 
-  it('simulate reports a failed run as its serialized error, with nothing to write even when it saved first', async () => {
-    const ws = tmpDir();
-    write(ws, 'saves-then-fails.aip', '# After All\n\n```lua\naip.file.save("x.txt", "x")\nerror("boom")\n```\n');
-    const r = await simulate({ sim: { workspaceDir: ws }, request: { name: 'saves-then-fails', baseDir: ws } }, recordingPort().port);
-    expect(r.error?.name).toBe('AgentRunError');
-    expect(r.error?.message).toMatch(/boom/);
-    expect(r.files.created).toEqual(['x.txt']);
-    expect(r.pending).toEqual({ changes: [], dirs: [] });
-  });
 
   it('suite runs case files, sending each case as it starts and ends; its plain-data result leaves the cases out', async () => {
     const { port, seen } = recordingPort();

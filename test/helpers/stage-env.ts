@@ -6,7 +6,7 @@ import nodePath from 'node:path';
 import { LuaError } from '../../src/engine/values.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
 import { Trace } from '../../src/aip/support/trace.ts';
-import type { LifecycleStage } from '../../src/aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../../src/aip/support/lifecycle-stage.ts';
 import { createOverlayVfs, type OverlayVfsOptions } from '../../src/runtime/vfs.ts';
 import type { Vfs } from '../../src/support/vfs.ts';
 

@@ -51,6 +51,46 @@ describe('writeChanges', () => {
     expect(fs.existsSync(at('fine.txt'))).toBe(false);
   });
 
+  it('refuses a file that is a symlink leading out of the workspace, with its own message; nothing is written anywhere', () => {
+    const { root, ws, at } = workspace();
+    fs.writeFileSync(nodePath.join(root, 'outside.txt'), 'O');
+    fs.symlinkSync(nodePath.join(root, 'outside.txt'), at('link.txt'));
+    fs.mkdirSync(nodePath.join(root, 'elsewhere'));
+    fs.symlinkSync(nodePath.join(root, 'elsewhere', 'new.txt'), at('dangling.txt'));
+    fs.writeFileSync(at(`.aipack/${LOCK_NAME}`), '1');
+    fs.symlinkSync(at(`.aipack/${LOCK_NAME}`), at('to-lock'));
+    fs.symlinkSync(at('.aipack/pack/main.aip'), at('to-pack'));
+    fs.writeFileSync(at('.aipack/pack/main.aip'), 'P');
+    const before = (dir: string) => fs.readdirSync(dir).sort();
+    const rootBefore = before(root);
+    let error: CommitError | undefined;
+    try {
+      writeChanges(ws, [[at('link.txt'), bytes('X')], [at('dangling.txt'), bytes('D')], [at('to-lock'), bytes('L')], [at('to-pack'), bytes('Q')], [at('fine.txt'), bytes('F')]], [], [at('.aipack/pack')]);
+    } catch (e) {
+      error = e as CommitError;
+    }
+    expect(error?.failures).toEqual([
+      `link.txt: it is a symlink to '${nodePath.join(root, 'outside.txt')}', outside the workspace`,
+      'dangling.txt: it is a dangling symlink',
+      'to-lock: it is a symlink to a file of the tool itself',
+      'to-pack: inside .aipack/pack/, which a simulated run does not write',
+    ]);
+    expect(fs.readFileSync(nodePath.join(root, 'outside.txt'), 'utf8')).toBe('O');
+    expect(fs.readdirSync(nodePath.join(root, 'elsewhere'))).toEqual([]);
+    expect(before(root)).toEqual(rootBefore);
+    expect(fs.readFileSync(at('.aipack/pack/main.aip'), 'utf8')).toBe('P');
+    expect(fs.existsSync(at('fine.txt'))).toBe(false);
+    expect(fs.readdirSync(ws).filter((n) => n.includes('coder-subagents-tmp'))).toEqual([]);
+  });
+
+  it('writes through a symlink whose target is inside the workspace', () => {
+    const { ws, at } = workspace();
+    fs.symlinkSync(at('keep.txt'), at('alias.txt'));
+    writeChanges(ws, [[at('alias.txt'), bytes('NEW')]]);
+    expect(fs.readFileSync(at('keep.txt'), 'utf8')).toBe('NEW');
+    expect(fs.lstatSync(at('alias.txt')).isSymbolicLink()).toBe(true);
+  });
+
   it('isToolFile knows the lock and the temp files', () => {
     expect(isToolFile(`/ws/.aipack/${LOCK_NAME}`, '/ws')).toBe(true);
     expect(isToolFile(`/ws/src/${LOCK_NAME}`, '/ws')).toBe(false);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MockError, parseMocks, parseMocksToml } from '../../src/runtime/mocks.ts';
 import { runLua } from '../helpers/lua.ts';
-import { runStage } from '../../src/harness/sub-agent-stage.ts';
+import { runStage } from '../../src/harness/run-stage.ts';
 import { REPO_ROOT } from '../../src/runtime/packs.ts';
 
 describe('mocks (user stubs of aip.*)', () => {

@@ -104,3 +104,28 @@ describe('readBelow', () => {
     expect(() => readBelow(vfs, ws, 'src/leak.txt')).toThrow(ReadRefused);
   });
 });
+
+describe('readPolicy.confine', () => {
+  it('judges the real path of an opened file against the roots, whatever verdict is held', () => {
+    const { root, ws } = tree();
+    const p = readPolicy(ws, [ws]);
+    const release = p.hold();
+    expect(p.allows(nodePath.join(ws, 'src', 'a.ts'))).toBe(true);
+    expect(() => p.confine(nodePath.join(ws, 'src', 'a.ts'))(nodePath.join(ws, 'src', 'a.ts'))).not.toThrow();
+    expect(() => p.confine(nodePath.join(ws, 'src', 'a.ts'))(nodePath.join(root, 'secret.txt'))).toThrow(/^Read protection \(simulator\) - The path `.*a\.ts` is outside/);
+    release();
+  });
+
+  it('a held verdict does not let a file swapped for a symlink be read through', () => {
+    const { root, ws } = tree();
+    const p = readPolicy(ws, [ws]);
+    const vfs = guardReads(createOverlayVfs(ws), p);
+    const release = p.hold();
+    expect(vfs.readFile(nodePath.join(ws, 'src', 'a.ts'))).toBe('A');
+    fs.rmSync(nodePath.join(ws, 'src', 'a.ts'));
+    fs.symlinkSync(nodePath.join(root, 'secret.txt'), nodePath.join(ws, 'src', 'a.ts'));
+    expect(p.allows(nodePath.join(ws, 'src', 'a.ts'))).toBe(true); // the verdict held for the run
+    expect(() => vfs.readFile(nodePath.join(ws, 'src', 'a.ts'))).toThrow(ReadRefused);
+    release();
+  });
+});

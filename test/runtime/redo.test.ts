@@ -3,6 +3,8 @@
  * CTX.RUN_FLOW_REDO_COUNT one higher, as AIPack's executor does, and stops a loop that never ends (sandbox rule).
  */
 import { describe, expect, it } from 'vitest';
+import { Trace } from '../../src/aip/support/trace.ts';
+import { MAX_SIMULATED_REDOS, runWithRedos } from '../../src/runtime/redo.ts';
 import { AgentRunError, RunLimitError, Simulator } from '../../src/runtime/simulator.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 
@@ -81,5 +83,37 @@ return "done after " .. CTX.RUN_FLOW_REDO_COUNT
     expect(busyRun(1_000_000, 2)().afterAll).toBe('done after 2');
     // the same work in one run is over the budget: the budget is really spent per run
     expect(busyRun(3_000_000, 0)).toThrow(RunLimitError);
+  });
+});
+
+describe('runWithRedos: the cap, counted', () => {
+  // a run that asks for a redo while its count is below `asks`; the counts it was run with
+  const loop = (asks: number) => {
+    const counts: number[] = [];
+    const trace = new Trace();
+    const run = () => runWithRedos('again.aip', trace, (n) => (counts.push(n), { redoRequested: n < asks }));
+    return { counts, trace, run };
+  };
+
+  it('runs MAX_SIMULATED_REDOS redo runs when the last of them stops asking', () => {
+    const { counts, trace, run } = loop(MAX_SIMULATED_REDOS);
+    expect(run().redos).toBe(MAX_SIMULATED_REDOS);
+    expect(counts).toEqual(Array.from({ length: MAX_SIMULATED_REDOS + 1 }, (_, i) => i));
+    expect(trace.of('redo').map((e) => e.num)).toEqual(Array.from({ length: MAX_SIMULATED_REDOS }, (_, i) => i + 1));
+  });
+
+  it('fails when the run after MAX_SIMULATED_REDOS redo runs asks again, without starting another', () => {
+    const { counts, trace, run } = loop(MAX_SIMULATED_REDOS + 1);
+    expect(run).toThrow(`again.aip asked for a redo after ${MAX_SIMULATED_REDOS} redo runs: the simulator stops the loop here (AIPack would go on)`);
+    expect(counts).toHaveLength(MAX_SIMULATED_REDOS + 1);
+    expect(counts.at(-1)).toBe(MAX_SIMULATED_REDOS);
+    expect(trace.of('redo')).toHaveLength(MAX_SIMULATED_REDOS);
+  });
+
+  it('runs once, with no redo event, when the first run does not ask', () => {
+    const { counts, trace, run } = loop(0);
+    expect(run().redos).toBe(0);
+    expect(counts).toEqual([0]);
+    expect(trace.of('redo')).toEqual([]);
   });
 });

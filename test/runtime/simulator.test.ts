@@ -103,8 +103,8 @@ describe('aip.agent.run (docs/aipack.md section 4)', () => {
   it('returns outputs with nil holes where the sub-agent produced nil', () => {
     const r = res();
     expect([r.holes_1, r.holes_2_is_nil, r.holes_3]).toEqual(['a', true, 'c']);
-    // redo_requested exists since 0.8.17; the default simulated version is 0.8.15
-    expect(r.redo).toBeUndefined();
+    // redo_requested exists since 0.8.17; the default simulated version is the newest
+    expect(r.redo).toBe(false);
   });
 
   it('raises not-found and run failures as Lua errors with AIPack wording', () => {
@@ -196,7 +196,7 @@ describe('sandbox and errors', () => {
   });
 
   it('raises "aip.X.y is not simulated" for AIPack functions the simulator lacks, and hides newer ones', () => {
-    expect(runFixture('not-simulated').outcome.afterAll).toEqual({ err: 'aip.pdf.page_count is not simulated', redo_run_exists: false });
+    expect(runFixture('not-simulated', { aipackVersion: '0.8.15' }).outcome.afterAll).toEqual({ err: 'aip.pdf.page_count is not simulated', redo_run_exists: false });
     expect(runFixture('not-simulated', { aipackVersion: '0.8.22' }).outcome.afterAll).toMatchObject({ redo_run_exists: true });
   });
 

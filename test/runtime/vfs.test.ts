@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
+import { capReads, createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
 
 let root: string;
 let ws: string;
@@ -250,6 +250,30 @@ describe('watchWrites', () => {
       vfs.commit();
       // before: the first write saw no file yet
       expect(seen).toEqual(['no a', 'a exists', 'a exists', 'no a', 'no a']);
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('capReads', () => {
+  it('reads a file up to the allowance; a bigger one is refused before it is read, a missing one is undefined', () => {
+    const ws = fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cap-')));
+    try {
+      fs.writeFileSync(nodePath.join(ws, 'small.txt'), 'x'.repeat(100));
+      fs.writeFileSync(nodePath.join(ws, 'big.txt'), '');
+      fs.truncateSync(nodePath.join(ws, 'big.txt'), 4 * 1024 * 1024 * 1024);
+      let left = 100;
+      const vfs = capReads(createOverlayVfs(ws), () => left);
+      expect(vfs.readFile(nodePath.join(ws, 'small.txt'))).toHaveLength(100);
+      expect(vfs.readLimit?.()).toBe(100);
+      left = 99;
+      expect(() => vfs.readBytes(nodePath.join(ws, 'small.txt'))).toThrow(`memory limit exceeded: '${nodePath.join(ws, 'small.txt')}': 100 bytes, more than the run may still bring into memory (99 bytes); nothing was read`);
+      expect(() => vfs.readFile(nodePath.join(ws, 'big.txt'))).toThrow(/'.*big\.txt': 4096 MiB, more than/);
+      expect(vfs.readFile(nodePath.join(ws, 'missing.txt'))).toBeUndefined();
+      // what the run wrote is capped as well
+      vfs.writeFile(nodePath.join(ws, 'w.txt'), 'y'.repeat(200));
+      expect(() => vfs.readFile(nodePath.join(ws, 'w.txt'))).toThrow(/memory limit exceeded/);
     } finally {
       fs.rmSync(ws, { recursive: true, force: true });
     }

@@ -82,3 +82,44 @@ describe('this repository', () => {
     expect(check(nodePath.resolve(import.meta.dirname, '../..'))).toEqual([]);
   });
 });
+
+describe('check-layers: paths named in comments and docs', () => {
+  const named = (files: Record<string, string>) => check(tree({ ...base, 'test/contract/x.test.ts': '', ...files }));
+
+  it('fails on a comment or doc naming a file that does not exist, with where it is named', () => {
+    expect(
+      named({
+        'src/support/a.ts': '// proven by test/contract/lua-parity.test.ts\nexport const a = 1;\n',
+        'lua/m.lua': '-- see docs/gone.md\nreturn {}\n',
+        'docs/x.md': 'The layers begin in `src/support/gone.ts`.\n',
+        'README.md': 'Read docs/x.md and docs/missing.md.\n',
+      }),
+    ).toEqual([
+      "src/support/a.ts:1: 'test/contract/lua-parity.test.ts' does not exist (a file was moved or renamed: name it as it is now)",
+      "lua/m.lua:1: 'docs/gone.md' does not exist (a file was moved or renamed: name it as it is now)",
+      "docs/x.md:1: 'src/support/gone.ts' does not exist (a file was moved or renamed: name it as it is now)",
+      "README.md:1: 'docs/missing.md' does not exist (a file was moved or renamed: name it as it is now)",
+    ]);
+  });
+
+  it('accepts paths that exist (from the root, from src/, beside the file), and examples that are no repository path', () => {
+    expect(
+      named({
+        'src/support/a.ts': "// see test/contract/x.test.ts, support/a.ts and engine/b.ts\nexport const a = '// docs/in-a-string.md';\n",
+        'src/cli/c.ts': "// the engine is engine/b.ts; ./c.ts\nimport { b } from '../engine/b.ts';\nexport const c = b;\n",
+        'docs/x.md': [
+          'Upstream: aipack-ai/aipack docs/their-own.md; an example workspace file `src/app.ts`, "docs/quoted.md".',
+          'Paths elsewhere: my-agents/a.aip, test/a/b.test.ts (no such folder: a pattern).',
+          '```toml',
+          'files = ["docs/plan.md"]',
+          'docs/in-a-block.md',
+          '```',
+        ].join('\n'),
+      }),
+    ).toEqual([]);
+  });
+
+  it('reads only comments in code: a path in a string is data', () => {
+    expect(named({ 'src/support/a.ts': "export const a = 'docs/gone.md';\n", 'lua/m.lua': 'return "docs/gone.md"\n' })).toEqual([]);
+  });
+});

@@ -6,7 +6,7 @@ import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installPack, InstallRefused } from '../../src/pack/archive.ts';
 import { PROJECT_ROOT, syncDir } from '../../src/pack/build.ts';
-import { prepareAgent } from '../../src/harness/sub-agent-stage.ts';
+import { prepareAgent } from '../../src/harness/agent-discovery.ts';
 import { CommitError, writeChanges, type Change } from '../../src/runtime/commit.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { LOCK_NAME, lockWorkspace, WorkspaceLockedError } from '../../src/runtime/workspace-lock.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Simulator } from '../../src/runtime/simulator.ts';
-import { prepareAgent } from '../../src/harness/sub-agent-stage.ts';
+import { prepareAgent } from '../../src/harness/agent-discovery.ts';
 import { runCli } from '../helpers/cli.ts';
 import { afterAll, arena, SECRET, type Arena } from './helpers.ts';
 

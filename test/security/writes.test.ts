@@ -4,7 +4,7 @@ import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CommitError, writeChanges } from '../../src/runtime/commit.ts';
 import { LOCK_NAME, lockWorkspace, WorkspaceLockedError } from '../../src/runtime/workspace-lock.ts';
-import { runJob } from '../../src/harness/run-job.ts';
+import { simulateInWorker } from '../../src/cli/simulate.ts';
 import { runCli } from '../helpers/cli.ts';
 import { afterAll, arena, type Arena } from './helpers.ts';
 
@@ -119,10 +119,10 @@ describe('the wall-clock deadline (outside the VM)', () => {
     a.write('loop.aip', afterAll('while true do end'));
     a.write('ok.aip', afterAll('return 42'));
     const sim = { workspaceDir: a.ws, budget: 1e15 };
-    await expect(runJob('simulate', { sim, request: { name: 'loop.aip', baseDir: a.ws } }, { timeoutMs: 1500 })).rejects.toThrow(
+    await expect(simulateInWorker({ sim, request: { name: 'loop.aip', baseDir: a.ws } }, { timeoutMs: 1500 })).rejects.toThrow(
       /timed out after 1500 ms in loop\.aip AfterAll/,
     );
-    const r = await runJob('simulate', { sim, request: { name: 'ok.aip', baseDir: a.ws } }, { timeoutMs: 20_000 });
+    const r = await simulateInWorker({ sim, request: { name: 'ok.aip', baseDir: a.ws } }, { timeoutMs: 20_000 });
     expect(r.outcome?.afterAll).toBe(42);
   });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
@@ -10,7 +11,9 @@ import {
   isInside,
   isTempName,
   listNames,
+  makeTempDir,
   makeDirs,
+  readConfined,
   readUnder,
   realPathOf,
   removeFile,
@@ -134,6 +137,22 @@ describe('writes', () => {
   });
 });
 
+describe('makeTempDir', () => {
+  it('makes a new empty directory under the temp dir each time', () => {
+    const a = makeTempDir('host-fs-test-');
+    const b = makeTempDir('host-fs-test-');
+    try {
+      expect(a).not.toBe(b);
+      expect(nodePath.dirname(a)).toBe(os.tmpdir());
+      expect(nodePath.basename(a)).toMatch(/^host-fs-test-/);
+      expect(fs.readdirSync(a)).toEqual([]);
+    } finally {
+      fs.rmSync(a, { recursive: true, force: true });
+      fs.rmSync(b, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('writeFileBelow', () => {
   it('writes below the root, making its directories', () => {
     fs.mkdirSync(at('proj'));
@@ -162,5 +181,34 @@ describe('writeFileBelow', () => {
     expect(fs.readFileSync(at('home', '.bashrc'), 'utf8')).toBe('B');
     expect(fs.lstatSync(at('proj', 'r.xml')).isFile()).toBe(true);
     expect(fs.readFileSync(at('proj', 'r.xml'), 'utf8')).toBe('R');
+  });
+});
+
+describe('readConfined', () => {
+  it('tells confine the real path of the file it opened before reading it; confine refuses by throwing', () => {
+    put('ws/a.txt', 'A');
+    put('out/s.txt', 'S');
+    fs.symlinkSync(at('out', 's.txt'), at('ws', 'link.txt'));
+    fs.symlinkSync(at('out'), at('ws', 'dir'));
+    const seen: string[] = [];
+    const confine = (real: string) => {
+      seen.push(real);
+      if (!isInside(real, at('ws'))) throw new HostFsError(`refused ${real}`);
+    };
+    expect(Buffer.from(readConfined(at('ws', 'a.txt'), confine)!).toString()).toBe('A');
+    expect(() => readConfined(at('ws', 'link.txt'), confine)).toThrow(`refused ${at('out', 's.txt')}`);
+    expect(() => readConfined(at('ws', 'dir', 's.txt'), confine)).toThrow(`refused ${at('out', 's.txt')}`);
+    expect(seen).toEqual([at('ws', 'a.txt'), at('out', 's.txt'), at('out', 's.txt')]);
+  });
+
+  it('answers undefined for a missing file, a directory and a FIFO (opened without blocking)', () => {
+    fs.mkdirSync(at('d'));
+    const never = () => {
+      throw new Error('not reached');
+    };
+    expect(readConfined(at('missing'), never)).toBeUndefined();
+    expect(readConfined(at('d'), never)).toBeUndefined();
+    execFileSync('mkfifo', [at('fifo')]);
+    expect(readConfined(at('fifo'), never)).toBeUndefined();
   });
 });

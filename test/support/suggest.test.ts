@@ -15,3 +15,11 @@ describe('suggest', () => {
     expect(suggest('x', fields)).toBeUndefined();
   });
 });
+
+describe('suggest without affixes', () => {
+  it('suggests only typos, not names that contain a candidate', () => {
+    expect(suggest('description', ['name', 'on'])).toBe('on');
+    expect(suggest('description', ['name', 'on'], { affix: false })).toBeUndefined();
+    expect(suggest('enabeld', ['name', 'enabled'], { affix: false })).toBe('enabled');
+  });
+});

@@ -3,13 +3,14 @@ import nodePath from 'node:path';
 import v8 from 'node:v8';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import pc from 'picocolors';
-import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-file.ts';
-import type { TestConfig } from '../../harness/config.ts';
+import { findConfigFile, REPORTERS, type ReporterName } from '../../harness/config-find.ts';
+import type { TestConfig } from '../../harness/config-parse.ts';
 import { affectedContractFiles, discover, DiscoveryError } from '../../harness/discover.ts';
 import { countCases, prestartSuiteWorkers, runContractFilesIsolated, suiteWorkersFor } from '../../harness/isolated.ts';
 import { SLOW_MS, type SuiteResult } from '../../harness/suite-result.ts';
 import type { SuiteOptions } from '../../harness/suite.ts';
 import type { CaseResult } from '../../harness/run-case.ts';
+import type { LiveReport } from '../../harness/reporters/live.ts';
 import { MAX_COUNT, positiveIntFlag, timeoutOf, UsageError, type SetExit } from '../errors.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 
@@ -47,6 +48,22 @@ interface Settings {
   watch: boolean;
   options: SuiteOptions;
   timeoutMs: number;
+  /** the AIPack versions the suite runs against, one run each (one: the default or the version given) */
+  versions: (string | undefined)[];
+}
+
+/**
+ * The versions of `--aipack-version` (or the config's `aipack_version`): one version, or several separated by
+ * commas (`oldest,newest`), each run as its own suite. Undefined: the simulator's default.
+ */
+async function versionsOf(given: string | undefined, where: string): Promise<(string | undefined)[]> {
+  if (given === undefined) return [undefined];
+  const { isValidVersion, resolveVersionAlias } = await import('../../aip/catalog.ts');
+  const versions = given.split(',').map(resolveVersionAlias);
+  for (const v of versions) {
+    if (!isValidVersion(v)) throw new UsageError(`${where} ${given}: expected MAJOR.MINOR.PATCH (e.g. 0.8.15), "oldest" or "newest", or several separated by commas`);
+  }
+  return [...new Set(versions)];
 }
 
 /** 0 all passed, 1 a case failed, 2 a harness problem (malformed case file, missing agent). */
@@ -61,7 +78,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   const configFile = o.config ? nodePath.resolve(o.config) : findConfigFile();
   let config: Partial<TestConfig> = {};
   if (configFile) {
-    const { ConfigError, loadConfig } = await import('../../harness/config.ts');
+    const { ConfigError, loadConfig } = await import('../../harness/config-parse.ts');
     try {
       config = loadConfig(configFile);
     } catch (err) {
@@ -74,9 +91,10 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   if (o.json && o.reporter && o.reporter !== 'json') throw new UsageError(`--json and --reporter ${o.reporter}: give one of them`);
   const reporter = (o.json ? 'json' : o.reporter ?? config.reporter ?? 'default') as ReporterName;
   if (!(REPORTERS as readonly string[]).includes(reporter)) throw new UsageError(`--reporter ${reporter}: expected one of ${REPORTERS.join(', ')}`);
-  const aipackVersion = o.aipackVersion ?? config.aipack_version;
-  if (aipackVersion !== undefined && !(await import('../../aip/catalog.ts')).isValidVersion(aipackVersion)) {
-    throw new UsageError(`${o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`} ${aipackVersion}: expected MAJOR.MINOR.PATCH, e.g. 0.8.15`);
+  if (reporter === 'html' && !(o.outputFile ?? config.output_file)) throw new UsageError('--reporter html writes a page: give the file with --output-file <file.html>');
+  const versions = await versionsOf(o.aipackVersion ?? config.aipack_version, o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`);
+  if (versions.length > 1 && reporter !== 'default' && !(o.outputFile ?? config.output_file)) {
+    throw new UsageError(`--reporter ${reporter} with several AIPack versions: give --output-file (one report per version, the version in its name)`);
   }
   let testNamePattern: RegExp | undefined;
   if (o.testNamePattern !== undefined) {
@@ -104,6 +122,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
     slowMs: config.slow_ms ?? SLOW_MS,
     watch: o.watch ?? false,
     timeoutMs: timeoutOf(o),
+    versions,
     options: {
       strict: o.strict ?? config.strict,
       orderCheck: o.orderCheck ?? config.order_check,
@@ -111,7 +130,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
       testNamePattern,
       bail: o.bail === true ? 1 : o.bail,
       shard,
-      aipackVersion,
+      aipackVersion: versions[0],
       budget: o.budget !== undefined ? positiveInt('--budget', o.budget) : config.budget,
       // the worker loads it (harness/worker-jobs.ts)
       engine: engineOf(o.engine ?? config.engine),
@@ -136,9 +155,25 @@ function find(paths: string[]): { files: string[]; agents: string[] } {
   return found;
 }
 
-/** Prints (and writes) the reports of one run. */
+/** Whether the default report is printed (then it streams its cases). */
+const streams = (s: Settings) => s.reporter === 'default' || Boolean(s.outputFile);
+
+async function liveReporter(s: Settings, total: number) {
+  const [{ liveReport }, format] = await Promise.all([import('../../harness/reporters/live.ts'), s.trace ? import('../format.ts') : undefined]);
+  return liveReport({
+    out: process.stdout,
+    cwd: process.cwd(),
+    trace: s.trace,
+    slowMs: s.slowMs,
+    total,
+    formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : ''),
+  });
+}
+
+/** Prints (and writes) the reports of one run; the default report's case lines were printed as the cases ended. */
 async function report(r: SuiteResult, s: Settings): Promise<void> {
-  const [{ REPORTER_BY_NAME }, format] = await reportModules(s);
+  const [{ REPORTER_BY_NAME, formatSuite, loadReporter }, format] = await reportModules(s);
+  await loadReporter(s.reporter);
   const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
@@ -155,7 +190,7 @@ async function report(r: SuiteResult, s: Settings): Promise<void> {
     return;
   }
   for (const e of r.errors) process.stderr.write(`error: ${e}\n`);
-  process.stdout.write(REPORTER_BY_NAME.default.render(r, options));
+  process.stdout.write(formatSuite(r, { ...options, cases: false }) + '\n');
   if (s.outputFile) process.stdout.write(pc.dim(`${s.reporter} report written to ${relativeToCwd(nodePath.resolve(s.outputFile))}\n`));
 }
 
@@ -180,14 +215,30 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   const meanwhile = () => {
     stale ??= staleWarning();
     reporting ??= reportModules(s);
+    loadLive();
   };
+  // the human report streams: each case as it ends (and a progress line on a terminal); the summary at the end.
+  // Its module loads once the cases run (as the report's); cases that end before it has loaded wait for it.
+  let live: LiveReport | undefined;
+  let liveLoading: Promise<void> | undefined;
+  const early: CaseResult[] = [];
+  const loadLive = () => {
+    if (!streams(s) || liveLoading) return;
+    liveLoading = liveReporter(s, cases).then((l) => {
+      live = l;
+      for (const c of early.splice(0)) l.onCase(c);
+    });
+  };
+  const onCase = (c: CaseResult) => (live ? live.onCase(c) : early.push(c));
   let result: SuiteResult;
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace, runViews: s.reporter === 'html' }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile, onCaseEnd: onCase });
   } finally {
     meanwhile();
+    await liveLoading;
+    live?.end();
     const warning = await stale;
     if (warning) process.stderr.write(warning);
   }
@@ -200,6 +251,26 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   }
   await report(result, s);
   return { result, code: exitCodeOf(result) };
+}
+
+/** Runs the suite once per AIPack version asked for; the exit code is the worst of the runs. */
+async function runVersions(files: string[], agents: string[], s: Settings): Promise<{ result: SuiteResult; code: number }> {
+  if (s.versions.length === 1) return runOnce(files, agents, s);
+  let last: { result: SuiteResult; code: number } | undefined;
+  let code = 0;
+  for (const version of s.versions) {
+    if (s.reporter === 'default' || s.outputFile) process.stdout.write(`${last ? '\n' : ''}${pc.bold(`AIPack ${version}`)}\n`);
+    const outputFile = s.outputFile && version ? withVersion(s.outputFile, version) : s.outputFile;
+    last = await runOnce(files, agents, { ...s, outputFile, options: { ...s.options, aipackVersion: version } });
+    code = Math.max(code, last.code);
+  }
+  return { result: last!.result, code };
+}
+
+/** reports/x.xml -> reports/x.0.8.15.xml: one report per version when a suite runs against several. */
+function withVersion(file: string, version: string): string {
+  const ext = nodePath.extname(file);
+  return `${file.slice(0, file.length - ext.length)}.${version}${ext}`;
 }
 
 /**
@@ -222,7 +293,7 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
     if (files.size === 0) return;
     process.stdout.write(`\n${pc.dim(`re-running ${[...files].map((p) => relativeToCwd(p)).join(', ')}`)}\n`);
     try {
-      const { result } = await runOnce([...files], [], s);
+      const { result } = await runVersions([...files], [], s);
       for (const f of result.files) {
         watched.set(f.file, f.watch);
         for (const p of f.watch.filter((w) => !roots.has(w))) {
@@ -276,7 +347,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--json', 'the same as --reporter json: { cases, passed, failed, skipped, errors, ... }')
     .option('--strict', 'warnings (dropped params, unknown or ignored response keys, ...) fail the case')
     .option('--order-check', "run each parallel group's members in every order too (up to 6 members; more: reversed and 4 shuffles) and fail a case whose result depends on the order")
-    .option('--aipack-version <version>', 'simulated AIPack version (CTX.AIPACK_VERSION)')
+    .option('--aipack-version <versions>', 'simulated AIPack version (CTX.AIPACK_VERSION): a version, "oldest" or "newest", or several separated by commas (oldest,newest), each run as its own suite')
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--engine <name>', 'Lua engine: fengari (Lua 5.3, default) or lua54 (Lua 5.4 as in AIPack; default from $CODER_SUBAGENTS_ENGINE)')
     .option('--shard <index/count>', 'run only part INDEX of COUNT of the cases (to split a suite across CI machines)')
@@ -289,7 +360,7 @@ export function register(program: Command, setExit: SetExit): void {
       prestartSuiteWorkers();
       const s = await settingsOf(paths, o);
       const found = find(s.paths);
-      const { result, code } = await runOnce(found.files, found.agents, s);
+      const { result, code } = await runVersions(found.files, found.agents, s);
       setExit(code);
       if (s.watch) await watchLoop(result, s);
     });

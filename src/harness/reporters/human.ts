@@ -2,7 +2,7 @@
 import pc from 'picocolors';
 import { STAGES } from '../../contract/index.ts';
 import type { CaseResult } from '../run-case.ts';
-import { SLOW_MS, type StageCoverage, type SuiteResult } from '../suite-result.ts';
+import { caseLabel, SLOW_MS, type StageCoverage, type SuiteResult } from '../suite-result.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
 
@@ -33,34 +33,41 @@ export interface FormatOptions {
   slowMs?: number;
 }
 
-/** `pre ×3, post_task ×1` */
+/** `pre ×3, post_task ×1`, then the events of event-form cases: `start ×2, plan::ready ×1` */
 const stagesText = (c: StageCoverage) =>
-  STAGES.filter((s) => c.stages[s]).map((s) => `${s} ×${c.stages[s]}`).join(', ') || 'no case ran';
+  [...STAGES.filter((s) => c.stages[s]).map((s) => `${s} ×${c.stages[s]}`), ...Object.entries(c.events ?? {}).map(([e, n]) => `${escapeLine(e)} ×${n}`)].join(', ') ||
+  'no case ran';
 
-/**
- * The human report: one line per case with its time (slow ones flagged), the failure diff and warnings under it,
- * the stages each agent's cases cover, the agents without a case file, then the summary line.
- * Harness errors (SuiteResult.errors) are not part of it: the CLI prints them on stderr.
- */
-export function formatSuite(r: SuiteResult, o: FormatOptions = {}): string {
+/** The lines of one case: its line with its time (slow ones flagged), the failure diff and warnings under it, its trace. */
+export function formatCase(c: CaseResult, o: FormatOptions = {}): string[] {
   const cwd = o.cwd ?? process.cwd();
   const slow = o.slowMs ?? SLOW_MS;
   const lines: string[] = [];
-  for (const c of r.cases) {
-    const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
-    const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${c.stage})`)}`;
-    if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
-    else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
-    else lines.push(`${pc.red('✗')} ${title}${time}`);
-    if (c.message) lines.push(indent(escapeControls(c.message), '    '));
-    // a warning's own lines stay under it, indented: none can pass for a case line of the report
-    for (const w of c.warnings) lines.push(indent(`${pc.yellow('warning:')} ${escapeControls(w)}`, '    '));
-    if (o.trace && o.formatTrace && c.result) {
-      const t = o.formatTrace(c);
-      if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      ')); // formatTrace escapes the event texts
-    }
+  const time = c.status === 'skipped' ? '' : c.ms >= slow ? ` ${pc.yellow(`${Math.round(c.ms)} ms (slow)`)}` : ` ${pc.dim(`${Math.round(c.ms)} ms`)}`;
+  const title = `${shown(c.file, cwd)} › ${escapeLine(c.name)} ${pc.dim(`(${escapeLine(caseLabel(c))})`)}`;
+  if (c.status === 'passed') lines.push(`${pc.green('✓')} ${title}${time}`);
+  else if (c.status === 'skipped') lines.push(`${pc.yellow('-')} ${title} ${pc.yellow('skipped')}`);
+  else lines.push(`${pc.red('✗')} ${title}${time}`);
+  if (c.message) lines.push(indent(escapeControls(c.message), '    '));
+  // a warning's own lines stay under it, indented: none can pass for a case line of the report
+  for (const w of c.warnings) lines.push(indent(`${pc.yellow('warning:')} ${escapeControls(w)}`, '    '));
+  if (o.trace && o.formatTrace && c.result) {
+    const t = o.formatTrace(c);
+    if (t) lines.push(`    ${pc.dim('trace:')}`, indent(t, '      ')); // formatTrace escapes the event texts
   }
-  if (lines.length > 0) lines.push('');
+  return lines;
+}
+
+/**
+ * The human report: one line per case (formatCase), the stages each agent's cases cover, the agents without a
+ * case file, then the summary line. `cases: false` leaves the case lines out (they were printed as the cases
+ * ended). Harness errors (SuiteResult.errors) are not part of it: the CLI prints them on stderr.
+ */
+export function formatSuite(r: SuiteResult, o: FormatOptions & { cases?: boolean } = {}): string {
+  const cwd = o.cwd ?? process.cwd();
+  const lines: string[] = [];
+  if (o.cases !== false) for (const c of r.cases) lines.push(...formatCase(c, o));
+  if (r.cases.length > 0) lines.push('');
   if (r.coverage.length > 0) {
     lines.push(pc.dim('stages covered:'));
     for (const c of r.coverage) lines.push(pc.dim(`  ${shown(c.agent, cwd)}: ${stagesText(c)}`));

@@ -8,6 +8,8 @@ export function suiteJson(r: SuiteResult, cwd = process.cwd(), slowMs = SLOW_MS)
       file: relativeToCwd(c.file, cwd),
       name: c.name,
       stage: c.stage,
+      // an event-form case: the event it dispatched (its label in every report)
+      ...(c.event !== undefined ? { event: c.event } : {}),
       status: c.status,
       message: c.message ?? null,
       warnings: c.warnings,
@@ -20,6 +22,6 @@ export function suiteJson(r: SuiteResult, cwd = process.cwd(), slowMs = SLOW_MS)
     not_run: r.notRun,
     errors: r.errors,
     agents_without_contract: r.agentsWithoutContract.map((a) => relativeToCwd(a, cwd)),
-    coverage: r.coverage.map((c) => ({ agent: relativeToCwd(c.agent, cwd), stages: c.stages })),
+    coverage: r.coverage.map((c) => ({ agent: relativeToCwd(c.agent, cwd), stages: c.stages, ...(c.events ? { events: c.events } : {}) })),
   };
 }

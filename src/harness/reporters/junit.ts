@@ -1,4 +1,4 @@
-import type { SuiteResult } from '../suite-result.ts';
+import { caseLabel, type SuiteResult } from '../suite-result.ts';
 import { relativeToCwd } from '../../support/paths.ts';
 import { xmlText } from '../../support/terminal-text.ts';
 
@@ -9,7 +9,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 /**
  * The `--reporter junit` report: JUnit XML as CI systems read it (GitHub, GitLab, Jenkins, Azure). One
- * <testsuite> per case file, one <testcase> per case (name `<case> (<stage>)`); a harness error is a
+ * <testsuite> per case file, one <testcase> per case (name `<case> (<stage>)`, `<case> (<event>)` for an event-form case); a harness error is a
  * <testcase> with an <error>.
  */
 export function suiteJunit(r: SuiteResult, cwd = process.cwd()): string {
@@ -25,7 +25,7 @@ export function suiteJunit(r: SuiteResult, cwd = process.cwd()): string {
     const time = f.cases.reduce((t, c) => t + c.ms, 0);
     out.push(`  <testsuite name="${name}" tests="${f.cases.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}">`);
     for (const c of f.cases) {
-      const open = `    <testcase classname="${name}" name="${xml(`${c.name} (${c.stage})`)}" time="${seconds(c.ms)}"`;
+      const open = `    <testcase classname="${name}" name="${xml(`${c.name} (${caseLabel(c)})`)}" time="${seconds(c.ms)}"`;
       const body: string[] = [];
       if (c.status === 'skipped') body.push('      <skipped/>');
       if (c.status === 'failed') {

@@ -1,5 +1,5 @@
 import type { AgentOptions } from '../agent-doc.ts';
-import { optionsTable } from '../agent-options.ts';
+import { optionsTable } from '../option-layers.ts';
 import { directiveOf, type Frame, type StageHost } from './agent-run.ts';
 
 /** `# After All`: its value is the run's after_all; a redo directive asks for a new run. */

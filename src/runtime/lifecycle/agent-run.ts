@@ -1,6 +1,6 @@
 import type { AgentDoc, AgentOptions, LuaScript } from '../agent-doc.ts';
 import type { ResolvedAgent } from '../resolve.ts';
-import type { LifecycleStage } from '../../aip/support/lifecycle.ts';
+import type { LifecycleStage } from '../../aip/support/lifecycle-stage.ts';
 import type { AiAnswer } from '../ai.ts';
 import { isPlainObject } from '../../engine/values.ts';
 

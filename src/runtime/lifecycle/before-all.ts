@@ -1,7 +1,7 @@
 import type { AgentOptions } from '../agent-doc.ts';
-import { mergeOptions, optionsTable } from '../agent-options.ts';
+import { mergeOptions, optionsTable } from '../option-layers.ts';
 import { isPlainObject, luaTypeName } from '../../engine/values.ts';
-import { parseStageOptions } from './flow-options.ts';
+import { parseStageOptions } from './flow-response-options.ts';
 import { directiveOf, fail, type Frame, type StageHost } from './agent-run.ts';
 
 export type BeforeAllResult =

@@ -1,6 +1,6 @@
 import type { AgentOptions } from '../agent-doc.ts';
 import type { AiAnswer } from '../ai.ts';
-import { optionsTable } from '../agent-options.ts';
+import { optionsTable } from '../option-layers.ts';
 import { directiveOf, fail, redoMisplaced, type Frame, type StageHost } from './agent-run.ts';
 
 /** `# Output` of one task; without it the task's output is the AI answer's content. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/runtime/packs.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -14,8 +15,23 @@ describe('coder-subagents demo (npm run demo)', () => {
     expect(r.stdout).toContain('── src/auth/login.ts');
     expect(r.stdout).toContain('── src/utils/format.ts');
     expect(r.stdout).not.toContain('── .env'); // the guard stripped it from the answer
-    expect(r.stdout.trimEnd()).toMatch(/completed: Coder done: 2 of 2 task\(s\) answered/);
-  });
+    expect(r.stdout).toMatch(/\ncompleted: Coder done: 2 of 2 task\(s\) answered.*\n/);
+    // then the path of the run's HTML report, in a temp dir of its own
+    const page = /\nHTML report of the run: (.+)\n$/.exec(r.stdout)?.[1];
+    expect(page).toMatch(/coder-subagents-demo-[^/]+\/report\.html$/);
+    expect(readFileSync(page!, 'utf8')).toContain('my-agents/forbidden-paths-guard.aip');
+    // the first demo of the file also warms the Lua VM, and the page loads the tokenizer's tables
+  }, 60_000);
+
+  it('shows what the pack does today: an event-form chain with a custom event, the built-in auto-context with its code map, a parallel group', async () => {
+    const r = await runCli(['demo'], REPO_ROOT);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('my-agents/plan.aip (on start): emits plan::ready');
+    expect(r.stdout).toMatch(/my-agents\/plan-check\.aip \(on plan::ready\): params \+temperature; prompts changed/);
+    expect(r.stdout).toMatch(/pro@coder\/auto-context \(on start\): params ~context_globs\n.*context_globs = \["src\/auth\/login\.ts","src\/utils\/format\.ts"\]\n.*AI pro@coder\/code-map \(demo-cheap\) x3/);
+    expect(r.stdout).toMatch(/\[1\] my-agents\/review\.aip: 1 model call \(demo-model\) → \{"focus":"security","review":"The password is never logged; fine\."\}/);
+    expect(r.stdout).toMatch(/\[2\] my-agents\/review\.aip: 1 model call \(demo-model\) → \{"focus":"tests"/);
+  }, 120_000);
 
   it('exits 2 for a workspace that does not exist or has no ai.toml', async () => {
     const missing = await runCli(['demo', '--workspace', 'no/such/dir'], REPO_ROOT);

@@ -262,6 +262,26 @@ describe('coder-subagents test: runner conventions', () => {
     expect(out.stdout).toContain('tests="2" failures="0"');
   });
 
+  it('--reporter html writes the page to --output-file (and needs one), the cases and their runs in it', async () => {
+    const dir = tmpDir(true);
+    write(dir, 'agents/wrong.contract.toml', FAILING_TWICE);
+    const none = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'html'], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--reporter html writes a page: give the file with --output-file <file.html>');
+    const r = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'html', '--output-file', 'reports/r.html'], dir);
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout).at(-1)).toBe('html report written to reports/r.html');
+    const page = readFileSync(nodePath.join(dir, 'reports/r.html'), 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page)![1]!);
+    expect(data.suite.cases.map((c: { name: string; status: string; run: boolean }) => [c.name, c.status, c.run])).toEqual([
+      ['first wrong', 'failed', true],
+      ['second wrong', 'failed', true],
+      ['right', 'passed', true],
+    ]);
+    expect(page).toContain('<script type="application/json" id="run-2">');
+    // the page loads the tokenizer's tables for its token estimates
+  }, 60_000);
+
   it('--shard i/n splits the cases: the shards together run each case once', async () => {
     const all = ran((await runCli(['test', 'agents'], FIXTURES)).stdout);
     const parts = [];
@@ -285,6 +305,23 @@ describe('coder-subagents test: runner conventions', () => {
     expect(tight.stdout).toContain('instruction budget exceeded in v.aip Output');
     expect((await runCli(['test', 'agents', '--budget', '0'], dir)).stderr).toBe('error: --budget 0: expected a positive integer\n');
   });
+
+  it('--aipack-version oldest,newest runs the suite once per version, each under its heading; the worst exit wins', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/v.aip', '# Output\n\n```lua\nreturn { agent_result = CTX.AIPACK_VERSION }\n```\n');
+    write(dir, 'agents/v.contract.toml', 'agent = "v.aip"\n[[case]]\nname = "version"\n[case.expect]\nagent_result = "0.8.33"\n');
+    expect((await runCli(['test', 'agents'], dir)).code).toBe(0); // the default is the newest
+    const both = await runCli(['test', 'agents', '--aipack-version', 'oldest,newest'], dir);
+    expect(both.code).toBe(1);
+    const out = lines(both.stdout);
+    expect(out[0]).toBe('AIPack 0.8.15');
+    expect(out).toContain('    agent_result: expected "0.8.33", got "0.8.15"');
+    expect(out).toContain('AIPack 0.8.33');
+    expect(out.at(-1)).toBe('1 passed, 0 failed');
+    const json = await runCli(['test', 'agents', '--aipack-version', 'oldest,newest', '--reporter', 'json'], dir);
+    expect(json.stderr).toMatch(/^error: --reporter json with several AIPack versions: give --output-file/);
+    expect((await runCli(['test', 'agents', '--aipack-version', 'oldest,0.8'], dir)).stderr).toMatch(/^error: --aipack-version oldest,0\.8: expected MAJOR\.MINOR\.PATCH/);
+  }, 180_000);
 
   it("a config's output_file outside the project is refused before any case runs; --output-file may go anywhere", async () => {
     const dir = tmpDir(true);
@@ -319,7 +356,7 @@ describe('coder-subagents test: runner conventions', () => {
       "error: coder-subagents.config.toml: unknown key 'path' (did you mean 'paths'?) (allowed: paths, engine, aipack_version, budget, strict, order_check, reporter, output_file, slow_ms)\n",
     );
     write(dir, 'coder-subagents.config.toml', 'reporter = "tap"\n');
-    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit\n');
+    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit, html\n');
   });
 
   it('lists the agents without a contract file and the stages the cases cover', async () => {

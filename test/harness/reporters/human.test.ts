@@ -34,4 +34,13 @@ describe('the human report', () => {
       '1 passed, 2 failed, 4 not run (stopped by --bail after 2 failures), 2 case files not run (see the errors above)',
     );
   });
+
+  it('labels an event-form case by its event, in its line and in the coverage', () => {
+    const r = sampleSuite();
+    r.cases = [{ ...r.cases[0]!, stage: 'pre', event: 'plan::ready' }];
+    r.coverage = [{ agent: `${CWD}/agents/a.aip`, stages: {}, events: { 'plan::ready': 1, end: 2 } }];
+    const lines = formatSuite(r, { cwd: CWD }).split('\n');
+    expect(lines[0]).toBe('✓ agents/a.contract.toml › keeps the prompt (plan::ready) 12 ms');
+    expect(lines).toContain('  agents/a.aip: plan::ready ×1, end ×2');
+  });
 });

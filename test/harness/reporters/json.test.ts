@@ -13,4 +13,13 @@ describe('the JSON report', () => {
     expect(j.coverage).toEqual([{ agent: 'agents/a.aip', stages: { pre: 1, post_task: 1 } }]);
     expect(JSON.parse(JSON.stringify(j))).toEqual(j);
   });
+
+  it('gives an event-form case its event, and the coverage its events', () => {
+    const r = sampleSuite();
+    r.cases = [{ ...r.cases[0]!, stage: 'post', event: 'end' }];
+    r.coverage = [{ agent: `${CWD}/agents/a.aip`, stages: {}, events: { end: 1 } }];
+    const j = suiteJson(r, CWD, 1000);
+    expect(j.cases[0]).toMatchObject({ stage: 'post', event: 'end' });
+    expect(j.coverage).toEqual([{ agent: 'agents/a.aip', stages: {}, events: { end: 1 } }]);
+  });
 });

@@ -35,4 +35,10 @@ describe('the JUnit report', () => {
     r.files[0].cases[1] = { ...r.files[0].cases[1], message: 'lua\u001b[31m error\u0000' };
     expect(suiteJunit(r, CWD)).toContain('<failure message="lua\\x1b[31m error\\x00">');
   });
+
+  it('names an event-form case by its event', () => {
+    const r = sampleSuite();
+    r.files[0]!.cases = [{ ...r.files[0]!.cases[0]!, event: 'start' }];
+    expect(suiteJunit(r, CWD)).toContain('<testcase classname="agents/a.contract.toml" name="keeps the prompt (start)" time="0.012"/>');
+  });
 });

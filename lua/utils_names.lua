@@ -1,0 +1,163 @@
+-- Names a prompt gives in `sub_agents` (entry keys, events), checked where they are written: a name that is close
+-- to a known one is most probably a typo, and the warning says which name was meant.
+--
+-- Entry keys (SUB_AGENTS.md sections 1, 7, 8): a stage-form entry's own keys are warned, each (the contract's
+-- rule); an event-form entry's top-level keys are the agent's settings, as upstream pro@coder documents them, and a
+-- member's keys are its settings too: those are warned only when they look like a misspelt contract key. A
+-- built-in's own settings (code-map's `globs`, ...) are never warned.
+
+local C = require("sub_agent_contract")
+
+local M = {}
+
+-- Edit distance with adjacent transpositions, on lower-cased strings (as src/support/suggest.ts).
+local function distance(a, b)
+  local la, lb = #a, #b
+  local d = {}
+  for i = 0, la do
+    d[i] = { [0] = i }
+  end
+  for j = 1, lb do d[0][j] = j end
+  for i = 1, la do
+    for j = 1, lb do
+      local cost = (a:sub(i, i) == b:sub(j, j)) and 0 or 1
+      local v = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if i > 1 and j > 1 and a:sub(i, i) == b:sub(j - 1, j - 1) and a:sub(i - 1, i - 1) == b:sub(j, j) then
+        v = math.min(v, d[i - 2][j - 2] + 1)
+      end
+      d[i][j] = v
+    end
+  end
+  return d[la][lb]
+end
+
+--- The candidate `word` is most probably a typo of (within a third of its length, at least 1), or nil.
+function M.suggest(word, candidates)
+  if type(word) ~= "string" then return nil end
+  local w = word:lower()
+  local limit = math.max(1, math.floor(#w / 3))
+  local best, best_d = nil, nil
+  for _, c in ipairs(candidates) do
+    local d = distance(w, c:lower())
+    if d <= limit and c ~= word and (best_d == nil or d < best_d) then best, best_d = c, d end
+  end
+  return best
+end
+
+local function hint(near)
+  if near == nil then return "" end
+  return C.msg.named("didYouMean", { near = near })
+end
+
+local function builtin_keys(entry)
+  local set = {}
+  local name = type(entry) == "table" and rawget(entry, "name") or nil
+  for _, key in ipairs(C.BUILTIN_ENTRY_KEYS[name] or {}) do set[key] = true end
+  return set
+end
+
+-- The warnings about one table entry's keys; `event_form` for an entry listening to events (or a member of a
+-- group that does), `member` for a member of a group.
+local function entry_key_warnings(entry, label, event_form, member, out)
+  local own = builtin_keys(entry)
+  for _, key in ipairs(C.unknown_entry_keys(entry)) do
+    if not own[key] then
+      local near = M.suggest(key, C.ENTRY_KEYS)
+      if near ~= nil then
+        out[#out + 1] = C.msg.named("unknownEntryKeyNear", { label = label, key = key, near = near })
+      elseif not event_form and not member then
+        out[#out + 1] = C.msg.unknown_entry_key(label, key)
+      end
+    end
+  end
+end
+
+--- The warnings about the keys of a raw `sub_agents` (or `sub_agents_next`) list, labelled `<label>[i]`.
+function M.entry_key_warnings(list, label)
+  local out = {}
+  if type(list) ~= "table" then return out end
+  for i, entry in ipairs(list) do
+    if type(entry) == "table" then
+      local where = label .. "[" .. i .. "]"
+      local event_form = rawget(entry, "on") ~= nil
+      entry_key_warnings(entry, where, event_form, false, out)
+      local members = rawget(entry, "parallel")
+      if type(members) == "table" then
+        for j, m in ipairs(members) do
+          if type(m) == "table" then entry_key_warnings(m, where .. ": parallel[" .. j .. "]", event_form, true, out) end
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- The events the pack itself sends, plus upstream's workbench event (warned about on its own).
+local function sent_events()
+  local list = {}
+  for event in pairs(C.EVENT_STAGES) do list[#list + 1] = event end
+  table.sort(list)
+  return list
+end
+
+--- Warnings about the events normalised configs listen to: one that is neither sent by the pack nor a
+--- sub-agent's `ns::event` never runs (`on = "strat"`).
+function M.event_warnings(configs, label)
+  local out = {}
+  local sent = sent_events()
+  for i, config in ipairs(configs or {}) do
+    if type(config.on) == "table" then
+      for _, event in ipairs(config.on) do
+        if type(event) == "string" and C.EVENT_STAGES[event] == nil and event ~= C.WORKBENCH_DONE_EVENT
+          and not event:find("::", 1, true) then
+          out[#out + 1] = C.msg.named("eventNeverSent", {
+            label = label .. "[" .. i .. "]", name = tostring(config.name or "parallel group"), event = event,
+            hint = hint(M.suggest(event, sent)),
+          })
+        end
+      end
+    end
+  end
+  return out
+end
+
+--- The warning for an emitted event that no entry of `configs` listens to (nil when one does), with the closest
+--- event an entry does listen to.
+function M.unheard_event_warning(name, event, configs)
+  local heard = {}
+  for _, config in ipairs(configs or {}) do
+    if config.enabled ~= false and type(config.on) == "table" then
+      for _, e in ipairs(config.on) do
+        if e == event then return nil end
+        heard[#heard + 1] = e
+      end
+    end
+  end
+  return C.msg.named("eventNotListened", { name = tostring(name), event = tostring(event), hint = hint(M.suggest(event, heard)) })
+end
+
+-- `a/b/../c` -> `a/c` (an absolute path stays absolute).
+local function normalize(path)
+  local parts = {}
+  for part in path:gmatch("[^/]+") do
+    if part == ".." then
+      if #parts > 0 then table.remove(parts) end
+    elseif part ~= "." then
+      parts[#parts + 1] = part
+    end
+  end
+  return (path:sub(1, 1) == "/" and "/" or "") .. table.concat(parts, "/")
+end
+
+--- The message for a sub-agent whose file was not found at `path`: one outside the workspace says so (the
+--- simulator does not read there, AIPack does).
+function M.not_found(name, path)
+  local ws = normalize(tostring(CTX.WORKSPACE_DIR))
+  local abs = normalize(path)
+  if abs ~= ws and abs:sub(1, #ws + 1) ~= ws .. "/" then
+    return C.msg.named("notFoundOutside", { name = tostring(name), path = abs, workspace = ws })
+  end
+  return C.msg.not_found(name, path)
+end
+
+return M
