@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 // The suite runs once per Lua engine (CODER_SUBAGENTS_ENGINE is the default engine of Simulators and of the CLI,
 // spawned CLIs included). Engine-independent folders run once.
-const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**', 'test/scripts/**', 'test/support/**', 'test/isolate/**'];
+const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**', 'test/scripts/**', 'test/support/**', 'test/isolate/**', 'test/report/**'];
 
 export default defineConfig({
   test: {

@@ -16,6 +16,7 @@ export const LAYERS = [
   ['aip'],
   ['runtime'],
   ['effects'],
+  ['report'],
   ['check', 'harness'],
   ['cli'],
   ['index'],

@@ -4,13 +4,14 @@ import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = nodePath.dirname(nodePath.dirname(fileURLToPath(import.meta.url)));
-const ASSET = /\.(lua|aip|hbs|md|toml|mjs)$/;
+// report/assets/ holds the HTML report's page, style and script
+const ASSET = /\.(lua|aip|hbs|md|toml|mjs)$|^report\/assets\/[^/]+\.(html|css|js)$/;
 
 function copy(dir) {
   for (const e of readdirSync(nodePath.join(root, 'src', dir), { withFileTypes: true })) {
     const rel = nodePath.join(dir, e.name);
     if (e.isDirectory()) copy(rel);
-    else if (ASSET.test(e.name)) cpSync(nodePath.join(root, 'src', rel), nodePath.join(root, 'dist', rel));
+    else if (ASSET.test(e.name) || ASSET.test(rel.split(nodePath.sep).join('/'))) cpSync(nodePath.join(root, 'src', rel), nodePath.join(root, 'dist', rel));
   }
 }
 copy('');

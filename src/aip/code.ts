@@ -3,7 +3,7 @@
  * AIPack's small table (trimmed, case-insensitive; everything else, a leading "." included, gets `//`).
  */
 import type { AipNamespaceFactory } from './types.ts';
-import { reqStr } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 function commentLine(langExt: string, text: string): string {
   switch (langExt.trim().toLowerCase()) {
@@ -22,8 +22,6 @@ function commentLine(langExt: string, text: string): string {
   }
 }
 
-function comment_line(langExt: unknown, text: unknown): string {
-  return commentLine(reqStr(langExt, 'aip.code.comment_line', 'lang_ext'), reqStr(text, 'aip.code.comment_line', 'comment_content'));
-}
+const CODE = withArgChecks('code', { comment_line: commentLine });
 
-export const code: AipNamespaceFactory = () => ({ comment_line });
+export const code: AipNamespaceFactory = () => ({ ...CODE });

@@ -9,6 +9,7 @@ import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { toJsonText } from './json.ts';
 import { formatRustFloat } from './support/rust-float.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 export interface CsvOptions {
   delimiter?: string;
@@ -133,13 +134,11 @@ function valuesToRow(values: string[], o: CsvOptions): string {
   return writeCsv([values], o).replace(/\r?\n$/, '');
 }
 
-export const csv: AipNamespaceFactory = () => ({
-  parse_row(row: unknown, opts?: unknown): string[] {
-    if (typeof row !== 'string') throw new LuaError(`aip.csv.parse_row: row must be a string, got ${luaTypeName(row)}`);
+const CSV = withArgChecks('csv', {
+  parse_row(row: string, opts?: unknown): string[] {
     return parseCsvRow(row, csvOptionsArg(opts));
   },
-  parse(content: unknown, opts?: unknown): CsvContent {
-    if (typeof content !== 'string') throw new LuaError(`aip.csv.parse: content must be a string, got ${luaTypeName(content)}`);
+  parse(content: string, opts?: unknown): CsvContent {
     return parseCsv(content, csvOptionsArg(opts));
   },
   values_to_row(values: unknown, opts?: unknown): string {
@@ -161,3 +160,5 @@ export const csv: AipNamespaceFactory = () => ({
     });
   },
 });
+
+export const csv: AipNamespaceFactory = () => ({ ...CSV });

@@ -4,9 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import { blake3 } from '@noble/hashes/blake3.js';
-import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { base58 } from './uuid.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 export type HashAlgo = 'sha256' | 'sha512' | 'blake3';
 export type HashEncoding = 'hex' | 'b58' | 'b64' | 'b64u';
@@ -33,17 +33,13 @@ export function encode(bytes: Uint8Array, enc: HashEncoding): string {
 
 const SUFFIX: Record<HashEncoding, string> = { hex: '', b58: '_b58', b64: '_b64', b64u: '_b64u' };
 
-export const hash: AipNamespaceFactory = () => {
-  const out: Record<string, unknown> = {};
-  for (const algo of ['sha256', 'sha512', 'blake3'] as const) {
-    for (const enc of ['hex', 'b58', 'b64', 'b64u'] as const) {
-      const name = `aip.hash.${algo}${SUFFIX[enc]}`;
-      out[`${algo}${SUFFIX[enc]}`] = (input: unknown): string | undefined => {
-        if (input === undefined) return undefined;
-        if (typeof input !== 'string') throw new LuaError(`${name} - accepted argument types are String or Nil, but was ${luaTypeName(input)}`);
-        return encode(digest(algo, input), enc);
-      };
-    }
+const HASHES: Record<string, unknown> = {};
+for (const algo of ['sha256', 'sha512', 'blake3'] as const) {
+  for (const enc of ['hex', 'b58', 'b64', 'b64u'] as const) {
+    HASHES[`${algo}${SUFFIX[enc]}`] = (input: string | undefined): string | undefined =>
+      input === undefined ? undefined : encode(digest(algo, input), enc);
   }
-  return out;
-};
+}
+const CHECKED = withArgChecks('hash', HASHES);
+
+export const hash: AipNamespaceFactory = () => ({ ...CHECKED });

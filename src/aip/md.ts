@@ -4,10 +4,11 @@
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { nextFence, rustLines, type Fence } from '../support/lines.ts';
-import { isPlainObject, optStr, reqStr, setKey, toLuaData } from './pure-args.ts';
+import { isPlainObject, reqStr, setKey, toLuaData } from './pure-args.ts';
 import { rustTrim } from './text.ts';
 import { parseTomlData } from './toml.ts';
 import { parseYamlDocs } from './yaml.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 /** The info string of a fence line: its language, trimmed. */
 const fenceLang = (line: string): string => rustTrim(line.replace(/^`+/, ''));
@@ -42,8 +43,7 @@ function parseMetaBody(lang: string, body: string): unknown[] {
  * Meta blocks: "```toml|json|yaml|yml" fence whose first inner line (trimmed) starts with `#!meta` or `//!meta`.
  * Their objects are shallow-merged in document order; the rest of the text comes back joined with "\n".
  */
-function extract_meta(content: unknown): LuaMulti {
-  const s = optStr(content, 'aip.md.extract_meta');
+function extract_meta(s: string | undefined): LuaMulti {
   if (s === undefined) return multi(undefined, undefined);
   const lines = rustLines(s);
   const meta: Record<string, unknown> = {};
@@ -120,8 +120,7 @@ function scanBlocks(s: string, keep: (lang: string) => boolean): { blocks: MdBlo
   return { blocks, rest };
 }
 
-function extract_blocks(content: unknown, options: unknown): MdBlock[] | LuaMulti {
-  const s = reqStr(content, 'aip.md.extract_blocks', 'md_content');
+function extract_blocks(s: string, options: unknown): MdBlock[] | LuaMulti {
   let lang: string | undefined;
   let extrude = false;
   if (typeof options === 'string') {
@@ -157,8 +156,7 @@ function refKind(target: string): MdRef['kind'] {
 }
 
 /** `[text](target)` and `![alt](target)` outside fenced blocks and outside inline code. nil -> {}. */
-function extract_refs(content: unknown): MdRef[] {
-  const s = optStr(content, 'aip.md.extract_refs');
+function extract_refs(s: string | undefined): MdRef[] {
   if (s === undefined) return [];
   const refs: MdRef[] = [];
   let state: Fence = 'out';
@@ -186,8 +184,7 @@ function extract_refs(content: unknown): MdRef[] {
  * closing fence on the last line), returns the inner lines each + "\n"; otherwise the raw text.
  * A ```` fence may contain ``` lines (upstream pro@coder wraps LLM file bodies wrapped in four backticks).
  */
-function outer_block_content_or_raw(content: unknown): string {
-  const raw = reqStr(content, 'aip.md.outer_block_content_or_raw', 'md_content');
+function outer_block_content_or_raw(raw: string): string {
   const lines = rustLines(rustTrim(raw));
   if (lines.length < 2 || !lines[0].startsWith('```')) return raw;
   let state: Fence = nextFence('out', lines[0]);
@@ -202,9 +199,6 @@ function outer_block_content_or_raw(content: unknown): string {
   return raw;
 }
 
-export const md: AipNamespaceFactory = () => ({
-  extract_meta,
-  extract_blocks,
-  extract_refs,
-  outer_block_content_or_raw,
-});
+const MD = withArgChecks('md', { extract_meta, extract_blocks, extract_refs, outer_block_content_or_raw });
+
+export const md: AipNamespaceFactory = () => ({ ...MD });

@@ -6,6 +6,7 @@ import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engi
 import type { AipNamespaceFactory } from './types.ts';
 import { rustLines } from '../support/lines.ts';
 import { isPlainObject, optStr, reqInt, reqStr } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 // Rust `char::is_whitespace` (Unicode White_Space). Differs from JS `\s`: includes U+0085, excludes U+FEFF.
 const WS = '\\t\\n\\v\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
@@ -18,35 +19,28 @@ export const rustTrim = (s: string): string => rustTrimEnd(rustTrimStart(s));
 
 const N = (name: string) => `aip.text.${name}`;
 
-function trim(content: unknown): string | undefined {
-  const s = optStr(content, N('trim'));
-  return s === undefined ? undefined : rustTrim(s);
+function trim(content: string | undefined): string | undefined {
+  return content === undefined ? undefined : rustTrim(content);
 }
-function trim_start(content: unknown): string | undefined {
-  const s = optStr(content, N('trim_start'));
-  return s === undefined ? undefined : rustTrimStart(s);
+function trim_start(content: string | undefined): string | undefined {
+  return content === undefined ? undefined : rustTrimStart(content);
 }
-function trim_end(content: unknown): string | undefined {
-  const s = optStr(content, N('trim_end'));
-  return s === undefined ? undefined : rustTrimEnd(s);
+function trim_end(content: string | undefined): string | undefined {
+  return content === undefined ? undefined : rustTrimEnd(content);
 }
 
-function split_first(content: unknown, sep: unknown): LuaMulti {
-  const s = optStr(content, N('split_first'));
+function split_first(s: string | undefined, sep: string): LuaMulti {
   if (s === undefined) return multi(undefined, undefined);
-  const sp = reqStr(sep, N('split_first'), 'sep');
-  const i = s.indexOf(sp);
+  const i = s.indexOf(sep);
   if (i < 0) return multi(s, undefined);
-  return multi(s.slice(0, i), s.slice(i + sp.length));
+  return multi(s.slice(0, i), s.slice(i + sep.length));
 }
 
-function split_last(content: unknown, sep: unknown): LuaMulti {
-  const s = optStr(content, N('split_last'));
+function split_last(s: string | undefined, sep: string): LuaMulti {
   if (s === undefined) return multi(undefined, undefined);
-  const sp = reqStr(sep, N('split_last'), 'sep');
-  const i = s.lastIndexOf(sp);
+  const i = s.lastIndexOf(sep);
   if (i < 0) return multi(s, undefined);
-  return multi(s.slice(0, i), s.slice(i + sp.length));
+  return multi(s.slice(0, i), s.slice(i + sep.length));
 }
 
 interface LineSpan {
@@ -81,21 +75,17 @@ function splitAroundLine(s: string, span: LineSpan): LuaMulti {
   return multi(before, after);
 }
 
-function split_first_line(content: unknown, sep: unknown): LuaMulti {
-  const s = optStr(content, N('split_first_line'));
+function split_first_line(s: string | undefined, sep: string): LuaMulti {
   if (s === undefined) return multi(undefined, undefined);
-  const sp = reqStr(sep, N('split_first_line'), 'sep');
-  const span = lineSpans(s).find((l) => l.text === sp);
+  const span = lineSpans(s).find((l) => l.text === sep);
   return span ? splitAroundLine(s, span) : multi(s, undefined);
 }
 
-function split_last_line(content: unknown, sep: unknown): LuaMulti {
-  const s = optStr(content, N('split_last_line'));
+function split_last_line(s: string | undefined, sep: string): LuaMulti {
   if (s === undefined) return multi(undefined, undefined);
-  const sp = reqStr(sep, N('split_last_line'), 'sep');
   const spans = lineSpans(s);
   for (let i = spans.length - 1; i >= 0; i--) {
-    if (spans[i].text === sp) return splitAroundLine(s, spans[i]);
+    if (spans[i].text === sep) return splitAroundLine(s, spans[i]);
   }
   return multi(s, undefined);
 }
@@ -113,6 +103,7 @@ function extract_line_blocks(content: unknown, options: unknown): LuaMulti {
   }
   const first = options.first === undefined ? undefined : reqInt(options.first, N('extract_line_blocks'), 'first');
 
+  // content is checked only now (its entry leaves it to this function), as AIPack converts the options first
   const s = optStr(content, N('extract_line_blocks'));
   if (s === undefined) return multi(undefined, undefined);
 
@@ -166,14 +157,12 @@ function htmlDecode(s: string): string {
   });
 }
 
-function escape_decode(content: unknown): string | undefined {
-  const s = optStr(content, N('escape_decode'));
-  return s === undefined ? undefined : htmlDecode(s);
+function escape_decode(content: string | undefined): string | undefined {
+  return content === undefined ? undefined : htmlDecode(content);
 }
 
 /** Decodes only when the text looks escaped: AIPack's test is the presence of `&lt;`. */
-function escape_decode_if_needed(content: unknown): string | undefined {
-  const s = optStr(content, N('escape_decode_if_needed'));
+function escape_decode_if_needed(s: string | undefined): string | undefined {
   if (s === undefined) return undefined;
   return s.includes('&lt;') ? htmlDecode(s) : s;
 }
@@ -205,31 +194,26 @@ function removeLast(s: string, n: number): string {
   return trailingNl ? s.slice(0, end + 1) : s.slice(0, end);
 }
 
-function remove_first_line(content: unknown): string | undefined {
-  const s = optStr(content, N('remove_first_line'));
-  return s === undefined ? undefined : removeFirst(s, 1);
+function remove_first_line(content: string | undefined): string | undefined {
+  return content === undefined ? undefined : removeFirst(content, 1);
 }
-function remove_first_lines(content: unknown, n: unknown): string | undefined {
-  const s = optStr(content, N('remove_first_lines'));
+function remove_first_lines(s: string | undefined, n: unknown): string | undefined {
   if (s === undefined) return undefined;
   return removeFirst(s, reqInt(n, N('remove_first_lines'), 'n'));
 }
-function remove_last_line(content: unknown): string | undefined {
-  const s = optStr(content, N('remove_last_line'));
-  return s === undefined ? undefined : removeLast(s, 1);
+function remove_last_line(content: string | undefined): string | undefined {
+  return content === undefined ? undefined : removeLast(content, 1);
 }
-function remove_last_lines(content: unknown, n: unknown): string | undefined {
-  const s = optStr(content, N('remove_last_lines'));
+function remove_last_lines(s: string | undefined, n: unknown): string | undefined {
   if (s === undefined) return undefined;
   return removeLast(s, reqInt(n, N('remove_last_lines'), 'n'));
 }
 
 /** Keeps the first max_len characters (code points) and appends the ellipsis when something was cut. */
-function truncate(content: unknown, maxLen: unknown, ellipsis: unknown): string | undefined {
-  const s = optStr(content, N('truncate'));
+function truncate(s: string | undefined, maxLen: unknown, ellipsis: string | null | undefined): string | undefined {
   if (s === undefined) return undefined;
   const max = reqInt(maxLen, N('truncate'), 'max_len');
-  const ell = ellipsis === undefined || ellipsis === null ? '' : reqStr(ellipsis, N('truncate'), 'ellipsis');
+  const ell = ellipsis ?? '';
   const chars = Array.from(s);
   if (chars.length <= max) return s;
   return chars.slice(0, max).join('') + ell;
@@ -239,8 +223,7 @@ function truncate(content: unknown, maxLen: unknown, ellipsis: unknown): string 
  * Replaces each `<<START>>...<<END>>` region (markers included), in order, with the next item of
  * new_sections (a string, or a table with a string `content`). Regions without an item are left as they are.
  */
-function replace_markers(content: unknown, newSections: unknown): string | undefined {
-  const s = optStr(content, N('replace_markers'));
+function replace_markers(s: string | undefined, newSections: unknown): string | undefined {
   if (s === undefined) return undefined;
   const sections = newSections === undefined || newSections === null ? [] : newSections;
   if (!Array.isArray(sections) && !isPlainObject(sections)) {
@@ -268,8 +251,7 @@ function replace_markers(content: unknown, newSections: unknown): string | undef
   return out + s.slice(pos);
 }
 
-function ensure(content: unknown, options: unknown): string | undefined {
-  const s = optStr(content, N('ensure'));
+function ensure(s: string | undefined, options: unknown): string | undefined {
   if (s === undefined) return undefined;
   const opts = optionsArg(options, N('ensure'));
   let out = s;
@@ -285,8 +267,7 @@ function ensure(content: unknown, options: unknown): string | undefined {
 }
 
 /** Trailing newlines ("\n" or "\r\n") collapse to exactly one "\n"; other trailing spaces are kept. */
-function ensure_single_trailing_newline(content: unknown): string | undefined {
-  const s = optStr(content, N('ensure_single_trailing_newline'));
+function ensure_single_trailing_newline(s: string | undefined): string | undefined {
   if (s === undefined) return undefined;
   return s.replace(/(\r?\n)+$/, '') + '\n';
 }
@@ -329,7 +310,7 @@ function format_size(bytes: unknown, options: unknown): string | undefined {
   return trimmed ? out.trim() : out;
 }
 
-export const text: AipNamespaceFactory = () => ({
+const TEXT = withArgChecks('text', {
   trim,
   trim_start,
   trim_end,
@@ -352,3 +333,5 @@ export const text: AipNamespaceFactory = () => ({
   ensure_single_ending_newline: ensure_single_trailing_newline,
   format_size,
 });
+
+export const text: AipNamespaceFactory = () => ({ ...TEXT });

@@ -4,17 +4,17 @@
 import { parse as smolParse, stringify as smolStringify } from 'smol-toml';
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
-import { isPlainObject, reqStr, toLuaData } from './pure-args.ts';
+import { isPlainObject, toLuaData } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 /** TOML text -> bridge data (dates as their TOML text, oversized integers as lossy numbers). Throws smol-toml's error. */
 export function parseTomlData(text: string): Record<string, unknown> {
   return toLuaData(smolParse(text, { integersAsBigInt: 'asNeeded' })) as Record<string, unknown>;
 }
 
-function parse(content: unknown): Record<string, unknown> {
-  const s = reqStr(content, 'aip.toml.parse', 'content');
+function parse(content: string): Record<string, unknown> {
   try {
-    return parseTomlData(s);
+    return parseTomlData(content);
   } catch (e) {
     throw new LuaError(`aip.toml.parse failed. ${(e as Error).message}`);
   }
@@ -77,4 +77,6 @@ function stringify(content: unknown): string {
   }
 }
 
-export const toml: AipNamespaceFactory = () => ({ parse, stringify });
+const TOML = withArgChecks('toml', { parse, stringify });
+
+export const toml: AipNamespaceFactory = () => ({ ...TOML });

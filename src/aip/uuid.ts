@@ -4,7 +4,7 @@
  */
 import { parse as uuidParse, v4, v7 } from 'uuid';
 import type { AipNamespaceFactory } from './types.ts';
-import { optStr } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 import { clock } from './time.ts';
 
 const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -73,12 +73,11 @@ function uuidTimeMs(text: string): number | undefined {
   return Number((ticks - GREGORIAN_OFFSET) / 10000n);
 }
 
-function to_time_epoch_ms(value: unknown): number | undefined {
-  const s = optStr(value, 'aip.uuid.to_time_epoch_ms', 'value');
-  return s === undefined ? undefined : uuidTimeMs(s);
+function to_time_epoch_ms(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : uuidTimeMs(value);
 }
 
-export const uuid: AipNamespaceFactory = () => ({
+const UUID = withArgChecks('uuid', {
   new: () => v4(),
   new_v4: () => v4(),
   new_v7: () => newV7(),
@@ -90,3 +89,5 @@ export const uuid: AipNamespaceFactory = () => ({
   new_v7_b58: () => b58(newV7()),
   to_time_epoch_ms,
 });
+
+export const uuid: AipNamespaceFactory = () => ({ ...UUID });

@@ -5,6 +5,7 @@
 import { LuaError, isPlainObject, luaTypeName, optionsArg } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { parseRelaxedJson, toJsonText } from './json.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 export const UA_AIPACK = 'aipack';
 export const UA_BROWSER =
@@ -15,15 +16,7 @@ function urlCause(input: string, e: unknown): string {
   return /^[A-Za-z][A-Za-z0-9+.-]*:/.test(input) ? (e as Error).message : 'relative URL without a base';
 }
 
-/** AIPack's `into_option_string` error wording. */
-function optString(v: unknown, what: string): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') return v;
-  throw new LuaError(`${what} - accepted argument types are String or Nil, but was ${luaTypeName(v)}`);
-}
-
-function parseUrl(raw: unknown): Record<string, unknown> | undefined {
-  const s = optString(raw, 'aip.web.parse_url argument');
+function parseUrl(s: string | undefined): Record<string, unknown> | undefined {
   if (s === undefined) return undefined;
   let url: URL;
   try {
@@ -52,8 +45,7 @@ function parseUrl(raw: unknown): Record<string, unknown> | undefined {
   };
 }
 
-function resolveHref(hrefV: unknown, base: unknown): string | undefined {
-  const href = optString(hrefV, "aip.web.resolve_href 'href' argument");
+function resolveHref(href: string | undefined, base: unknown): string | undefined {
   if (href === undefined) return undefined;
   if (typeof base !== 'string') throw new LuaError(`aip.web.resolve_href: base_url must be a string, got ${luaTypeName(base)}`);
   try {
@@ -75,9 +67,8 @@ function resolveHref(hrefV: unknown, base: unknown): string | undefined {
 }
 
 export const web: AipNamespaceFactory = (env) => {
-  const request = (method: 'GET' | 'POST', urlV: unknown, options: unknown): Record<string, unknown> => {
+  const request = (method: 'GET' | 'POST', urlV: string, options: unknown): Record<string, unknown> => {
     const fn = `aip.web.${method.toLowerCase()}`;
-    if (typeof urlV !== 'string') throw new LuaError(`${fn}: url must be a string, got ${luaTypeName(urlV)}`);
     const o = optionsArg(options, fn);
     const answer = env.scripted?.web.answer(method, urlV);
     env.trace.record({ kind: 'note', depth: env.depth, agent: env.agent.name, topic: 'web', data: { method, url: urlV, status: answer?.status } });
@@ -103,16 +94,16 @@ export const web: AipNamespaceFactory = (env) => {
     if (!success) out.error = `Not a 2xx status code (${answer.status})`;
     return out;
   };
-  return {
+  return withArgChecks('web', {
     UA_AIPACK,
     UA_BROWSER,
     parse_url: parseUrl,
     resolve_href: resolveHref,
-    get: (url: unknown, options?: unknown) => request('GET', url, options),
-    post: (url: unknown, data: unknown, options?: unknown) => {
+    get: (url: string, options?: unknown) => request('GET', url, options),
+    post: (url: string, data: unknown, options?: unknown) => {
       if (typeof data !== 'string' && !isPlainObject(data) && !Array.isArray(data)) throw new LuaError('Data must be a string or a table');
       if (typeof data !== 'string') toJsonText(data, '', 'aip.web.post'); // the body must serialize, as in AIPack
       return request('POST', url, options);
     },
-  };
+  });
 };

@@ -10,7 +10,8 @@ let yamlLib: typeof Yaml | undefined;
 const lib = () => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
 import { LuaError, luaTypeName, MAX_DEPTH } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
-import { optStr, toLuaData } from './pure-args.ts';
+import { toLuaData } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 /** Levels a parsed document may nest: the list of documents adds one, and the engines take MAX_DEPTH. */
 const MAX_YAML_DEPTH = MAX_DEPTH - 2;
@@ -59,11 +60,10 @@ export function parseYamlDocs(text: string): unknown[] {
   return out;
 }
 
-function parse(content: unknown): unknown[] | undefined {
-  const s = optStr(content, 'aip.yaml.parse');
-  if (s === undefined) return undefined;
+function parse(content: string | undefined): unknown[] | undefined {
+  if (content === undefined) return undefined;
   try {
-    return parseYamlDocs(s);
+    return parseYamlDocs(content);
   } catch (e) {
     throw new LuaError(`aip.yaml.parse failed. ${(e as Error).message}`);
   }
@@ -93,4 +93,6 @@ function stringify_multi_docs(content: unknown): string {
   return content.map(docText).join('---\n');
 }
 
-export const yaml: AipNamespaceFactory = () => ({ parse, stringify, stringify_multi_docs });
+const YAML = withArgChecks('yaml', { parse, stringify, stringify_multi_docs });
+
+export const yaml: AipNamespaceFactory = () => ({ ...YAML });

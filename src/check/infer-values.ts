@@ -1,7 +1,8 @@
 // The values the type inference (infer.ts) follows, and how they meet aip.* signatures and the contract's shapes:
 // which Lua type a value surely has, which types a parameter admits, how a value is named in a message.
 
-import { LUA_CLASSES, splitTop, type LuaClass, type Param } from '../aip/signatures.ts';
+import { splitTop, type Param } from '../aip/functions.ts';
+import { LUA_CLASSES, type LuaClass } from '../aip/signatures.ts';
 import type { Shape } from './contract-types.ts';
 import type { Node } from './lua-syntax.ts';
 

@@ -7,7 +7,8 @@
 //   - aip.* calls with the wrong number of arguments or an argument of a plainly wrong type.
 // It is not a type system: whatever it cannot tell is `unknown` and never reported.
 
-import { CTX_KEYS, signatureOf, type Param } from '../aip/signatures.ts';
+import { signatureOf, type Param } from '../aip/functions.ts';
+import { CTX_KEYS } from '../aip/signatures.ts';
 import { isAvailableAt } from '../aip/catalog.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill } from '../contract/index.ts';

@@ -7,7 +7,8 @@ import nodePath from 'node:path';
 import { AIPACK_GLOBALS, AIP_FUNCTIONS, AIP_NAMESPACES, STAGE_VARIABLES } from '../aip/catalog.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { REPO_ROOT } from '../runtime/packs.ts';
-import { CONSTANT_TYPES, CTX_KEYS, GLOBAL_TYPES, LUA_CLASSES, parseParams, signatureOf, type Param } from '../aip/signatures.ts';
+import { aipEntry, parseParams, signatureOf, type Param } from '../aip/functions.ts';
+import { CTX_KEYS, GLOBAL_TYPES, LUA_CLASSES } from '../aip/signatures.ts';
 import { STAGES } from '../contract/index.ts';
 import { ANY_INPUT_CLASS, EVENT_INPUT_CLASS, contractClasses, luaTypeOf, RESPONSE_CLASS, STAGE_INPUT_CLASS, type Shape } from './contract-types.ts';
 
@@ -69,7 +70,7 @@ function aipFile(): string {
     out.push(`--- ${ns.path}.* (${since(ns)})`, `---@class ${ns.path}`, `${ns.path} = {}`, '');
     for (const fn of AIP_FUNCTIONS.filter((f) => f.path.startsWith(`${ns.path}.`))) {
       if (fn.kind === 'constant') {
-        const c = CONSTANT_TYPES[fn.path];
+        const c = aipEntry(fn.path)!;
         out.push(`--- ${c.doc} (${since(fn)})`, `---@type ${c.type}`, `${fn.path} = ""`, '');
         continue;
       }

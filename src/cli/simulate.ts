@@ -31,6 +31,7 @@ export interface SimCliOptions {
   aipackBase?: string;
   timeout?: string;
   engine?: string;
+  report?: string;
 }
 
 export function addSimOptions(cmd: Command): Command {
@@ -44,7 +45,8 @@ export function addSimOptions(cmd: Command): Command {
     .option('--budget <instructions>', 'instruction budget of a run (the agent and every agent it runs)')
     .option('--mocks <file>', 'TOML file of aip.* stubs: "aip.ns.fn" = value, or = { lua = "<function body>" }')
     .option('--aipack-base <dir>', 'an AIPack base dir (like ~/.aipack-base): its packs, CTX.BASE_AIPACK_DIR; saves there stay in memory, the dir is only read (default: none)')
-    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60');
+    .option('--timeout <seconds>', 'wall-clock deadline of the run: stopped and failed after it (0 = none)', '60')
+    .option('--report <file.html>', 'also write the run as one self-contained HTML page: timeline, each call and its diffs, model calls with sizes and tokens, files');
 }
 
 /** The simulator the options describe, as plain data for the run's worker (simulate-job.ts). Throws UsageError. */

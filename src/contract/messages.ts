@@ -15,9 +15,13 @@ function errorText(error: unknown): string {
 
 export const messages = {
   /** `Sub-agent [<name>] failed: <error_msg>` (+ `\nDetails: <error_details>`); no error_msg: `no error_msg given`. */
-  failed(name: string, errorMsg?: string | null, details?: string | null): string {
-    const head = fill(M.failed, { name, error: isGiven(errorMsg) ? errorMsg : M.noErrorMsg });
+  failed(name: string, errorMsg?: string | null, details?: string | null, form: 'stage' | 'event' = 'stage'): string {
+    const head = fill(M.failed, { name, error: isGiven(errorMsg) ? errorMsg : form === 'event' ? M.unknownError : M.noErrorMsg });
     return isGiven(details) ? head + fill(M.failedDetails, { details }) : head;
+  },
+  /** event form, upstream's wording: `Sub-agent [<name>] failed: invalid response type, expected table or nil` */
+  notTableEvent(name: string): string {
+    return fill(M.notTableEvent, { name });
   },
   /** `Sub-agent [<name>] returned an invalid response: <what is wrong>` */
   invalid(name: string, what: string): string {

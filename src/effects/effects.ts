@@ -139,6 +139,16 @@ const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** The failure message the pipeline reports for a checked response, or undefined when it succeeds. */
 function failureOf(stage: SubAgentStage, name: string, response: unknown, opts: AnalyzeOptions, form: EntryForm): string | undefined {
   if (opts.raised !== undefined) return messages.raised(name, opts.raised);
+  // the event form reports as the pack does (upstream's order and wording): the type, then a failure, then the rest
+  if (form === 'event') {
+    if (!given(response)) return undefined;
+    if (luaType(response) !== 'table') return messages.notTableEvent(name);
+    const errorMsg = field(response, 'error_msg');
+    if (field(response, 'success') === false || given(errorMsg)) {
+      const details = field(response, 'error_details');
+      return messages.failed(name, given(errorMsg) ? (errorMsg as string) : undefined, given(details) ? (details as string) : undefined, 'event');
+    }
+  }
   const what = checkResponse(stage, response, form);
   if (what !== undefined) return messages.invalid(name, what);
   if (luaType(response) !== 'table') return undefined;

@@ -184,6 +184,26 @@ function failedChanges(trace: Trace, coderName: string): FailedChange[] {
 
 const isStage = (v: unknown): v is SubAgentStage => typeof v === 'string' && (STAGES as readonly string[]).includes(v);
 
+/** The sub-agent stage a traced agent call ran in (its input's `coder_stage`; a group's in the runner's input). */
+export function subAgentStageOf(call: Extract<TraceEvent, { kind: 'agent_call' }>): SubAgentStage | undefined {
+  const first = call.inputs[0] as { input?: Record<string, unknown>; coder_stage?: unknown } | undefined;
+  const stage = RUNNER.test(call.agent) ? first?.input?.coder_stage : first?.coder_stage;
+  return isStage(stage) ? stage : undefined;
+}
+
+/**
+ * The positions in the trace of the coder's sub-agent calls, in order: its own traced `aip.agent.run` calls that
+ * carry a sub-agent stage (a parallel group is one call of its runner). `coderRunReport`'s `sub_agents` follow them
+ * one to one.
+ */
+export function subAgentCallsAt(events: readonly TraceEvent[], coderName: string): number[] {
+  const out: number[] = [];
+  events.forEach((e, at) => {
+    if (e.kind === 'agent_call' && e.caller === coderName && e.depth === 0 && subAgentStageOf(e) !== undefined) out.push(at);
+  });
+  return out;
+}
+
 /** Builds the report of a coder run from its trace: every sub-agent call is a traced `aip.agent.run` of the coder. */
 export function coderRunReport(args: {
   coderName: string;
@@ -201,12 +221,11 @@ export function coderRunReport(args: {
     if (e.kind === 'redo' && e.depth === 0) redo = e.num;
     else if (e.kind === 'agent_call') redoOf.set(e, redo);
   }
-  trace.events.forEach((call, at) => {
-    if (call.kind !== 'agent_call' || call.caller !== coderName || call.depth !== 0) return;
+  for (const at of subAgentCallsAt(trace.events, coderName)) {
+    const call = trace.events[at] as Extract<TraceEvent, { kind: 'agent_call' }>;
+    const stage = subAgentStageOf(call)!;
     if (RUNNER.test(call.agent)) {
       const input = (call.inputs[0] as { input?: Record<string, unknown> } | undefined)?.input;
-      const stage = input?.coder_stage;
-      if (!isStage(stage)) return;
       const group = groupStep(trace, at, call.agent);
       const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
       subAgents.push({
@@ -218,11 +237,9 @@ export function coderRunReport(args: {
         group,
         ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
       });
-      return;
+      continue;
     }
     const input = call.inputs[0] as Record<string, unknown> | undefined;
-    const stage = input?.coder_stage;
-    if (!isStage(stage)) return;
     const response = pickResponse(call);
     const task = (input?.coder_task as { num?: unknown } | undefined)?.num;
     subAgents.push({
@@ -233,7 +250,7 @@ export function coderRunReport(args: {
       effect: analyzeEffect(stage, input, response, call.error !== undefined ? { raised: call.error } : {}),
       ...(redoOf.get(call) ? { redo: redoOf.get(call) } : {}),
     });
-  });
+  }
   const aiCalls = trace
     .of('ai')
     .filter((e) => e.agent === coderName && e.depth === 0)
@@ -272,6 +289,22 @@ export function coderRunReport(args: {
   };
 }
 
+/**
+ * What the built-in auto-fix did, from its agent_result `{ model, fixed, failed }`: it changes files, not the
+ * pipeline, so its line names the files it fixed and those still failing.
+ */
+function autoFixResult(e: StageEffect): string | undefined {
+  if (!/(^|\/)auto-fix$/.test(e.agent)) return undefined;
+  const r = e.agentResult as { model?: unknown; fixed?: unknown; failed?: unknown } | undefined;
+  if (!r || typeof r !== 'object') return undefined;
+  const fixed = Array.isArray(r.fixed) ? r.fixed.filter((f): f is string => typeof f === 'string') : [];
+  const failed = Array.isArray(r.failed) ? r.failed.map((f) => String((f as { path?: unknown }).path)) : [];
+  const parts: string[] = [];
+  if (fixed.length) parts.push(`fixed ${fixed.join(', ')}${typeof r.model === 'string' ? ` (${r.model})` : ''}`);
+  if (failed.length) parts.push(`still failing: ${failed.join(', ')}`);
+  return parts.length ? parts.join('; ') : undefined;
+}
+
 /** The short effect line of one sub-agent call: `params +a ~b -c; prompts changed; response replaced`. */
 export function describeEffect(e: StageEffect): string {
   if (e.error) return `failed: ${failureReason(e.error, e.agent)}`;
@@ -292,6 +325,8 @@ export function describeEffect(e: StageEffect): string {
   if (e.ignored.length) parts.push(`ignored: ${e.ignored.join(', ')}`);
   if (e.unknownKeys.length) parts.push(`unknown keys: ${e.unknownKeys.map((k) => k.key + (k.suggestion ? ` (did you mean ${k.suggestion}?)` : '')).join(', ')}`);
   if (e.subAgentsInParams) parts.push('sub_agents in returned params (removed)');
+  const fix = autoFixResult(e);
+  if (fix) parts.push(fix);
   if (parts.length === 0) return e.response === 'nil' ? 'no change (nil response)' : 'no change';
   return parts.join('; ');
 }

@@ -583,9 +583,14 @@ export function parseContractFile(text: string, file: string): ContractFile {
   const parsed = CaseFileSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const issues = parsed.error.issues as unknown as Issue[];
-    // unknown keys first: a typo usually explains the "missing" error next to it
-    const first = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
-    throw issueError(file, raw, first);
+    // unknown keys first: a typo usually explains the "missing" error next to it; every table's unknown keys at
+    // once (one line each), so that a file with several typos is fixed in one go
+    const unknown = issues.filter((i) => i.code === 'unrecognized_keys');
+    if (unknown.length > 1) {
+      const errors = unknown.map((i) => issueError(file, raw, i));
+      throw new CaseFileError(errors.map((e) => e.message).join('\n'), file, errors[0]!.caseName, errors[0]!.key);
+    }
+    throw issueError(file, raw, unknown[0] ?? issues[0]);
   }
   const data = parsed.data;
   if ((data.agent === undefined) === (data.group === undefined)) {

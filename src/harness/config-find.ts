@@ -8,7 +8,7 @@ import nodePath from 'node:path';
 
 export const CONFIG_FILE = 'coder-subagents.config.toml';
 
-export const REPORTERS = ['default', 'json', 'junit'] as const;
+export const REPORTERS = ['default', 'json', 'junit', 'html'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 /** true when `dir` is a project root: it holds a package.json or a .git. */

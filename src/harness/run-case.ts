@@ -3,6 +3,7 @@
  * (the contract, warnings) and the case's expectations.
  */
 import nodePath from 'node:path';
+import type { RunView } from '../report/run-view.ts';
 import { MAX_REDOS, type SubAgentStage } from '../contract/index.ts';
 import { CaseFileError, loadContractFile, type AiPromptExpectation, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues, show } from './compare.ts';
@@ -32,6 +33,8 @@ export interface CaseResult {
   result?: StageResult;
   /** wall time of the case (its stage run and checks), in milliseconds */
   ms: number;
+  /** the data of its run's HTML report (SuiteOptions.runViews) */
+  run?: RunView;
 }
 
 export interface RunOptions extends HarnessOptions {

@@ -4,6 +4,7 @@ import { CaseFileError, loadContractFile, type ContractCase, type ContractFile }
 import { discover } from './discover.ts';
 import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResult, type RunOptions } from './run-case.ts';
 import { prepareSubject } from './group.ts';
+import { caseRunView } from './case-view.ts';
 import { caseKey, coverageOf, type CaseStart, type SuiteResult } from './suite-result.ts';
 
 export interface SuiteOptions extends RunOptions {
@@ -26,6 +27,8 @@ export interface SuiteOptions extends RunOptions {
    * finished case holds then stays the same however many cases run
    */
   verdictsOnly?: boolean;
+  /** with `verdictsOnly`: keep of each case also the data of its run's HTML report (`CaseResult.run`) */
+  runViews?: boolean;
   /**
    * Shares the selected cases with other runs of the same files (isolated.ts splits a suite over workers): a case
    * runs here only when `next()` hands out its position (0-based over the selected cases, in order; a counter
@@ -114,7 +117,7 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
         }
         options.onCaseStart?.({ file: file.file, name: c.name, index: c.index, stage: c.stage, ...(c.event !== undefined ? { event: c.event } : {}), agent: file.agent, agentFile: agent.file });
         const full = runCase(file, c, options, agent);
-        const r = options.verdictsOnly ? verdictOf(full) : full;
+        const r = options.verdictsOnly ? verdictOf(full, options.runViews) : full;
         options.onCaseDone?.(r);
         done.push(r);
         if (r.status === 'failed') failed++;
@@ -149,9 +152,11 @@ export function runContractFiles(files: string[], options: SuiteOptions = {}): S
 }
 
 /** A case result without its stage run. */
-function verdictOf(c: CaseResult): CaseResult {
+function verdictOf(c: CaseResult, runView = false): CaseResult {
   const { result: _result, ...verdict } = c;
-  return verdict;
+  if (!runView) return verdict;
+  const run = caseRunView(c);
+  return run ? { ...verdict, run } : verdict;
 }
 
 /** Finds the case files under `paths` (default `.`; files, directories or globs) and runs them. */

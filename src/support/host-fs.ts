@@ -12,6 +12,7 @@
  * - `..` out of a root is refused.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import nodePath from 'node:path';
 
 const { O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = fs.constants;
@@ -452,6 +453,11 @@ export function removeFile(abs: string): boolean {
 
 /** mtime of a path (links not followed), or undefined. */
 export const mtimeOf = (abs: string): number | undefined => lstatOf(abs)?.mtimeMs;
+
+/** A new private directory under the system's temp dir (`prefix` then random characters): nobody else's path. */
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix));
+}
 
 /** Creates `dir` (and its parents) where the user asked for it; no checks beyond the OS's. */
 export function makeUserDir(dir: string): void {

@@ -4,7 +4,7 @@ import nodePath from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AIP_FUNCTIONS } from '../../src/aip/catalog.ts';
-import { signatureOf } from '../../src/aip/signatures.ts';
+import { signatureOf } from '../../src/aip/functions.ts';
 import { runCheckDetailed } from '../../src/check/index.ts';
 import {
   PACKAGE_TYPES_DIR,

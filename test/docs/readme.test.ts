@@ -71,7 +71,7 @@ describe('README', () => {
     const p = program();
     const para = section('Commands').match(/`run-agent` and `run` also take ([\s\S]*?)\n\n/)?.[1] ?? '';
     const flags = [...para.matchAll(/`(--[a-z-]+)/g)].map((m) => m[1]);
-    expect(flags).toEqual(['--workspace', '--ai', '--aipack-version', '--write', '--json', '--trace', '--budget', '--timeout', '--mocks', '--aipack-base']);
+    expect(flags).toEqual(['--workspace', '--ai', '--aipack-version', '--write', '--json', '--trace', '--budget', '--timeout', '--report', '--mocks', '--aipack-base']);
     for (const name of ['run-agent', 'run']) {
       const known = flagsOf(p.commands.find((c) => c.name() === name)!);
       for (const f of flags) expect(known.has(f), `${name} ${f}`).toBe(true);

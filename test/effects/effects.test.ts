@@ -170,3 +170,13 @@ describe('analyzeEffect in the event form (upstream pro@coder\'s rules: the entr
     expect(analyzeEffect('pre', input('pre'), { emit_events: ['x::y'] })).toMatchObject({ emits: [], redo: false });
   });
 });
+
+describe('an event-form response that is not a table', () => {
+  it('gets the one message the pack gives (upstream wording), not the stage form one', () => {
+    const input = { coder_params: {}, coder_prompts: ['x'], agent_config: { name: 'a.aip', enabled: true, on: ['start'] } };
+    expect(analyzeEffect('pre', input, 'hello').error).toBe('Sub-agent [a.aip] failed: invalid response type, expected table or nil');
+    expect(analyzeEffect('pre', input, { success: false }).error).toBe('Sub-agent [a.aip] failed: Unknown error');
+    const stageForm = { ...input, agent_config: { name: 'a.aip', enabled: true, stages: ['pre'] } };
+    expect(analyzeEffect('pre', stageForm, 'hello').error).toBe('Sub-agent [a.aip] returned an invalid response: response must be a table, got string');
+  });
+});

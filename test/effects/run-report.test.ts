@@ -90,3 +90,13 @@ describe('a parallel group step of `run`', () => {
     ]);
   });
 });
+
+describe('the auto-fix line of `run`', () => {
+  it('names the files the built-in fixed and those still failing, never "no change"', () => {
+    const input = { coder_params: {}, coder_prompts: ['x'], agent_config: { name: 'pro@coder/auto-fix', enabled: true, stages: ['post_task'] } };
+    const fixed = analyzeEffect('post_task', input, { agent_result: { model: 'lite', fixed: ['src/a.ts'], failed: [{ path: 'src/b.ts', reason: 'x' }] } });
+    expect(describeEffect(fixed)).toBe('fixed src/a.ts (lite); still failing: src/b.ts');
+    const other = analyzeEffect('post_task', { ...input, agent_config: { name: 'my/x.aip', enabled: true, stages: ['post_task'] } }, { agent_result: { fixed: ['a'] } });
+    expect(describeEffect(other)).toBe('no change');
+  });
+});

@@ -52,6 +52,15 @@ files = { "src/a.ts" = "x" }
     expect(c.ai).toEqual(['one', { content: 'two', match: 'b' }]);
   });
 
+  it('reports every unknown key of the file at once, one line each, not only the first', () => {
+    const e = problem(`${head}[[case]]\nname = "a"\npromt = "x"\n[case.expect]\nbogus = 1\n[[case]]\nname = "b"\n[case.expect]\nunchangd = true\n`);
+    const lines = e.message.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.some((l) => l.startsWith(`agents/x.contract.toml: case #1 "a": unknown key 'promt' (did you mean 'prompt'?)`))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`agents/x.contract.toml: case #1 "a": expect: unknown key 'bogus'`))).toBe(true);
+    expect(lines.some((l) => l.startsWith(`agents/x.contract.toml: case #2 "b": expect: unknown key 'unchangd' (did you mean 'unchanged'?)`))).toBe(true);
+  });
+
   it('names the file, the case and the key of an unknown key, with a suggestion', () => {
     const e = problem(`${head}[[case]]\nname = "ok"\n[[case]]\nname = "adds focus"\npromt = "x"\n`);
     expect(e.message).toMatch(/^agents\/x\.contract\.toml: case #2 "adds focus": unknown key 'promt' \(did you mean 'prompt'\?\)/);

@@ -17,6 +17,6 @@ describe('findConfigFile', () => {
 
 describe('REPORTERS', () => {
   it('names the reporters of --reporter', () => {
-    expect(REPORTERS).toEqual(['default', 'json', 'junit']);
+    expect(REPORTERS).toEqual(['default', 'json', 'junit', 'html']);
   });
 });

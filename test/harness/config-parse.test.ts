@@ -32,7 +32,7 @@ describe('loadConfig', () => {
     const dir = tmpDir();
     const at = (text: string) => problem(write(dir, CONFIG_FILE, text)).replace(`${dir}/`, '');
     expect(at('strickt = true')).toMatch(new RegExp(`${CONFIG_FILE}: unknown key 'strickt' \\(did you mean 'strict'\\?\\)`));
-    expect(at('reporter = "xml"')).toMatch(new RegExp(`${CONFIG_FILE}: reporter: expected one of default, json, junit$`));
+    expect(at('reporter = "xml"')).toMatch(new RegExp(`${CONFIG_FILE}: reporter: expected one of default, json, junit, html$`));
     expect(at('engine = "lua51"')).toMatch(/engine: 'lua51' is not an engine of this version \(expected one of fengari, lua54\)$/);
     expect(at('budget = 0')).toMatch(/: budget: /);
     expect(at('paths = [')).toMatch(new RegExp(`${CONFIG_FILE}:1:\\d+: invalid TOML: `));

@@ -37,3 +37,16 @@ describe('runContractFiles, verdictsOnly', () => {
     expect([slim.passed, slim.failed]).toEqual([1, 1]);
   });
 });
+
+describe('runContractFiles, runViews', () => {
+  it('keeps of each verdict its run\'s report data instead of the stage run: the big value capped', () => {
+    const slim = runContractFiles([file], { budget: 1e9, verdictsOnly: true, runViews: true });
+    expect(slim.cases.map((c) => ['result' in c, c.run?.calls.map((k) => k.agent)])).toEqual([
+      [false, ['big.aip']],
+      [false, ['big.aip']],
+    ]);
+    // the 100,000-character value is cut in what the report keeps
+    expect(slim.cases[0].run!.calls[0]!.output.length).toBeLessThan(70_000);
+    expect(runContractFiles([file], { budget: 1e9, verdictsOnly: true }).cases.map((c) => 'run' in c)).toEqual([false, false]);
+  });
+});

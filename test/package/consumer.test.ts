@@ -40,6 +40,8 @@ describe('the packed package in a fresh project', () => {
     expect(assets).toContain(nodePath.join('aip', 'prelude.lua'));
     for (const f of assets) expect(listing).toContain(`package/dist/${f.split(nodePath.sep).join('/')}`);
     expect(listing).toContain('package/pack/SUB_AGENTS.md');
+    // the HTML report's page, style and script, read at run time
+    for (const a of ['report.html', 'report.css', 'report.js']) expect(listing).toContain(`package/dist/report/assets/${a}`);
     // fengari's bytecode of the pack's modules, for the very files shipped (a module whose source has none is parsed)
     const bundle = JSON.parse(readFileSync(nodePath.join(dir, 'node_modules/coder-subagents/dist/engine/fengari-chunks.json'), 'utf8'));
     const packLua = nodePath.join(dir, 'node_modules/coder-subagents/pack/lua');
@@ -81,6 +83,13 @@ describe('the packed package in a fresh project', () => {
     const junit = cli('test', '--reporter', 'junit', '--output-file', 'r.xml');
     expect(junit.code).toBe(0);
     expect(readFileSync(nodePath.join(dir, 'r.xml'), 'utf8')).toContain('<testsuite name="agents/prompt-refiner.contract.toml" tests="3" failures="0"');
+    // the HTML report from the installed package: its assets inline, its data in it
+    const html = cli('test', '--reporter', 'html', '--output-file', 'report/suite.html');
+    expect(html.code, html.stdout + html.stderr).toBe(0);
+    const page = readFileSync(nodePath.join(dir, 'report/suite.html'), 'utf8');
+    expect(page).toMatch(/<style>[^<]*--bg:/);
+    expect(page).toContain("document.getElementById('report-data')");
+    expect(page).toContain('adds a focus line');
     const named = cli('test', '-t', 'focus line');
     expect(named.stdout).toMatch(/^✓ agents\/prompt-refiner\.contract\.toml › adds a focus line and a context glob \(pre\) \d+ ms( \(slow\))?$/m);
     expect(named.stdout).toMatch(/\n1 passed, 0 failed/);

@@ -11,6 +11,7 @@ import {
   isInside,
   isTempName,
   listNames,
+  makeTempDir,
   makeDirs,
   readConfined,
   readUnder,
@@ -133,6 +134,22 @@ describe('writes', () => {
     expect(fs.readFileSync(at('a.txt'), 'utf8')).toBe('A2');
     expect(fs.existsSync(at('b.txt'))).toBe(false);
     expect(fs.readFileSync(at('new', 'c.txt'), 'utf8')).toBe('C');
+  });
+});
+
+describe('makeTempDir', () => {
+  it('makes a new empty directory under the temp dir each time', () => {
+    const a = makeTempDir('host-fs-test-');
+    const b = makeTempDir('host-fs-test-');
+    try {
+      expect(a).not.toBe(b);
+      expect(nodePath.dirname(a)).toBe(os.tmpdir());
+      expect(nodePath.basename(a)).toMatch(/^host-fs-test-/);
+      expect(fs.readdirSync(a)).toEqual([]);
+    } finally {
+      fs.rmSync(a, { recursive: true, force: true });
+      fs.rmSync(b, { recursive: true, force: true });
+    }
   });
 });
 

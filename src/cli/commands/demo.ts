@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createTwoFilesPatch } from 'diff';
-import { exists, readText } from '../../support/host-fs.ts';
+import { exists, makeTempDir, readText } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
 import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
@@ -15,13 +15,15 @@ import { relativeToCwd } from '../../support/paths.ts';
 
 const DEMO_WORKSPACE = nodePath.join(REPO_ROOT, 'fixtures', 'demo');
 
+
 export function register(program: Command, setExit: SetExit): void {
   const cmd = program
     .command('demo')
     .description('run the coder with sub-agents at all four stages on fixtures/demo, with scripted answers, and show the pipeline (nothing is written)')
-    .option('--workspace <dir>', 'another demo workspace (needs ai.toml and a coder prompt)', DEMO_WORKSPACE);
+    .option('--workspace <dir>', 'another demo workspace (needs ai.toml and a coder prompt)', DEMO_WORKSPACE)
+    .option('--report <file.html>', 'where the HTML report of the run goes (default: report.html in a new temp dir)');
   addEngineOption(cmd)
-    .action(async (o: { workspace: string; engine?: string }) => {
+    .action(async (o: { workspace: string; engine?: string; report?: string }) => {
       const engine = await engineFromOption(o.engine);
       const ws = nodePath.resolve(o.workspace);
       requireDir('--workspace', o.workspace, ws);
@@ -37,6 +39,13 @@ export function register(program: Command, setExit: SetExit): void {
       }
       const report = coderRunReport({ coderName: 'pro@coder', trace: sim.trace, files: sim.vfs.changes(), outcome, error });
       process.stdout.write(renderDemo(report, sim.vfs, ws) + '\n');
+      // the same run as a page: the timeline, each sub-agent's diffs, the model calls
+      const html = await import('../html-report.ts');
+      const files = html.filesOf(ws, report.files, (abs) => sim.vfs.readFile(abs));
+      // by default outside the repository and the demo workspace, which the demo leaves as they are
+      const target = o.report ?? nodePath.join(makeTempDir('coder-subagents-demo-'), 'report.html');
+      const page = html.writeRunReport(target, 'pro@coder', { workspaceDir: ws, trace: sim.trace, files: report.files, outcome }, files, error);
+      process.stdout.write(`\nHTML report of the run: ${page}\n`);
       if (error) setExit(1);
     });
 }

@@ -1,4 +1,6 @@
 import nodePath from 'node:path';
+import { statOf } from '../../support/host-fs.ts';
+import { relativeToCwd } from '../../support/paths.ts';
 import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import { UsageError, type SetExit } from '../errors.ts';
@@ -25,6 +27,7 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--input <json>', 'one input (JSON); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--inputs <json-array>', 'inputs as a JSON array (after the --input values)');
   addSimOptions(cmd).action(async (agent: string, o: RunAgentOptions) => {
+    requireAgentFile(agent);
     const inputs = o.input.map((v) => parseJson(v, '--input'));
     if (o.inputs !== undefined) {
       const list = parseJson(o.inputs, '--inputs');
@@ -32,8 +35,11 @@ export function register(program: Command, setExit: SetExit): void {
       inputs.push(...list);
     }
     await withWriteLock(o.write, workspaceOf(o), async () => {
-      // without --trace only the base-dir saves are reported from the trace
-      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() }, o.trace ? undefined : ['file']);
+      // without --trace (or --report) only the base-dir saves are reported from the trace
+      const run = await simulateCli(o, { name: agent, inputs, baseDir: process.cwd() }, o.trace || o.report ? undefined : ['file']);
+      // the files as they are before --write changes them
+      const html = o.report ? await import('../html-report.ts') : undefined;
+      const reportFiles = html?.changedFiles(run);
       const { outcome, files } = run;
       const commitError = !run.error && o.write ? writeRun(run) : undefined;
       const error = run.error ?? commitError;
@@ -65,6 +71,10 @@ export function register(program: Command, setExit: SetExit): void {
         const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
         if (base) process.stdout.write(base + '\n');
       }
+      if (html && o.report) {
+        const path = html.writeRunReport(o.report, agent, run, reportFiles ?? [], error);
+        (o.json ? process.stderr : process.stdout).write(`HTML report written to ${path}\n`);
+      }
       if (error) {
         const where = error instanceof AgentRunError && error.stage ? ` (${error.agent}, ${error.stage})` : '';
         // the report does not repeat the message: it is said here, without the Lua traceback unless --trace
@@ -76,4 +86,16 @@ export function register(program: Command, setExit: SetExit): void {
       }
     });
   });
+}
+
+/**
+ * A local agent (not `ns@pack/name`) whose file is missing is a usage error (exit 2, as for any missing file), named
+ * before anything runs: the file, `<name>.aip` or `<name>/main.aip`, as AIPack looks for it.
+ */
+function requireAgentFile(agent: string): void {
+  if (agent.includes('@')) return;
+  const p = nodePath.resolve(agent);
+  const candidates = p.endsWith('.aip') ? [p] : [`${p}.aip`, nodePath.join(p, 'main.aip')];
+  if (candidates.some((c) => statOf(c)?.isFile())) return;
+  throw new UsageError(`${agent}: no such agent file (looked for ${candidates.map((c) => relativeToCwd(c)).join(', ')})`);
 }

@@ -5,7 +5,8 @@ import pc from 'picocolors';
 import { coderRunReport, describeEffect, headline, type CoderRunReport, type GroupStep, type Pin } from '../../effects/run-report.ts';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import type { SetExit } from '../errors.ts';
-import { escapeLine } from '../../support/terminal-text.ts';
+import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
+import { noAnswerHint } from '../builtin-answers.ts';
 import { errorLine, formatFiles, formatStatus, formatTrace, hintOf, noAiHint, toJsonValue, truncate, type FilesState } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
@@ -26,6 +27,9 @@ export function register(program: Command, setExit: SetExit): void {
     // with --write the lock spans the run: the prompt file read at the start is the one written at the end
     await withWriteLock(o.write, workspaceDir, async () => {
       const run = await simulateCli(o, { name: CODER, inputs: promptDir ? [promptDir] : undefined, baseDir: process.cwd() });
+      // the files as they are before --write changes them
+      const html = o.report ? await import('../html-report.ts') : undefined;
+      const reportFiles = html?.changedFiles(run);
       const commitError = !run.error && o.write ? writeRun(run) : undefined;
       const error = run.error ?? commitError;
       const report = coderRunReport({ coderName: CODER, trace: run.trace, files: run.files, outcome: run.outcome, error });
@@ -48,11 +52,25 @@ export function register(program: Command, setExit: SetExit): void {
         if (o.trace) process.stdout.write(formatTrace(run.trace) + '\n\n');
         process.stdout.write(formatReport(report, files) + '\n');
       }
+      if (html && o.report) {
+        const path = html.writeRunReport(o.report, CODER, run, reportFiles ?? [], error);
+        (o.json ? process.stderr : process.stdout).write(`HTML report written to ${path}\n`);
+      }
       // the cause on stderr, one line, whatever stdout holds; the Lua traceback into the pack only when asked for
       if (cause) process.stderr.write(`error: ${cause}\n`);
       if (error && o.trace && error instanceof AgentRunError && error.traceback) process.stderr.write(error.traceback + '\n');
       const hint = noAiHint(error, Boolean(o.ai)) ?? hintOf(error);
       if (hint) process.stderr.write(`hint: ${hint}\n`);
+      // a sub-agent's model call with no scripted answer (a built-in's too, whose failure the run survives): what
+      // to script and the prompt it would get, readable, without --trace
+      if (!o.json) {
+        const seen = new Set<string>();
+        for (const c of report.sub_agents) {
+          const more = c.effect.error !== undefined ? noAnswerHint(c.effect.error) : undefined;
+          if (more && !seen.has(c.agent)) process.stderr.write(`hint: ${escapeControls(more)}\n`);
+          seen.add(c.agent);
+        }
+      }
       if (cause || failedAgent) setExit(1);
     });
   });

@@ -91,6 +91,7 @@ async function settingsOf(paths: string[], o: TestFlags): Promise<Settings> {
   if (o.json && o.reporter && o.reporter !== 'json') throw new UsageError(`--json and --reporter ${o.reporter}: give one of them`);
   const reporter = (o.json ? 'json' : o.reporter ?? config.reporter ?? 'default') as ReporterName;
   if (!(REPORTERS as readonly string[]).includes(reporter)) throw new UsageError(`--reporter ${reporter}: expected one of ${REPORTERS.join(', ')}`);
+  if (reporter === 'html' && !(o.outputFile ?? config.output_file)) throw new UsageError('--reporter html writes a page: give the file with --output-file <file.html>');
   const versions = await versionsOf(o.aipackVersion ?? config.aipack_version, o.aipackVersion ? '--aipack-version' : `${configFile}: aipack_version`);
   if (versions.length > 1 && reporter !== 'default' && !(o.outputFile ?? config.output_file)) {
     throw new UsageError(`--reporter ${reporter} with several AIPack versions: give --output-file (one report per version, the version in its name)`);
@@ -171,7 +172,8 @@ async function liveReporter(s: Settings, total: number) {
 
 /** Prints (and writes) the reports of one run; the default report's case lines were printed as the cases ended. */
 async function report(r: SuiteResult, s: Settings): Promise<void> {
-  const [{ REPORTER_BY_NAME, formatSuite }, format] = await reportModules(s);
+  const [{ REPORTER_BY_NAME, formatSuite, loadReporter }, format] = await reportModules(s);
+  await loadReporter(s.reporter);
   const options = { cwd: process.cwd(), trace: s.trace, slowMs: s.slowMs, formatTrace: (c: CaseResult) => (c.result && format ? format.formatTrace(c.result.trace) : '') };
   const reporter = REPORTER_BY_NAME[s.reporter];
   if (s.outputFile) {
@@ -232,7 +234,7 @@ async function runOnce(files: string[], agents: string[], s: Settings): Promise<
   try {
     // relative paths, so that messages name the files as the user does; each case under the --timeout deadline
     // only --trace prints a case's stage run: without it, each case leaves its verdict alone (memory stays flat)
-    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile, onCaseEnd: onCase });
+    result = await runContractFilesIsolated(files.map((p) => relativeToCwd(p)), { ...s.options, agents, verdictsOnly: !s.trace, runViews: s.reporter === 'html' }, { timeoutMs: s.timeoutMs, workers, onStart: meanwhile, onCaseEnd: onCase });
   } finally {
     meanwhile();
     await liveLoading;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/runtime/packs.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -14,8 +15,13 @@ describe('coder-subagents demo (npm run demo)', () => {
     expect(r.stdout).toContain('── src/auth/login.ts');
     expect(r.stdout).toContain('── src/utils/format.ts');
     expect(r.stdout).not.toContain('── .env'); // the guard stripped it from the answer
-    expect(r.stdout.trimEnd()).toMatch(/completed: Coder done: 2 of 2 task\(s\) answered/);
-  });
+    expect(r.stdout).toMatch(/\ncompleted: Coder done: 2 of 2 task\(s\) answered.*\n/);
+    // then the path of the run's HTML report, in a temp dir of its own
+    const page = /\nHTML report of the run: (.+)\n$/.exec(r.stdout)?.[1];
+    expect(page).toMatch(/coder-subagents-demo-[^/]+\/report\.html$/);
+    expect(readFileSync(page!, 'utf8')).toContain('my-agents/forbidden-paths-guard.aip');
+    // the first demo of the file also warms the Lua VM, and the page loads the tokenizer's tables
+  }, 60_000);
 
   it('exits 2 for a workspace that does not exist or has no ai.toml', async () => {
     const missing = await runCli(['demo', '--workspace', 'no/such/dir'], REPO_ROOT);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +20,24 @@ describe('coder-subagents run-agent', () => {
       skipped: null,
       files: { created: [], changed: [], deleted: [] },
     });
+  });
+
+  it('--report writes the run as an HTML page and says where', async () => {
+    const dir = tmpDir(true);
+    const r = await runCli(['run-agent', 'agents/echo', '--input', '"hi <b>"', '--report', nodePath.join(dir, 'r', 'echo.html')], WS);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`HTML report written to ${nodePath.join(dir, 'r', 'echo.html')}`);
+    const page = readFileSync(nodePath.join(dir, 'r', 'echo.html'), 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page)![1]!);
+    expect(data.run).toMatchObject({ title: expect.stringMatching(/^agents\/echo on /), status: 'completed', agent: 'agents/echo' });
+    expect(data.run.parts[0].sections.map((s: { stage: string }) => s.stage)).toContain('Output');
+  });
+
+  it('--report with --json says where the page went on stderr: stdout holds the JSON alone', async () => {
+    const dir = tmpDir(true);
+    const json = await runCli(['run-agent', 'agents/echo', '--json', '--report', nodePath.join(dir, 'j.html')], WS);
+    expect(JSON.parse(json.stdout).outputs).toBeDefined();
+    expect(json.stderr).toContain(`HTML report written to ${nodePath.join(dir, 'j.html')}`);
   });
 
   it('passes --input values (JSON) and reports a Before All skip as exit 0', async () => {
@@ -52,11 +70,12 @@ describe('coder-subagents run-agent', () => {
     expect((await runCli(['run-agent'], WS)).code).toBe(2);
   });
 
-  it('reports an agent that is not found on stderr only, with exit 1', async () => {
+  it('reports an agent file that does not exist on stderr only, with exit 2 (a missing file is bad usage)', async () => {
     const r = await runCli(['run-agent', 'agents/nope.aip'], WS);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: run failed: No agent found for local path: 'agents\/nope\.aip'/);
+    expect(r.stderr).toBe('error: agents/nope.aip: no such agent file (looked for agents/nope.aip)\n');
+    expect((await runCli(['run-agent', 'agents/nope'], WS)).stderr).toBe('error: agents/nope: no such agent file (looked for agents/nope.aip, agents/nope/main.aip)\n');
   });
 
   it('hints at --ai when a model call found no scripted answer and no --ai file was given', async () => {

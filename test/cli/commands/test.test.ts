@@ -262,6 +262,26 @@ describe('coder-subagents test: runner conventions', () => {
     expect(out.stdout).toContain('tests="2" failures="0"');
   });
 
+  it('--reporter html writes the page to --output-file (and needs one), the cases and their runs in it', async () => {
+    const dir = tmpDir(true);
+    write(dir, 'agents/wrong.contract.toml', FAILING_TWICE);
+    const none = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'html'], dir);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--reporter html writes a page: give the file with --output-file <file.html>');
+    const r = await runCli(['test', 'agents/wrong.contract.toml', '--reporter', 'html', '--output-file', 'reports/r.html'], dir);
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout).at(-1)).toBe('html report written to reports/r.html');
+    const page = readFileSync(nodePath.join(dir, 'reports/r.html'), 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page)![1]!);
+    expect(data.suite.cases.map((c: { name: string; status: string; run: boolean }) => [c.name, c.status, c.run])).toEqual([
+      ['first wrong', 'failed', true],
+      ['second wrong', 'failed', true],
+      ['right', 'passed', true],
+    ]);
+    expect(page).toContain('<script type="application/json" id="run-2">');
+    // the page loads the tokenizer's tables for its token estimates
+  }, 60_000);
+
   it('--shard i/n splits the cases: the shards together run each case once', async () => {
     const all = ran((await runCli(['test', 'agents'], FIXTURES)).stdout);
     const parts = [];
@@ -336,7 +356,7 @@ describe('coder-subagents test: runner conventions', () => {
       "error: coder-subagents.config.toml: unknown key 'path' (did you mean 'paths'?) (allowed: paths, engine, aipack_version, budget, strict, order_check, reporter, output_file, slow_ms)\n",
     );
     write(dir, 'coder-subagents.config.toml', 'reporter = "tap"\n');
-    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit\n');
+    expect((await runCli(['test'], dir)).stderr).toBe('error: coder-subagents.config.toml: reporter: expected one of default, json, junit, html\n');
   });
 
   it('lists the agents without a contract file and the stages the cases cover', async () => {

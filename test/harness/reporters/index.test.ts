@@ -1,17 +1,31 @@
-import { describe, expect, it } from 'vitest';
-import { REPORTER_BY_NAME } from '../../../src/harness/reporters/index.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadReporter, REPORTER_BY_NAME } from '../../../src/harness/reporters/index.ts';
+
+beforeAll(() => loadReporter('html'));
 import { CWD, sampleSuite } from '../../helpers/suite-result.ts';
 
+describe('loadReporter', () => {
+  it('the html reporter renders only once loaded: its modules are not loaded with the others', async () => {
+    vi.resetModules();
+    const fresh = await import('../../../src/harness/reporters/index.ts');
+    expect(() => fresh.REPORTER_BY_NAME.html.render(sampleSuite(), { cwd: CWD, slowMs: 1000 })).toThrow('await loadReporter("html") first');
+    expect(fresh.REPORTER_BY_NAME.json.render(sampleSuite(), { cwd: CWD, slowMs: 1000 })).toContain('"failed": 1');
+    await fresh.loadReporter('html');
+    expect(fresh.REPORTER_BY_NAME.html.render(sampleSuite(), { cwd: CWD, slowMs: 1000 })).toMatch(/^<!doctype html>/);
+  });
+});
+
 describe('the reporters by name', () => {
-  it('default is for people; json and junit are for machines, each a whole report ending with a newline', () => {
-    expect(Object.keys(REPORTER_BY_NAME).sort()).toEqual(['default', 'json', 'junit']);
+  it('default is for people; json, junit and html are for machines, each a whole report ending with a newline', () => {
+    expect(Object.keys(REPORTER_BY_NAME).sort()).toEqual(['default', 'html', 'json', 'junit']);
     expect(REPORTER_BY_NAME.default.machine).toBe(false);
-    expect([REPORTER_BY_NAME.json.machine, REPORTER_BY_NAME.junit.machine]).toEqual([true, true]);
+    expect([REPORTER_BY_NAME.json.machine, REPORTER_BY_NAME.junit.machine, REPORTER_BY_NAME.html.machine]).toEqual([true, true, true]);
     const o = { cwd: CWD, slowMs: 1000 };
     const r = sampleSuite();
     expect(REPORTER_BY_NAME.default.render(r, o)).toMatch(/^✓ agents\/a\.contract\.toml[\s\S]*1 skipped, 1 case file not run \(see the error above\)\n$/);
     expect(JSON.parse(REPORTER_BY_NAME.json.render(r, o)).failed).toBe(1);
     expect(REPORTER_BY_NAME.junit.render(r, o)).toMatch(/^<\?xml [\s\S]*<\/testsuites>\n$/);
+    expect(REPORTER_BY_NAME.html.render(r, o)).toMatch(/^<!doctype html>[\s\S]*<\/html>\n$/);
   });
 });
 

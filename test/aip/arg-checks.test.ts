@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { withArgChecks } from '../../src/aip/arg-checks.ts';
+import { HOST_OPTIONS, hostFn, LuaError, type HostFunction } from '../../src/engine/values.ts';
+
+type Fn = (...args: unknown[]) => unknown;
+const echo: Fn = (...args) => args;
+
+/** One function of a namespace behind its entry's checks. */
+const checked = (ns: string, name: string, f: Fn = (...args) => args): Fn => withArgChecks(ns, { [name]: f })[name] as Fn;
+
+describe('withArgChecks: derived from the declared parameter types', () => {
+  it('string|nil: nil passes, anything else (null included) is refused in the expected wording', () => {
+    const trim = checked('text', 'trim');
+    expect(trim(undefined)).toEqual([undefined]);
+    expect(trim('a')).toEqual(['a']);
+    expect(() => trim(12)).toThrow(new LuaError("aip.text.trim: expected 'content' to be a string or nil, got number"));
+    expect(() => trim(null)).toThrow(/got userdata/);
+  });
+
+  it('string: required, checked in parameter order', () => {
+    const comment = checked('code', 'comment_line');
+    expect(comment('lua', 'x')).toEqual(['lua', 'x']);
+    expect(() => comment(undefined, 'x')).toThrow("aip.code.comment_line: expected 'lang_ext' to be a string, got nil");
+    expect(() => comment(1, {})).toThrow(/'lang_ext'/);
+    expect(() => comment('lua', {})).toThrow("aip.code.comment_line: expected 'comment_content' to be a string, got table");
+  });
+
+  it('an optional string may be nil or null', () => {
+    const truncate = checked('text', 'truncate');
+    expect(truncate('abc', 1)).toEqual(['abc', 1]);
+    expect(truncate('abc', 1, null)).toEqual(['abc', 1, null]);
+    expect(() => truncate('abc', 1, 5)).toThrow("aip.text.truncate: expected 'ellipsis' to be a string, got number");
+  });
+
+  it('other types are the function own business', () => {
+    const f: Fn = () => 'same';
+    expect(checked('yaml', 'stringify', f)).toBe(f);
+    expect(checked('text', 'remove_first_lines')('a', 'not an integer')).toEqual(['a', 'not an integer']);
+  });
+});
+
+describe('withArgChecks: what an entry declares', () => {
+  it('style must, style accepted (with nilOk and with a name for the argument)', () => {
+    expect(() => checked('csv', 'parse')(1)).toThrow('aip.csv.parse: content must be a string, got number');
+    const sha = checked('hash', 'sha256');
+    expect(sha(undefined)).toEqual([undefined]);
+    expect(() => sha({})).toThrow('aip.hash.sha256 - accepted argument types are String or Nil, but was table');
+    expect(() => checked('web', 'parse_url')(true)).toThrow('aip.web.parse_url argument - accepted argument types are String or Nil, but was boolean');
+  });
+
+  it('names: the word AIPack uses for a parameter; own: parameters the function checks itself', () => {
+    expect(() => checked('md', 'extract_meta')(1)).toThrow("aip.md.extract_meta: expected 'content' to be a string or nil, got number");
+    expect(checked('web', 'resolve_href')('a', 42)).toEqual(['a', 42]);
+    expect(checked('text', 'extract_line_blocks')(42, { starts_with: '>' })).toEqual([42, { starts_with: '>' }]);
+  });
+});
+
+describe('withArgChecks: the wrapper', () => {
+  it('passes every argument on (the count too) and returns what the function returns', () => {
+    const f = checked('text', 'split_first', (...args) => args.length);
+    expect(f('a', '=', 'extra')).toBe(3);
+    expect(f('a', '=')).toBe(2);
+  });
+
+  it('keeps the argument conversion mode a function is marked with', () => {
+    const f = hostFn((...args: unknown[]) => args, { argMode: 'serde' });
+    expect((checked('md', 'extract_refs', f) as HostFunction)[HOST_OPTIONS]).toEqual({ argMode: 'serde' });
+  });
+
+  it('a function under two names (an old name) is one function, named as the first', () => {
+    const f: Fn = (s) => s;
+    const t = withArgChecks('text', { ensure_single_trailing_newline: f, ensure_single_ending_newline: f });
+    expect(t.ensure_single_ending_newline).toBe(t.ensure_single_trailing_newline);
+    expect(() => (t.ensure_single_ending_newline as Fn)(1)).toThrow(/^aip\.text\.ensure_single_trailing_newline: /);
+  });
+
+  it('constants pass as they are; a function without an entry is a programming error', () => {
+    expect(withArgChecks('web', { UA_AIPACK: 'aipack' })).toEqual({ UA_AIPACK: 'aipack' });
+    expect(() => withArgChecks('text', { no_such_fn: echo })).toThrow('aip.text.no_such_fn has no entry in functions.ts');
+  });
+});
