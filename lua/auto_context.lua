@@ -50,6 +50,19 @@ function M.sub_agent_entry(params)
   return entry
 end
 
+--- The entry's helper_globs with the workbench's chat, goal, plan and spec files added (Before All adds them to
+-- the entry, as upstream, so later sub-agents see them in sub_agents_next).
+function M.with_workbench_helpers(entry, wb)
+  local globs = glob_list(entry.helper_globs, "helper_globs")
+  for _, path in ipairs(W.content_paths(wb)) do
+    local known = false
+    for _, g in ipairs(globs) do known = known or g == path end
+    if not known then globs[#globs + 1] = path end
+  end
+  if globs[1] ~= nil then entry.helper_globs = globs end
+  return entry
+end
+
 --- The config of one run: { model, code_map_model, mode, knowledge, input_concurrency, helper_globs,
 -- cache_explicit, base_dir, candidate_globs, knowledge_globs, prompt }.
 function M.config(sub)
@@ -73,11 +86,6 @@ function M.config(sub)
     }
   end
   local helper_globs = glob_list(cfg.helper_globs, "helper_globs")
-  for _, path in ipairs(W.content_paths(type(wb) == "table" and wb or nil)) do
-    local known = false
-    for _, g in ipairs(helper_globs) do known = known or g == path end
-    if not known then helper_globs[#helper_globs + 1] = path end
-  end
   local model = U.nil_if_null(cfg.model) or U.nil_if_null(params.model)
   if model ~= nil and not is_text(model) then fail("model must be a model name, got " .. U.value_type(model)) end
   local code_map_model = U.nil_if_null(cfg.code_map_model) or model
@@ -268,8 +276,8 @@ function M.context_globs(config, selected)
   return globs
 end
 
---- Selected paths split by kind: (text paths, media attachments { file_source, title }). A media path is
--- relative to base_dir (nil: the workspace); its attachment is workspace-relative.
+--- Selected paths split by kind: (text paths, media paths to attach). A media path is relative to base_dir (nil:
+-- the workspace); the path to attach is workspace-relative.
 function M.split_media(paths, base_dir)
   local text, media = {}, {}
   for _, p in ipairs(paths) do
@@ -277,7 +285,8 @@ function M.split_media(paths, base_dir)
     if kind == "image" or kind == "pdf" then
       local source = p
       if base_dir then source = aip.path.join(base_dir, p) end
-      media[#media + 1] = { file_source = source, title = p }
+      -- a plain path, as upstream lists them
+      media[#media + 1] = source
     else
       text[#text + 1] = p
     end
@@ -296,8 +305,8 @@ function M.with_attachments(existing, more)
     end
   end
   for _, att in ipairs(more) do
-    if not seen[att.file_source] then
-      seen[att.file_source] = true
+    if not seen[att] then
+      seen[att] = true
       list[#list + 1] = att
     end
   end

@@ -92,6 +92,7 @@ function M.run_pre(prompt, event)
   auto_context, err = AC.sub_agent_entry(prompt.meta)
   if err then return nil, "Invalid prompt parameter: " .. err end
   if auto_context then
+    AC.with_workbench_helpers(auto_context, prompt.workbench and prompt.workbench.coder_workbench)
     local all = {}
     for i, config in ipairs(configs) do all[i] = config end
     all[#all + 1] = auto_context

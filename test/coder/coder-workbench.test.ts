@@ -62,8 +62,8 @@ describe('a workbench with chat, goal, plan and data; AIP_TO_PIN in the answer',
   it("attaches the PNG and the PDF auto-context picked, as AIPack sends attachments, to the coder's request and to the code map's", () => {
     const attached = r.ai.at(-1)!.parts.filter((p) => p.attachment).map((p) => p.attachment);
     expect(attached).toEqual([
-      { source: 'prompts/wb/workbench-default/data/screen.png', name: 'screen.png', title: 'prompts/wb/workbench-default/data/screen.png', kind: 'image', mime: 'image/png', size: 70 },
-      { source: 'prompts/wb/workbench-default/data/brief.pdf', name: 'brief.pdf', title: 'prompts/wb/workbench-default/data/brief.pdf', kind: 'pdf', mime: 'application/pdf', size: 77 },
+      { source: 'prompts/wb/workbench-default/data/screen.png', name: 'screen.png', kind: 'image', mime: 'image/png', size: 70 },
+      { source: 'prompts/wb/workbench-default/data/brief.pdf', name: 'brief.pdf', kind: 'pdf', mime: 'application/pdf', size: 77 },
     ]);
     const mapCalls = r.sim.trace.of('ai').filter((e) => e.agent === 'pro@coder/code-map');
     const mapAttachments = mapCalls.flatMap((e) => e.parts.filter((p) => p.attachment).map((p) => [p.attachment!.name, p.attachment!.title]));
