@@ -8,13 +8,14 @@
  * Set-up order (a later change may share the library set-up between states): the engine creates its VM and opens
  * the libraries (`openLibraries`), then `install` runs once, then the engine arms its instruction hook.
  */
+import { readText } from '../support/host-fs.ts';
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
 import { T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
 import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
-import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
+import { loadablePath, OS_REMOVED, packagePath, SANDBOX_ARGS, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 
 /** lua.h statuses and counts, the same on both engines */
@@ -36,55 +37,11 @@ const COLLECT_KEY = 'coder_subagents.collect';
 const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 
 /**
- * Run once after the sandbox is installed, with the array metatable: copies the contents of every table reachable
- * from the globals (keys and values), and of the string and array metatables. Returns them as one list
- * { t1, copy1, t2, copy2, ... } (pair i at 2i-1, 2i), the function that puts tables back in place, and
- * `collectgarbage` as it was (lua54; fengari has none). `restore(i, j, ...)` puts back pairs i, j... (all pairs
- * when given none) and returns true, or nil when one of them got a metatable (only C could remove a protected one).
- * Its locals are taken before any stage runs, so a stage that replaces `next` or `rawset` changes nothing here.
+ * The put-back's Lua (pristine.lua, beside this module): run once after the sandbox is installed, with the array
+ * metatable as its argument; it returns the list of (table, copy) pairs, the function that puts them back, and
+ * `collectgarbage` as it was (see the file's top).
  */
-export const PRISTINE_LUA = `
-local array_mt = ...
-local next, type, getmetatable, rawget, rawset, rawequal, select = next, type, getmetatable, rawget, rawset, rawequal, select
-local seen, list = {}, {}
-local function remember(t)
-  if seen[t] then return end
-  seen[t] = true
-  local copy = {}
-  list[#list + 1] = t
-  list[#list + 1] = copy
-  for k, v in next, t do
-    copy[k] = v
-    if type(v) == "table" then remember(v) end
-  end
-end
-remember(_G)
-remember(getmetatable(""))
-remember(array_mt)
-local pairs_count = #list // 2
-local function put_back(t, copy)
-  -- keys the stage added are removed (clearing a field while traversing is allowed), the others set again
-  for k in next, t do
-    if rawget(copy, k) == nil then rawset(t, k, nil) end
-  end
-  for k, v in next, copy do
-    if not rawequal(rawget(t, k), v) then rawset(t, k, v) end
-  end
-end
-local function restore(...)
-  local n = select("#", ...)
-  for j = 1, n == 0 and pairs_count or n do
-    local i = n == 0 and j or select(j, ...)
-    if getmetatable(list[2 * i - 1]) ~= nil then return nil end
-  end
-  for j = 1, n == 0 and pairs_count or n do
-    local i = n == 0 and j or select(j, ...)
-    put_back(list[2 * i - 1], list[2 * i])
-  end
-  return true
-end
-return list, restore, collectgarbage
-`;
+export const PRISTINE_LUA = readText(new URL('./pristine.lua', import.meta.url));
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
 export type CFunction<L> = (L: L) => number;
@@ -282,7 +239,8 @@ export abstract class SandboxedState<L> implements LuaState {
     this.setPatternHost(L);
     api.setglobal(L, '__sandbox');
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox') !== LUA_OK) api.error(L);
-    api.call(L, 0, 0);
+    for (const n of SANDBOX_ARGS) api.pushinteger(L, n);
+    api.call(L, SANDBOX_ARGS.length, 0);
     this.afterSandbox(L);
   }
 
