@@ -541,6 +541,24 @@ responses = [{ task_num = 1, content = "  Done.", files_changed = ["src/a.ts"], 
   });
 });
 
+describe('workbench cases', () => {
+  it('a case on workbench::done gets the workbench its params configure, as coder_workbench', () => {
+    const agents = {
+      'agents/wb.aip': aip(`local wb = input.coder_workbench
+return { agent_result = { event = input.event, chat = wb.chat.path, rules = wb.chat.rules_path, data = wb.data_dir } }`),
+    };
+    const c = runWith(agents, `agent = "wb.aip"
+[[case]]
+name = "workbench"
+on = "workbench::done"
+params = { workbench = { chat = true } }
+[case.expect]
+agent_result = { event = "workbench::done", chat = ".aipack/.prompt/pro@coder/workbench-default/chat.md", rules = ".aipack/.prompt/pro@coder/workbench-default/.cache/_chat-rules.md", data = ".aipack/.prompt/pro@coder/workbench-default/data" }
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
+  });
+});
+
 describe('event-form cases: prev in the dispatch chain', () => {
   it('a prev with event = the chain\'s root ran there and emitted the case\'s event: the history is upstream\'s', () => {
     const agents = { 'agents/rec.aip': aip('aip.file.save("prev.json", aip.json.stringify(input.sub_agents_prev))') };
