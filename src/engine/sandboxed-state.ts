@@ -8,13 +8,14 @@
  * Set-up order (a later change may share the library set-up between states): the engine creates its VM and opens
  * the libraries (`openLibraries`), then `install` runs once, then the engine arms its instruction hook.
  */
+import { readText } from '../support/host-fs.ts';
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
 import { hostWork, T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
 import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
-import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
+import { loadablePath, OS_REMOVED, packagePath, SANDBOX_ARGS, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 
 /** lua.h statuses and counts, the same on both engines */
@@ -39,76 +40,12 @@ const PRIVATE_KEY = 'coder_subagents.private';
 const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 
 /**
- * Run once after the sandbox and the template are installed. Copies the contents (keys and values) of every table
- * Lua could reach from the state: from the globals, the string metatable and the array metatable, through table
- * keys and values, the metatables of tables and userdata, and the upvalues of functions (library and prelude
- * closures: a table a closure holds, such as the metatable of `aip` error objects, reaches scripts through the values
- * it makes). The sandbox's private tables (memos no script can reach or observe) are left out.
- * Returns them as one list { t1, copy1, mt1, t2, copy2, mt2, ... } (triple i at 3i-2..3i; mt: the table's
- * metatable then, or false) and the function that puts tables back in place: `restore(i, j, ...)` puts back
- * triples i, j... (all when given none) and returns true, or nil when one of them has another metatable than it had
- * (a protected one cannot be removed from Lua). Its locals are taken before any stage runs, so a stage that
- * replaces `next` or `rawset` changes nothing here. `upvalues(f)`: f's upvalues as { n = count, ... };
- * `rawmeta(v)`: v's metatable, ignoring `__metatable`.
+ * The put-back's Lua (pristine.lua, beside this module): run once after the sandbox and the template are installed,
+ * with the array metatable, `upvalues`, `rawmeta` and the private tables as its arguments; it returns the list of
+ * (table, copy, metatable) triples of every table Lua can reach and the function that puts them back (see the
+ * file's top).
  */
-export const PRISTINE_LUA = `
-local array_mt, upvalues, rawmeta, private = ...
-local next, type, rawget, rawset, rawequal, select = next, type, rawget, rawset, rawequal, select
-local seen, list = {}, {}
-for t in next, private do seen[t] = true end
-local remember
-local function reach(v)
-  local tv = type(v)
-  if tv == "table" then return remember(v) end
-  if (tv ~= "function" and tv ~= "userdata") or seen[v] then return end
-  seen[v] = true
-  if tv == "userdata" then
-    local mt = rawmeta(v)
-    if mt then remember(mt) end
-    return
-  end
-  local ups = upvalues(v)
-  for i = 1, ups.n do reach(ups[i]) end
-end
-function remember(t)
-  if seen[t] then return end
-  seen[t] = true
-  local copy, mt, n = {}, rawmeta(t), #list
-  list[n + 1], list[n + 2], list[n + 3] = t, copy, mt or false
-  for k, v in next, t do
-    copy[k] = v
-    reach(k)
-    reach(v)
-  end
-  if mt then remember(mt) end
-end
-remember(_G)
-remember(rawmeta(""))
-remember(array_mt)
-local count = #list // 3
-local function put_back(t, copy)
-  -- keys the stage added are removed (clearing a field while traversing is allowed), the others set again
-  for k in next, t do
-    if rawget(copy, k) == nil then rawset(t, k, nil) end
-  end
-  for k, v in next, copy do
-    if not rawequal(rawget(t, k), v) then rawset(t, k, v) end
-  end
-end
-local function restore(...)
-  local n = select("#", ...)
-  for j = 1, n == 0 and count or n do
-    local i = n == 0 and j or select(j, ...)
-    if not rawequal(rawmeta(list[3 * i - 2]), list[3 * i] or nil) then return nil end
-  end
-  for j = 1, n == 0 and count or n do
-    local i = n == 0 and j or select(j, ...)
-    put_back(list[3 * i - 2], list[3 * i - 1])
-  end
-  return true
-end
-return list, restore
-`;
+export const PRISTINE_LUA = readText(new URL('./pristine.lua', import.meta.url));
 
 /** The states whose Lua runs now, innermost last (a host call runs in the last: nested runs stack up). */
 const active: { chargeHostWork(L: unknown, nodes: number, bytes: number): string | undefined }[] = [];
@@ -334,7 +271,8 @@ export abstract class SandboxedState<L> implements LuaState {
     this.setPatternHost(L);
     api.setglobal(L, '__sandbox');
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox') !== LUA_OK) api.error(L);
-    api.call(L, 0, 0);
+    for (const n of SANDBOX_ARGS) api.pushinteger(L, n);
+    api.call(L, SANDBOX_ARGS.length, 0);
     this.afterSandbox(L);
   }
 
