@@ -18,6 +18,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_task? CoderTask
 ---@field coder_response? CoderResponseInput
 ---@field coder_responses? CoderResponsesItem[]
@@ -72,6 +73,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 
 --- The input of a sub-agent in stage pre_task.
 ---@class CoderPreTaskInput
@@ -85,6 +87,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_task CoderTask
 
 --- The input of a sub-agent in stage post_task.
@@ -99,6 +102,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_task CoderTask
 ---@field coder_response CoderResponseInput
 
@@ -115,6 +119,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_responses CoderResponsesItem[]
 
 --- The input of an event-form sub-agent (on) dispatched at pre: start, or an event emitted there.
@@ -128,6 +133,7 @@
 ---@field sub_agents_prev CoderEventPrev[] sub-agents already run in this dispatch chain, in order
 ---@field sub_agents_next CoderAgentConfig[] the entries after this one in the dispatch
 ---@field coder_redo_count integer CTX.RUN_FLOW_REDO_COUNT (0 on a first run)
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 
 --- A sub-agent already run in this dispatch chain (event form, upstream shape).
 ---@class CoderEventPrev
@@ -149,6 +155,7 @@
 ---@field sub_agents_prev CoderEventPrev[] sub-agents already run in this dispatch chain, in order
 ---@field sub_agents_next CoderAgentConfig[] the entries after this one in the dispatch
 ---@field coder_redo_count integer CTX.RUN_FLOW_REDO_COUNT (0 on a first run)
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_responses CoderEventResponsesItem[]
 ---@field coder_context_file_refs { path: string }[] the context files ({} when none)
 ---@field coder_knowledge_file_refs { path: string }[] the knowledge files ({} when none)

@@ -61,19 +61,6 @@ local function workbench_entry_error(list)
   return nil
 end
 
--- An entry that listens only to an event nothing here sends would silently never run.
-local function warn_unsent_events(configs, label)
-  for i, config in ipairs(configs) do
-    if type(config.on) == "table" and config.on[1] ~= nil then
-      local only_done = true
-      for _, event in ipairs(config.on) do
-        if event ~= C.WORKBENCH_DONE_EVENT then only_done = false end
-      end
-      if only_done then print("WARNING: " .. C.msg.workbench_done_only(label .. "[" .. i .. "]", config.name)) end
-    end
-  end
-end
-
 local function slice(list, from, to)
   local part = {}
   for i = from, to or #list do part[#part + 1] = list[i] end
@@ -131,7 +118,6 @@ function M.prepare(params)
   local configs, err = C.normalize_list(list)
   if configs and type(list) == "table" then
     warn_unknown_keys(list, "sub_agents")
-    warn_unsent_events(configs, "sub_agents")
     for _, warning in ipairs(require("utils_names").event_warnings(configs, "sub_agents")) do print("WARNING: " .. warning) end
   end
   return configs, err
@@ -203,6 +189,7 @@ local function build_input(stage, state, progress, dispatch, index, form, member
     coder_prompt = table.concat(progress.prompts, "\n\n"),
     agent_config = config,
     sub_agents_prev = dispatch.history,
+    coder_workbench = state.coder_workbench,
   }
   if form == "event" then
     -- upstream: every entry after this one, whether it will run or not
@@ -523,6 +510,10 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
         end
       end
       local agent_result = res and U.nil_if_null(res.agent_result)
+      -- auto-context's choice among the workbench data files ({} = none), read by Before All
+      if type(agent_result) == "table" and agent_result.workbench_data_selection_attempted == true then
+        progress.workbench_data_globs = U.nil_if_null(agent_result.workbench_data_globs) or {}
+      end
       dispatch.history[#dispatch.history + 1] = history_item(form, dispatch, stage, config, agent_result)
       if form == "event" and res ~= nil then
         for _, event in ipairs(U.nil_if_null(res.emit_events) or {}) do
@@ -569,6 +560,7 @@ function M.run_stage(stage, state)
   }
   local final_configs = state.configs
   local dispatches = 0
+  local later = U.deep_copy(state.later_events or {})
   while queue[1] ~= nil do
     dispatches = dispatches + 1
     if dispatches > C.MAX_DISPATCHES then return nil, C.msg.dispatch_cap() end
@@ -576,6 +568,12 @@ function M.run_stage(stage, state)
     local err = run_dispatch(stage, state, progress, dispatch, queue)
     if err then return nil, err end
     final_configs = dispatch.configs
+    -- an event sent once the first queue is done (workbench::done): its own queue, its own history, event-form
+    -- entries only, as upstream's second pre dispatch
+    if queue[1] == nil and later[1] ~= nil then
+      dispatches = 0
+      queue[1] = { event = table.remove(later, 1), root = false, configs = copy_configs(final_configs), history = {}, forced = {} }
+    end
   end
 
   return {
@@ -585,6 +583,7 @@ function M.run_stage(stage, state)
     -- a stage-form tail holds for its stage run only
     configs = has_event_form(state.configs) and final_configs or state.configs,
     redo = progress.redo,
+    workbench_data_globs = progress.workbench_data_globs,
   }
 end
 

@@ -9,8 +9,8 @@
 //
 // A scenario is a folder (its format: fixtures/oracle/README.md). Differences that only the missing workbench
 // explains, and the pack's documented choices, are listed as such (KNOWN below) and do not count as disagreement;
-// every other one does. Exit code: 0 when every scenario agrees (known differences aside), 1 otherwise, 2 on bad
-// usage.
+// every other one does, and a run that printed no report (a crash) is an error. Exit code: 0 when every scenario
+// agrees (known differences aside), 1 otherwise, 2 on bad usage.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -240,7 +240,11 @@ export function runOracle({ upstream, scenariosDir, engines, only, onResult }) {
     for (const engine of engines) {
       const ours = runScenario(scenario, engine);
       const up = runScenario(scenario, engine, upstream);
-      const result = classify(compare(observe(up, promptFile), observe(ours, promptFile)), scenario);
+      // a run that printed no report (the CLI crashed, or was killed) compares nothing: it is an error, not an agreement
+      const crashed = [['upstream', up], ['ours', ours]].filter(([, r]) => r.json === undefined);
+      const result = crashed.length > 0
+        ? { status: 'error', known: [], all: [], diffs: crashed.map(([who, r]) => ({ area: 'run', path: who, up: undefined, ours: `no report (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}` })) }
+        : classify(compare(observe(up, promptFile), observe(ours, promptFile)), scenario);
       const row = { scenario, engine, result, stderr: { up: up.stderr, ours: ours.stderr } };
       rows.push(row);
       onResult?.(row);
@@ -261,14 +265,14 @@ export function formatTable(rows, engines) {
     if (!byScenario.has(r.scenario.name)) byScenario.set(r.scenario.name, []);
     byScenario.get(r.scenario.name).push(r);
   }
-  const word = (r) => ({ agree: 'agree', known: 'agree (known)', documented: 'documented', differs: 'DIFFERS' })[r.result.status];
+  const word = (r) => ({ agree: 'agree', known: 'agree (known)', documented: 'documented', differs: 'DIFFERS', error: 'ERROR' })[r.result.status];
   const lines = [`| scenario | ${engines.join(' | ')} | difference and why |`, `|---|${engines.map(() => '---|').join('')}---|`];
   for (const [name, rs] of byScenario) {
     const why = [];
     for (const label of new Set(rs.flatMap((r) => r.result.known))) why.push(`${label}: ${KNOWN.find((k) => k.label === label).reason}`);
     const documented = rs.find((r) => r.result.status === 'documented');
     if (documented) why.push(`documented: ${documented.scenario.documented}`);
-    const first = rs.find((r) => r.result.status === 'differs');
+    const first = rs.find((r) => r.result.status === 'differs' || r.result.status === 'error');
     if (first) why.push(`${first.result.diffs.length} difference(s), first: ${describeDiff(first.result.diffs[0])}`);
     const cols = engines.map((e) => {
       const r = rs.find((x) => x.engine === e);
@@ -313,5 +317,5 @@ if (process.argv[1] && nodePath.resolve(process.argv[1]) === fileURLToPath(impor
     const out = rows.map((r) => ({ scenario: r.scenario.name, engine: r.engine, status: r.result.status, known: r.result.known, diffs: r.result.diffs.map(describeDiff) }));
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
   } else process.stdout.write(`${formatTable(rows, opts.engines)}\n`);
-  process.exit(rows.some((r) => r.result.status === 'differs') ? 1 : 0);
+  process.exit(rows.some((r) => r.result.status === 'differs' || r.result.status === 'error') ? 1 : 0);
 }

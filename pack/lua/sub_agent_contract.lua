@@ -102,10 +102,11 @@ C.PARAM_KEYS = {
     "auto_fix",
     "max_file_size_kb",
     "record",
+    "workbench",
+    "dev",
+    "workbench_data_globs",
   },
   not_implemented = {
-    workbench = "the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs",
-    dev = "legacy alias of workbench, which is not part of this pack",
     udiffx_inst_debug = "this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)",
   },
 }
@@ -140,8 +141,7 @@ local M = {
   unknownError = "Unknown error",
   notTableEvent = "Sub-agent [{name}] failed: invalid response type, expected table or nil",
   dispatchCap = "Sub-agent pipeline exceeded max steps ({max}).",
-  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)",
-  workbenchDoneOnly = "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: the workbench is the root key `workbench:`, not a sub-agent",
   redoRequested = "Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.",
   redoCapReached = "Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.",
   redoUncounted = "Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started",
@@ -690,11 +690,6 @@ end
 --- Unsupported workbench sub-agent <name> ...
 function C.msg.workbench_entry(name)
   return fill(M.workbenchEntry, { name = tostring(name) })
-end
-
---- <label> (<name>) listens only to 'workbench::done' ...
-function C.msg.workbench_done_only(label, name)
-  return fill(M.workbenchDoneOnly, { label = tostring(label), name = tostring(name) })
 end
 
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable

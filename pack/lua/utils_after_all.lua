@@ -113,6 +113,7 @@ function M.run_post(run, inputs, outputs, event)
     prompt_dir = run.prompt_dir,
     prompt_dir_as_given = run.prompt_dir_as_given,
     responses = responses,
+    coder_workbench = run.coder_workbench,
     event_responses = event_responses,
     post_refs = post_refs(run, inputs),
     event = event,

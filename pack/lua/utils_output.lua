@@ -33,6 +33,7 @@ function M.run_post_task(input, data, ai_response)
     prompt_dir = run.prompt_dir,
     task = data.task,
     response = response_info(ai_response, content),
+    coder_workbench = run.coder_workbench,
   })
   if not result then
     R.flush()
@@ -132,7 +133,7 @@ local function tag_body(text, tag)
 end
 
 -- Tags of the answer that become task pins: the suggested commit, the missing-files request, and
--- <aip_to_pin name="...">. They stay in the answer text.
+-- <AIP_TO_PIN label="..." priority="...">. They stay in the answer text.
 local function pin_directives(answer)
   local commit = tag_body(answer, "suggested_git_command")
   if commit then pin("gitc", "Git Commit", commit) end
@@ -142,10 +143,7 @@ local function pin_directives(answer)
     if message then pin("mf_msg", "Missing Info:", message) end
     if files then pin("mf_files", "Missing Files:", files) end
   end
-  for attrs, body in answer:gmatch("<aip_to_pin(%s[^>]*)>(.-)</aip_to_pin>") do
-    local name = attrs:match('name%s*=%s*"([^"]+)"')
-    if name and U.trim(body) ~= "" then pin(name, name, U.trim(body)) end
-  end
+  require("answer_pins").pin(answer)
 end
 
 --- Saves the task's answer (without file-change blocks) below "====" in the prompt file, appends the raw

@@ -32,7 +32,9 @@ function describe(e: TraceEvent): string | undefined {
       const parts = e.parts.map(
         (p, i) =>
           `\n${'  '.repeat(e.depth)}    part ${i + 1}/${e.parts.length} ${p.role}${p.cache ? ' ' + pc.green('[cache]') : ''} ` +
-          `${pc.dim(`${p.content.length} chars`)}: ${JSON.stringify(truncate(p.content.trim(), 70))}`,
+          (p.attachment
+            ? `${pc.cyan('attachment')} ${p.attachment.name} ${pc.dim(`(${p.attachment.kind}, ${p.attachment.size} bytes${p.attachment.title ? `, ${JSON.stringify(p.attachment.title)}` : ''})`)}`
+            : `${pc.dim(`${p.content.length} chars`)}: ${JSON.stringify(truncate(p.content.trim(), 70))}`),
       );
       return `  ${pc.magenta('AI')} task #${e.task} model ${e.model}: ${JSON.stringify(truncate(e.response, 60))}${parts.join('')}`;
     }

@@ -391,11 +391,6 @@ function C.msg.workbench_entry(name)
   return fill(M.workbenchEntry, { name = tostring(name) })
 end
 
---- <label> (<name>) listens only to 'workbench::done' ...
-function C.msg.workbench_done_only(label, name)
-  return fill(M.workbenchDoneOnly, { label = tostring(label), name = tostring(name) })
-end
-
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
 function C.msg.redo_requested(count)
   return fill(M.redoRequested, { count = tostring(count), max = C.MAX_REDOS })

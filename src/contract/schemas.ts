@@ -56,7 +56,7 @@ export const EVENT_GLOB_DEFAULT_KEYS = [
 ] as const;
 /** Upstream's workbench entries: a root key there, not a sub-agent, so never accepted in `sub_agents`. */
 export const WORKBENCH_AGENT_NAMES = ['pro@coder/workbench', 'pro@coder/dev'] as const;
-/** An upstream event nothing sends here (this pack has no workbench). */
+/** Sent at pre once the `start` queue is done, to event-form entries only, as upstream's workbench sends it. */
 export const WORKBENCH_DONE_EVENT = 'workbench::done';
 
 /**
@@ -118,10 +118,11 @@ export const CODER_PARAM_KEYS = {
     'auto_fix',
     'max_file_size_kb',
     'record',
+    'workbench',
+    'dev',
+    'workbench_data_globs',
   ],
   not_implemented: {
-    workbench: 'the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs',
-    dev: 'legacy alias of workbench, which is not part of this pack',
     udiffx_inst_debug: 'this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)',
   },
 } as const;
@@ -200,6 +201,31 @@ export const ParallelPlaceSchema = z
   .object({ index: z.number().int().min(1), size: z.number().int().min(1) })
   .meta({ title: 'parallel place' });
 
+/** An enabled workbench file (chat, goal): workspace-relative paths. */
+const WorkbenchFileSchema = z.object({
+  enabled: z.boolean().meta({ description: 'always true: a disabled file is left out' }),
+  path: z.string().meta({ description: 'the file (created empty, or seeded for chat, when missing)' }),
+  rules_path: z.string().optional().meta({ description: "its rules file, in the workbench's .cache/" }),
+});
+
+/**
+ * `coder_workbench`: the run's workbench, as upstream pro@coder gives it to sub-agents. Every run has one (a default
+ * `<prompt dir>/workbench-default` when the prompt sets no `workbench:`). Paths are workspace-relative.
+ */
+export const CoderWorkbenchSchema = z
+  .object({
+    dir: z.string().meta({ description: 'the workbench folder' }),
+    cache_dir: z.string().meta({ description: '<dir>/.cache: rules files and, when the workbench has a dir, the run reports' }),
+    prompt_cache_dir: z.string().meta({ description: '<prompt dir>/.cache' }),
+    include_kinds: z.array(z.enum(['text', 'pdf', 'image'])).meta({ description: 'kinds of data files auto-context may select' }),
+    chat: WorkbenchFileSchema.optional(),
+    goal: WorkbenchFileSchema.optional(),
+    plan: WorkbenchFileSchema.extend({ dir: z.string() }).optional(),
+    spec: WorkbenchFileSchema.extend({ context_path: z.string() }).optional(),
+    data_dir: z.string().optional().meta({ description: '<dir>/data, when data is on' }),
+  })
+  .meta({ title: 'CoderWorkbench' });
+
 const baseInputShape = {
   coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file (the event form gives it as the path was given, relative)' }),
   coder_params: LuaTableSchema.meta({ description: 'deep copy of the current params without sub_agents' }),
@@ -218,6 +244,7 @@ const baseInputShape = {
     .meta({ description: 'sub-agents already run in this stage run, in order (a parallel group: one entry per member)' }),
   sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'sub-agents still to run in this stage run' }),
   parallel: ParallelPlaceSchema.optional().meta({ description: 'a member of a parallel group: its place in the group' }),
+  coder_workbench: CoderWorkbenchSchema.optional().meta({ description: "the run's workbench (always given by the pack)" }),
 };
 
 export const CoderTaskSchema = z.object({
@@ -372,6 +399,7 @@ const eventInputShape = {
     .meta({ description: 'sub-agents already run in this dispatch chain, in order' }),
   sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'the entries after this one in the dispatch' }),
   coder_redo_count: z.number().int().min(0).meta({ description: 'CTX.RUN_FLOW_REDO_COUNT (0 on a first run)' }),
+  coder_workbench: CoderWorkbenchSchema.optional().meta({ description: "the run's workbench (always given by the pack)" }),
 };
 
 export const EventInputSchemas = {
@@ -476,9 +504,7 @@ export const MESSAGE_TEMPLATES = {
   notTableEvent: 'Sub-agent [{name}] failed: invalid response type, expected table or nil',
   dispatchCap: 'Sub-agent pipeline exceeded max steps ({max}).',
   workbenchEntry:
-    'Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)',
-  workbenchDoneOnly:
-    "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+    'Unsupported workbench sub-agent `{name}` configured in `sub_agents`: the workbench is the root key `workbench:`, not a sub-agent',
   redoRequested: 'Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.',
   redoCapReached:
     'Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.',

@@ -29,6 +29,7 @@ import { WriteStamps } from './stage-writes.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './agent-call-options.ts';
+import { resolvePath } from '../aip/support/paths.ts';
 import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
@@ -437,7 +438,10 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    // attachments resolve as any AIPack path: workspace-relative, home, absolute or a pack's
+    const env = { dirs: this.dirs, findPackDir: (ns: string, name: string) => findPackDir(this.readVfs, this.packs, ns, name, this.aipackBase) };
+    const resolve = (p: string) => resolvePath(env, p);
+    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, resolve }, frame, taskNum, root, attachments, options);
     if (answer) this.clock.now += this.opts.simulatedLatencyMs ?? 0;
     return answer;
   }

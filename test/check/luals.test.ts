@@ -110,7 +110,7 @@ describe('LuaLS definitions', () => {
   it('declare the event form\'s input classes too (upstream pro@coder\'s fields), and its response fields', () => {
     const contract = files.get('contract.lua')!;
     const fieldsOf = (cls: string) => [...contract.split(`---@class ${cls}\n`)[1].split('\n\n')[0].matchAll(/^---@field (\w+)/gm)].map((m) => m[1]);
-    const common = ['stage', 'event', 'coder_prompt_dir', 'coder_params', 'coder_prompt', 'agent_config', 'sub_agents_prev', 'sub_agents_next', 'coder_redo_count'];
+    const common = ['stage', 'event', 'coder_prompt_dir', 'coder_params', 'coder_prompt', 'agent_config', 'sub_agents_prev', 'sub_agents_next', 'coder_redo_count', 'coder_workbench'];
     expect(fieldsOf('CoderEventPreInput')).toEqual(common);
     expect(fieldsOf('CoderEventPostInput')).toEqual([...common, 'coder_responses', 'coder_context_file_refs', 'coder_knowledge_file_refs', 'coder_working_file_refs']);
     expect(fieldsOf('CoderEventResponsesItem')).toEqual([

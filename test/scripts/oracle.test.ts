@@ -127,7 +127,7 @@ describe.skipIf(!UPSTREAM)('every scenario against upstream pro@coder (skipped: 
     () => {
       const engines = ['fengari', 'lua54'];
       const rows = o.runOracle({ upstream: nodePath.resolve(UPSTREAM!), scenariosDir: SCENARIOS, engines });
-      const differing = rows.filter((r) => r.result.status === 'differs');
+      const differing = rows.filter((r) => r.result.status === 'differs' || r.result.status === 'error');
       expect(differing.map((r) => `${r.scenario.name} [${r.engine}]: ${r.result.diffs.map(o.describeDiff).join('\n  ')}`), o.formatTable(rows, engines)).toEqual([]);
     },
     30 * 60_000,
