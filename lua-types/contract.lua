@@ -18,6 +18,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_task? CoderTask
 ---@field coder_response? CoderResponseInput
 ---@field coder_responses? CoderResponsesItem[]
@@ -72,6 +73,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 
 --- The input of a sub-agent in stage pre_task.
 ---@class CoderPreTaskInput
@@ -85,6 +87,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_task CoderTask
 
 --- The input of a sub-agent in stage post_task.
@@ -99,6 +102,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_task CoderTask
 ---@field coder_response CoderResponseInput
 
@@ -115,6 +119,7 @@
 ---@field sub_agents_prev CoderSubAgentPrev[] sub-agents already run in this stage run, in order (a parallel group: one entry per member)
 ---@field sub_agents_next CoderAgentConfig[] sub-agents still to run in this stage run
 ---@field parallel? { index: integer, size: integer } a member of a parallel group: its place in the group
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_responses CoderResponsesItem[]
 
 --- The input of an event-form sub-agent (on) dispatched at pre: start, or an event emitted there.
@@ -128,6 +133,7 @@
 ---@field sub_agents_prev CoderEventPrev[] sub-agents already run in this dispatch chain, in order
 ---@field sub_agents_next CoderAgentConfig[] the entries after this one in the dispatch
 ---@field coder_redo_count integer CTX.RUN_FLOW_REDO_COUNT (0 on a first run)
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 
 --- A sub-agent already run in this dispatch chain (event form, upstream shape).
 ---@class CoderEventPrev
@@ -149,16 +155,21 @@
 ---@field sub_agents_prev CoderEventPrev[] sub-agents already run in this dispatch chain, in order
 ---@field sub_agents_next CoderAgentConfig[] the entries after this one in the dispatch
 ---@field coder_redo_count integer CTX.RUN_FLOW_REDO_COUNT (0 on a first run)
+---@field coder_workbench? { dir: string, cache_dir: string, prompt_cache_dir: string, include_kinds: ("text"|"pdf"|"image")[], chat?: { enabled: boolean, path: string, rules_path?: string }, goal?: { enabled: boolean, path: string, rules_path?: string }, plan?: { enabled: boolean, path: string, rules_path?: string, dir: string }, spec?: { enabled: boolean, path: string, rules_path?: string, context_path: string }, data_dir?: string } the run's workbench (always given by the pack)
 ---@field coder_responses CoderEventResponsesItem[]
----@field coder_context_file_refs? { path: string }[]
----@field coder_knowledge_file_refs? { path: string }[]
----@field coder_working_file_refs? { path: string }[]
+---@field coder_context_file_refs { path: string }[] the context files ({} when none)
+---@field coder_knowledge_file_refs { path: string }[] the knowledge files ({} when none)
+---@field coder_working_file_refs? { path: string }[] the working files, when there are some
 
 --- The answer of one task, as upstream pro@coder gives it to an event-form post sub-agent.
 ---@class CoderEventResponsesItem
----@field content_extruded string the answer without its file-change blocks
----@field file_changes_status CoderFileChangesStatus
+---@field content_extruded string the answer without its <FILE_CHANGES> block (leading whitespace removed, trailing kept)
+---@field file_changes_status { success: boolean, total_count: number, success_count: number, fail_count: number, items: { file_path: string, kind: string, success: boolean, error_msg?: string, error_hunks?: { hunk_body: string, cause: string }[] }[] } the apply status; after auto-fix, rebuilt to say what it repaired
+---@field files_changes_failed { path: string, error_msg: string, error_hunks?: { hunk_body: string, cause: string }[], total_count: number, kind: string, changes_info: table<string, any> }[] the changes that still fail
+---@field deferred_failure_report boolean upstream: failures left to After All; false by the time post sub-agents read it
 ---@field content_raw_path string the file the raw answer was saved to (workspace-relative)
+---@field auto_fix { enabled: boolean, max_retries: number, model?: any, base_eligible: boolean, single_task: boolean, eligible: boolean, ineligible_reason?: string } the resolved auto_fix settings (ineligible_reason = "multi_task" on a run of several tasks)
+---@field auto_fix_result? { files_changed: { path: string, status: string, kind?: string }[], file_changes_status: CoderFileChangesStatus, remaining_failed_changes: { path: string, error_msg: string, error_hunks?: { hunk_body: string, cause: string }[], total_count: number, kind: string, changes_info: table<string, any> }[], attempts: number, auto_fix_attempts_with_fixes: number, auto_fix_files_fixed: number, auto_fix_hunks_fixed: number } when auto-fix ran: what it repaired
 ---@field [string] any
 
 --- The apply status of one answer's file changes.
@@ -167,7 +178,7 @@
 ---@field total_count number
 ---@field success_count number
 ---@field fail_count number
----@field items { file_path: string, kind: string, success: boolean, error_msg?: string }[]
+---@field items { file_path: string, kind: string, success: boolean, error_msg?: string, error_hunks?: { hunk_body: string, cause: string }[] }[]
 ---@field [string] any
 
 --- What a sub-agent returns (nil: change nothing). Fields other stages use are ignored.
@@ -175,9 +186,9 @@
 ---@field success? boolean default true; false fails the run
 ---@field error_msg? string present: the run fails, whatever success says
 ---@field error_details? string appended to the failure message
----@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use (used in pre, pre_task)
+---@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); at end merged into what the later end sub-agents receive (lax, warned); a sub_agents key in it is removed before use (used in pre, pre_task)
 ---@field coder_prompts? string[] replaces the prompt segments (used in pre, pre_task)
----@field coder_prompt? string same as coder_prompts = { coder_prompt } (used in pre, pre_task)
+---@field coder_prompt? string same as coder_prompts = { coder_prompt }; event form at end: what the later end sub-agents receive (lax, warned) (used in pre, pre_task)
 ---@field coder_response? { content: string } replaces the AI text before file changes are applied (used in post_task)
 ---@field agent_result? any stored in the history passed to later sub-agents
 ---@field sub_agents_next? (string|CoderAgentEntry)[] normalised, then replaces the not-yet-run tail of this stage run

@@ -113,11 +113,94 @@ local function attempt(failures, params, prompt_dir, model)
   return { fixed = U.nil_if_null(result.fixed) or {}, failed = U.nil_if_null(result.failed) or {} }
 end
 
---- Repairs the failed FILE_PATCH changes of `applied` (utils_changes.apply) in place, when auto_fix is on and the
--- answer was applied in udiffx write mode. Returns the report: { {path, model, attempt} fixed } plus
--- `gave_up` (paths still failing) and `attempts`, or nil when auto-fix did not run.
-function M.run(applied, settings, params, prompt_dir)
+-- upstream's status letter of a change kind (its `files_changed` items)
+local STATUS_LETTERS = { New = "A", Patch = "M", Append = "M", Delete = "D", Rename = "R", Copy = "C" }
+
+--- The `auto_fix` table upstream hands post sub-agents with each response: the prompt's value resolved
+-- ({ enabled, max_retries, model, base_eligible, single_task, eligible, ineligible_reason }). Upstream resolves
+-- the model even where no attempt would run, from auto_fix, then auto_context, then the coder's model.
+function M.upstream_state(params, settings, single_task)
+  local value = U.nil_if_null(params.auto_fix)
+  if value == nil then value = true end
+  local out = { enabled = false, max_retries = M.DEFAULT_MAX_RETRIES }
+  if type(value) == "boolean" then
+    out.enabled = value
+  elseif type(value) == "string" then
+    out.enabled = true
+    out.model = value
+  elseif type(value) == "table" then
+    out.enabled = U.nil_if_null(value.enabled) ~= false
+    out.model = U.nil_if_null(value.model)
+    out.max_retries = tonumber(U.nil_if_null(value.max_retries)) or M.DEFAULT_MAX_RETRIES
+    for k, v in pairs(value) do
+      if k ~= "enabled" and k ~= "model" and k ~= "max_retries" then out[k] = U.deep_copy(v) end
+    end
+  end
+  if type(out.model) == "string" and out.model:find(",", 1, true) then out.model = model_list(out.model) end
+  if out.enabled and (out.model == nil or out.model == "") then
+    local ac = U.nil_if_null(params.auto_context)
+    if type(ac) == "string" and ac ~= "" then
+      out.model = ac
+    elseif type(ac) == "table" and U.nil_if_null(ac.enabled) ~= false then
+      out.model = U.nil_if_null(ac.code_map_model) or U.nil_if_null(ac.model)
+    end
+    if out.model == nil or out.model == "" then out.model = U.nil_if_null(params.model) end
+  end
+  if out.base_eligible == nil then
+    out.base_eligible = out.enabled == true and settings.write_mode == true and settings.file_content_mode == "udiffx"
+  end
+  out.single_task = single_task == true
+  out.eligible = out.base_eligible == true and out.single_task
+  if out.base_eligible == true and not out.single_task then out.ineligible_reason = "multi_task" end
+  return out
+end
+
+-- The apply status once auto-fix ran, rebuilt as upstream rebuilds it: the changes that applied (in their
+-- order, then the repaired files), then those still failing; `applied.failed_changes` keeps only those.
+local function rebuild_status(applied, fixed_paths)
+  local items, changed, seen = {}, {}, {}
+  local function add_success(path, kind)
+    if seen[path] then return end
+    seen[path] = true
+    items[#items + 1] = { file_path = path, kind = kind or "Patch", success = true }
+    changed[#changed + 1] = { path = path, status = STATUS_LETTERS[kind or "Patch"] or "M", kind = kind }
+  end
+  for _, item in ipairs(applied.status_items) do
+    if item.success then add_success(item.file_path, item.kind) end
+  end
+  local kind_of = {}
+  for _, f in ipairs(applied.failed_changes) do kind_of[f.path] = f.kind end
+  for _, path in ipairs(fixed_paths) do add_success(path, kind_of[path] or "Patch") end
+  local remaining = {}
+  for _, f in ipairs(applied.failed_changes) do
+    if not seen[f.path] then
+      remaining[#remaining + 1] = f
+      items[#items + 1] = { file_path = f.path, kind = f.kind or "Patch", success = false, error_msg = f.error_msg, error_hunks = f.error_hunks }
+    end
+  end
+  applied.status_items = items
+  applied.failed_changes = remaining
+  return changed
+end
+
+-- Failed hunks of a failed-changes list (a change without hunk details counts as one).
+local function hunk_count(failed)
+  local n = 0
+  for _, f in ipairs(failed) do
+    local hunks = U.nil_if_null(f.error_hunks)
+    n = n + ((type(hunks) == "table" and hunks[1] ~= nil) and #hunks or 1)
+  end
+  return n
+end
+
+--- Repairs the failed FILE_PATCH changes of `applied` (utils_changes.apply) in place, when auto_fix is on, the
+-- answer was applied in udiffx write mode and the run has a single task (as upstream: a multi-task run reports
+-- its failures and repairs none). Returns the report: { {path, model, attempt} fixed } plus `gave_up` (paths
+-- still failing), `attempts` and `result` (upstream's `auto_fix_result`), or nil when auto-fix did not run.
+-- The apply status of `applied` is rebuilt to say what the repair did.
+function M.run(applied, settings, params, prompt_dir, single_task)
   if not (settings.write_mode and settings.file_content_mode == "udiffx") then return nil end
+  if not single_task then return nil end
   local af = M.settings(params)
   if not af or not af.enabled then return nil end
   local todo = {}
@@ -128,6 +211,8 @@ function M.run(applied, settings, params, prompt_dir)
 
   local plan = M.attempt_models(af, params)
   local report = { fixed = {}, gave_up = {}, attempts = 0 }
+  local hunks_before = hunk_count(applied.failed_changes)
+  local fixed_paths, attempts_with_fixes = {}, 0
   for n = 1, af.max_retries do
     if todo[1] == nil then break end
     report.attempts = n
@@ -144,8 +229,11 @@ function M.run(applied, settings, params, prompt_dir)
       if type(f) == "table" and f.path then reasons[f.path] = f.reason end
     end
     local still = {}
+    local fixed_now = false
     for _, f in ipairs(todo) do
       if fixed[f.path] then
+        fixed_now = true
+        fixed_paths[#fixed_paths + 1] = f.path
         report.fixed[#report.fixed + 1] = { path = f.path, model = model or "(default model)", attempt = n }
         applied.files_failed = remove_path(applied.files_failed, f.path)
         local kept = {}
@@ -162,9 +250,29 @@ function M.run(applied, settings, params, prompt_dir)
       end
     end
     todo = still
+    if fixed_now then attempts_with_fixes = attempts_with_fixes + 1 end
   end
   for _, f in ipairs(todo) do report.gave_up[#report.gave_up + 1] = f.path end
+  local changed = rebuild_status(applied, fixed_paths)
+  report.result = {
+    files_changed = changed,
+    file_changes_status = M.status_of(applied.status_items),
+    remaining_failed_changes = applied.failed_changes,
+    attempts = report.attempts,
+    auto_fix_attempts_with_fixes = attempts_with_fixes,
+    auto_fix_files_fixed = #fixed_paths,
+    auto_fix_hunks_fixed = math.max(hunks_before - hunk_count(applied.failed_changes), 0),
+  }
   return report
+end
+
+--- Upstream's file_changes_status of a list of status items.
+function M.status_of(items)
+  local failed = 0
+  for _, item in ipairs(items) do
+    if not item.success then failed = failed + 1 end
+  end
+  return { success = failed == 0, total_count = #items, success_count = #items - failed, fail_count = failed, items = items }
 end
 
 --- The lines the prompt file shows about an auto-fix run.

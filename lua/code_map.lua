@@ -6,6 +6,7 @@
 -- file is never asked about again, whatever its mtime.
 
 local U = require("utils_common")
+local W = require("workbench")
 
 local M = {}
 
@@ -41,13 +42,18 @@ local function workspace_relative(dir)
   return dir
 end
 
--- Only text files are mapped here; upstream's pdf and image kinds need model attachments.
-local function check_kinds(value, what)
-  value = U.nil_if_null(value)
-  if value == nil or value == "text" then return end
-  if type(value) == "table" and value[1] == "text" and value[2] == nil then return end
-  fail(what .. ": only \"text\" is supported by this pack (pdf and image files are not mapped), got "
-    .. (type(value) == "table" and table.concat(value, ", ") or tostring(value)))
+-- The kinds a map takes (text, pdf, image; default text): a bad value fails the run, naming the key.
+local function read_kinds(value, what)
+  local ok, kinds = pcall(W.include_kinds, value, "text")
+  if not ok then fail(what .. ": " .. tostring(kinds)) end
+  return kinds
+end
+
+--- The kind of a listed file when its map takes it, else nil (a kind left out, or a binary file).
+function M.kind_in(file, kinds)
+  local kind = W.file_kind(file.path, file.is_likely_text)
+  if kind == "unsupported" or not W.has_kind(kinds, kind) then return nil end
+  return kind
 end
 
 --- The config of one run, from the sub-agent input:
@@ -64,14 +70,14 @@ function M.config(sub)
   end
   local base_dir = U.nil_if_null(cfg.base_dir)
   if base_dir == "" then base_dir = nil end
-  check_kinds(cfg.include_kinds, "include_kinds")
+  local kinds = read_kinds(cfg.include_kinds, "include_kinds")
 
   local maps = {}
   local globs = U.nil_if_null(cfg.globs)
   local named = U.nil_if_null(cfg.named_maps)
   if globs == nil and named == nil then fail("the entry needs `globs` (a list of globs) or `named_maps`") end
   if globs ~= nil then
-    maps[#maps + 1] = { globs = string_list(globs, "globs"), base_dir = base_dir, file_path = cache_dir .. "/code-map.json" }
+    maps[#maps + 1] = { globs = string_list(globs, "globs"), base_dir = base_dir, file_path = cache_dir .. "/code-map.json", kinds = kinds }
   end
   if named ~= nil then
     if type(named) ~= "table" or named[1] == nil then fail("named_maps must be a list of { name, globs } tables") end
@@ -82,7 +88,8 @@ function M.config(sub)
       if not nm.name:match("^[%w_%-%.]+$") then fail(what .. ".name must be letters, digits, '-', '_' or '.', got " .. nm.name) end
       if seen[nm.name] then fail(what .. ": the name " .. nm.name .. " is used twice") end
       seen[nm.name] = true
-      check_kinds(nm.include_kinds, what .. ".include_kinds")
+      local nm_kinds = kinds
+      if U.nil_if_null(nm.include_kinds) ~= nil then nm_kinds = read_kinds(nm.include_kinds, what .. ".include_kinds") end
       local file_path = U.nil_if_null(nm.file_path)
       if file_path ~= nil and not is_text(file_path) then fail(what .. ".file_path must be a file path") end
       local nm_base = U.nil_if_null(nm.base_dir)
@@ -92,6 +99,7 @@ function M.config(sub)
         globs = string_list(nm.globs, what .. ".globs"),
         base_dir = nm_base,
         file_path = file_path or (cache_dir .. "/" .. nm.name .. "-code-map.json"),
+        kinds = nm_kinds,
       }
     end
   end
@@ -240,8 +248,9 @@ local function optional_strings(value, key)
   return value
 end
 
---- The map entry of one model answer: entry | nil, why (quoting the bad part).
-function M.parse_answer(content, file_path, hash)
+--- The map entry of one model answer: entry | nil, why (quoting the bad part). `kind`: the file's (default text);
+-- a pdf or image entry may list `topics` instead of types and functions.
+function M.parse_answer(content, file_path, hash, kind)
   local tags = aip.tag.extract_as_map(content or "", "FILE_INFO")
   local tag = tags and U.nil_if_null(tags.FILE_INFO)
   if tag == nil then return nil, "the answer has no <FILE_INFO> tag: " .. M.quote(content) end
@@ -256,13 +265,17 @@ function M.parse_answer(content, file_path, hash)
   local functions
   functions, err = optional_strings(info.public_functions, "public_functions")
   if err then return nil, "<FILE_INFO> " .. err .. ": " .. M.quote(raw) end
+  local topics
+  topics, err = optional_strings(info.topics, "topics")
+  if err then return nil, "<FILE_INFO> " .. err .. ": " .. M.quote(raw) end
   return {
     file_path = file_path,
-    kind = "text",
+    kind = kind or "text",
     summary = info.summary,
     when_to_use = when or "",
     public_types = types,
     public_functions = functions,
+    topics = topics,
     hash = hash,
   }
 end

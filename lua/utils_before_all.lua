@@ -8,8 +8,11 @@ local P = require("utils_params")
 local F = require("utils_files")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
+local W = require("workbench")
 
 local M = {}
+
+local workbench_data_refs
 
 local function relative_to_workspace(path)
   local rel = aip.path.diff(path, CTX.WORKSPACE_DIR)
@@ -21,6 +24,9 @@ end
 local function read_prompt(first_input)
   local path = PF.path_for_input(first_input)
   PF.ensure_exists(path)
+  local dir_as_given = PF.dir_as_given(first_input, path)
+  -- in every run, before the meta block is read (as upstream): the prompt-local user templates
+  W.init_user_templates(dir_as_given)
   local first_part, second_part = PF.split(aip.file.load(path).content)
   local meta, inst, err = PF.read_first_part(first_part)
   if err then return nil, err end
@@ -28,7 +34,7 @@ local function read_prompt(first_input)
     path = path,
     rel_path = relative_to_workspace(path),
     dir = aip.path.parent(path),
-    dir_as_given = PF.dir_as_given(first_input, path),
+    dir_as_given = dir_as_given,
     first_part = first_part,
     second_part = PF.clean_second_part(second_part),
     meta = meta,
@@ -86,13 +92,21 @@ function M.run_pre(prompt, event)
   auto_context, err = AC.sub_agent_entry(prompt.meta)
   if err then return nil, "Invalid prompt parameter: " .. err end
   if auto_context then
+    AC.with_workbench_helpers(auto_context, prompt.workbench and prompt.workbench.coder_workbench)
     local all = {}
     for i, config in ipairs(configs) do all[i] = config end
     all[#all + 1] = auto_context
     configs = all
   end
+  local coder_workbench = prompt.workbench and prompt.workbench.coder_workbench
+  local later_events = nil
+  -- upstream sends workbench::done after the start queue when the run has a workbench and any sub-agent
+  -- (not after another root event: the contract harness dispatches the event of its case alone)
+  if coder_workbench and configs[1] ~= nil and event == nil then later_events = { C.WORKBENCH_DONE_EVENT } end
   local result
   result, err = SA.run_stage("pre", {
+    coder_workbench = coder_workbench,
+    later_events = later_events,
     configs = configs,
     params = prompt.meta,
     prompts = prompt.prompts or { prompt.inst },
@@ -102,7 +116,26 @@ function M.run_pre(prompt, event)
     event = event,
   })
   if not result then return nil, err end
-  return { configs = result.configs, params = U.copy_without(result.params, "sub_agents"), prompts = result.prompts }
+  return {
+    configs = result.configs,
+    params = U.copy_without(result.params, "sub_agents"),
+    prompts = result.prompts,
+    workbench_data_globs = result.workbench_data_globs,
+  }
+end
+
+--- The run's workbench, made before the `start` sub-agents run: { coder_workbench, cache_dir } | nil, message.
+-- The meta's pinned globs gain the workbench files; the meta keeps the chosen root value under `workbench`.
+function M.prepare_workbench(prompt)
+  local dir = prompt.dir_as_given
+  local ok, res = pcall(function()
+    local config = W.config(W.select_root(prompt.meta), dir)
+    if config == nil then return W.prepare_default(dir) end
+    return W.prepare(config, prompt.meta, dir)
+  end)
+  if not ok then return nil, "Invalid prompt parameter: workbench: " .. tostring(res) end
+  W.pin(res.coder_workbench)
+  return res
 end
 
 local function empty_instruction_message(rel_path)
@@ -139,6 +172,22 @@ local function attachments_of(inst, prompt_dir, listed)
   end
   for _, att in ipairs(listed) do add(att.file_source, att.title) end
   return U.nil_if_empty(list)
+end
+
+-- The workbench data files sent as text: auto-context's selection when it made one ({} = none), else the
+-- `workbench_data_globs` param, else everything under the workbench's data/. Only files likely text: without a
+-- selection, images and PDFs there are neither sent nor attached (as upstream).
+workbench_data_refs = function(coder_workbench, pre)
+  local globs = pre.workbench_data_globs
+  if globs == nil then globs = U.nil_if_null(pre.params.workbench_data_globs) end
+  if type(globs) == "string" then globs = { globs } end
+  if globs == nil then globs = W.default_data_globs(coder_workbench) end
+  if globs == nil or globs[1] == nil then return {} end
+  local refs = {}
+  for _, ref in ipairs(F.list(globs, nil)) do
+    if ref.is_likely_text ~= false and W.file_kind(ref.path, ref.is_likely_text) == "text" then refs[#refs + 1] = ref end
+  end
+  return refs
 end
 
 -- Keys the pack does not act on are named, never ignored silently.
@@ -182,6 +231,11 @@ function M.prepare_run(prompt, pre)
 
   local ok, listed = pcall(list_files, settings)
   if not ok then return nil, nil, "Cannot list the files of the prompt: " .. tostring(listed) end
+  local coder_workbench = prompt.workbench and prompt.workbench.coder_workbench
+  local data_refs
+  ok, data_refs = pcall(workbench_data_refs, coder_workbench, pre)
+  if not ok then return nil, nil, "Cannot list the workbench data files: " .. tostring(data_refs) end
+  listed.files.data = data_refs
 
   local run = {
     prompt_path = prompt.path,
@@ -197,7 +251,8 @@ function M.prepare_run(prompt, pre)
     files = listed.files,
     attachments = attachments_of(inst, prompt.dir, settings.attachments),
     task_count = math.max(#listed.groups, 1),
-    reports = PF.report_paths(prompt.dir),
+    reports = PF.report_paths(prompt.dir, prompt.workbench and aip.path.resolve(prompt.workbench.cache_dir)),
+    coder_workbench = coder_workbench,
   }
   return run, listed.groups, options
 end
@@ -208,6 +263,9 @@ end
 function M.run(inputs)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
+
+  prompt.workbench, err = M.prepare_workbench(prompt)
+  if not prompt.workbench then return nil, nil, err end
 
   local pre
   pre, err = M.run_pre(prompt)

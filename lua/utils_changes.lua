@@ -236,13 +236,14 @@ local function apply_udiffx(accepted, base_dir)
       results[i] = { true, nil }
     else
       local target = entry.targets[1].target
+      -- the third value is AIPack's own status item: upstream hands it on as it is (error_msg, error_hunks)
       if entry.change.kind == "FILE_PATCH" and before[target] ~= nil then
         restore(target, before[target])
-        results[i] = { false, item_reason(item) .. "\n\nThe file was left as it was (hunks that fitted were undone)." }
+        results[i] = { false, item_reason(item) .. "\n\nThe file was left as it was (hunks that fitted were undone).", item }
       elseif entry.change.kind == "FILE_PATCH" then
-        results[i] = { false, item_reason(item) .. "\n\nOther changes of this answer touch the file too: the hunks that fitted are kept." }
+        results[i] = { false, item_reason(item) .. "\n\nOther changes of this answer touch the file too: the hunks that fitted are kept.", item }
       else
-        results[i] = { false, item_reason(item) }
+        results[i] = { false, item_reason(item), item }
       end
     end
   end
@@ -292,7 +293,9 @@ end
 -- { answer = text without the change blocks, files_changed, files_failed, failures = { {path, reason} } }.
 -- Paths are relative to the workspace (base_dir joined). A rename reports its new path as changed.
 function M.apply(content, settings)
-  local applied = { answer = content, files_changed = {}, files_failed = {}, failures = {}, status_items = {} }
+  local applied = {
+    answer = content, files_changed = {}, files_failed = {}, failures = {}, status_items = {}, failed_changes = {},
+  }
   if not settings.write_mode then return applied end
   local changes, answer, problem = extract(content, settings.file_content_mode)
   applied.answer = answer
@@ -320,14 +323,33 @@ function M.apply(content, settings)
     end
     udiffx_results = results
   end
-  -- one status item per change, in upstream's file_changes_status shape (paths as the answer wrote them)
-  local function status(change, success, reason)
+  -- one status item per change, in upstream's file_changes_status shape (paths as the answer wrote them). A
+  -- change AIPack's udiffx failed keeps AIPack's message and hunks (`error_hunks`: { hunk_body, cause }), as
+  -- upstream hands them on; a change the pack refused before applying has its reason as message.
+  local function status(change, success, reason, item)
     local paths = change.paths or {}
-    applied.status_items[#applied.status_items + 1] = {
+    local entry = {
       file_path = paths[#paths] or change.kind,
       kind = STATUS_KINDS[change.kind] or "Patch",
       success = success,
-      error_msg = reason,
+    }
+    if not success then
+      entry.error_msg = (item and U.nil_if_null(item.error_msg)) or reason
+      entry.error_hunks = item and U.nil_if_null(item.error_hunks) or nil
+    end
+    applied.status_items[#applied.status_items + 1] = entry
+  end
+  -- upstream's `files_changes_failed` item of a failed change
+  local function failed_change(path, entry, item)
+    local hunks = entry.error_hunks
+    local msg = entry.error_msg or "Unknown error"
+    applied.failed_changes[#applied.failed_changes + 1] = {
+      path = path,
+      error_msg = msg,
+      error_hunks = hunks,
+      total_count = (item and tonumber(U.nil_if_null(item.total_count))) or (type(hunks) == "table" and #hunks or 0),
+      kind = entry.kind,
+      changes_info = { failed_changes = { { reason = msg, search = "UDIFFX Block failed: " .. msg } } },
     }
   end
   local n = 0
@@ -335,12 +357,13 @@ function M.apply(content, settings)
     if item.failure then
       fail(item.failure.path, item.failure.reason)
       status(item.change, false, item.failure.reason)
+      failed_change(item.failure.path, applied.status_items[#applied.status_items])
     else
       n = n + 1
       local path = item.targets[#item.targets].path
-      local ok, changed, reason
+      local ok, changed, reason, udiffx_item
       if udiffx_results then
-        ok, changed, reason = true, udiffx_results[n][1], udiffx_results[n][2]
+        ok, changed, reason, udiffx_item = true, udiffx_results[n][1], udiffx_results[n][2], udiffx_results[n][3]
       else
         ok, changed, reason = pcall(apply_one, item.change, item.targets, settings)
       end
@@ -348,8 +371,9 @@ function M.apply(content, settings)
         changed, reason = false, tostring(changed)
       end
       if changed then applied.files_changed[#applied.files_changed + 1] = path end
-      status(item.change, reason == nil, reason)
+      status(item.change, reason == nil, reason, udiffx_item)
       if reason then
+        failed_change(path, applied.status_items[#applied.status_items], udiffx_item)
         if item.change.kind ~= "AIP_FILE_CHANGE" then reason = item.change.kind .. ": " .. reason end
         local hunks_failed = udiffx_results and item.change.kind == "FILE_PATCH" and ok
         fail(path, reason, hunks_failed and item.change or nil)
@@ -357,6 +381,21 @@ function M.apply(content, settings)
     end
   end
   return applied
+end
+
+--- The answer as upstream hands it to post sub-agents (`content_extruded`): in udiffx mode with write_mode on, the
+-- text around its first <FILE_CHANGES> block as it is (AIPack's `extrude = "content"`), without leading
+-- whitespace; otherwise the answer `apply` left.
+function M.extruded(content, settings, answer)
+  local text = content or ""
+  if settings.write_mode and settings.file_content_mode == "udiffx" then
+    local open_from, open_to = text:find("<FILE_CHANGES>", 1, true)
+    local close_from, close_to
+    if open_from then close_from, close_to = text:find("</FILE_CHANGES>", open_to + 1, true) end
+    if close_from then text = text:sub(1, open_from - 1) .. text:sub(close_to + 1) end
+    return (text:gsub("^%s+", ""))
+  end
+  return (tostring(answer or text):gsub("^%s+", ""))
 end
 
 --- The directives of an answer's <FILE_CHANGES> block: ({ {kind, paths, raw, problem?} }, text without the block,

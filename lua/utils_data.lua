@@ -5,6 +5,7 @@ local P = require("utils_params")
 local F = require("utils_files")
 local PF = require("utils_prompt_file")
 local U = require("utils_common")
+local W = require("workbench")
 
 local M = {}
 
@@ -13,7 +14,9 @@ local FORMAT_TEMPLATES = {
   search_replace_auto = "file-content-search-replace-auto.md",
   udiffx = "file-content-udiffx.md",
 }
+-- read from the prompt-local copy of the pack's user template, which a user may edit
 local SUGGEST_COMMIT_TEMPLATE = "suggest-commit.md"
+local workbench_view
 
 -- The file-change instructions of a mode. In udiffx mode, as upstream pro@coder does, the instruction of the
 -- udiffx that will apply the answer (AIPack 0.8.17+), else the pack's own template.
@@ -51,6 +54,7 @@ function M.prepare_task(input)
     prompts = run.prompts,
     prompt_dir = run.prompt_dir,
     task = input.task,
+    coder_workbench = run.coder_workbench,
   })
   if not result then return nil, err end
 
@@ -92,7 +96,7 @@ local function path_list(title, paths, note)
 end
 
 -- Appends the task's file lists to .cache/last_prompt_file_paths.md (one block per task, in completion order).
-local function report_files(task, attachments, context, working)
+local function report_files(task, attachments, context, working, data_refs)
   local parts = { "====\n\n" .. U.task_label(task.info) .. "\n" }
   if attachments then
     local sources = {}
@@ -102,6 +106,7 @@ local function report_files(task, attachments, context, working)
   parts[#parts + 1] = path_list("Knowledge Files", F.paths(task.files.knowledge))
   parts[#parts + 1] = path_list("Context Files", F.paths(context))
   parts[#parts + 1] = path_list("Working Files", F.paths(working))
+  if data_refs[1] ~= nil then parts[#parts + 1] = path_list("Workbench Data Files", F.paths(data_refs)) end
   parts[#parts + 1] = path_list("Structure Files", F.paths(task.files.structure), "(Only file paths, not their content)")
   aip.file.append(task.run.reports.files, table.concat(parts, "\n") .. "\n")
 end
@@ -112,13 +117,33 @@ local function now_local()
   return aip.time.now_iso_local() .. " (" .. aip.time.weekday_local() .. ")"
 end
 
+-- What the prompt says of the workbench: its folder, its data folder, the names the user may give its files,
+-- and the files found among the context files (chat, plan, spec; goal is not announced, as upstream).
+workbench_view = function(wb)
+  if wb == nil then return nil end
+  local announced = {}
+  for _, kind in ipairs({ "chat", "plan", "spec" }) do
+    local section = wb[kind]
+    if section then
+      announced[#announced + 1] = { title = kind:sub(1, 1):upper() .. kind:sub(2), path = section.context_path or section.path }
+    end
+  end
+  return {
+    dir = wb.dir,
+    data_dir = wb.data_dir,
+    aliases = U.nil_if_empty(W.aliases(wb)),
+    announced = U.nil_if_empty(announced),
+  }
+end
+
 --- The data of a prepared task: data | nil, skip message (files too large; the prompt file will say so).
 -- The first group of fields is rendered by the prompt, the second is read by Output.
 function M.load_task(task)
   local settings = task.settings
   local working = task.working_refs
   local context = F.without(task.files.context, working)
-  local total = F.total_size(task.files.knowledge, context, working)
+  local data_refs = task.run.files.data or {}
+  local total = F.total_size(task.files.knowledge, context, working, data_refs)
   local max = settings.max_files_size_kb * 1000
   if total > max then
     local lines = size_message_lines(total, max)
@@ -128,11 +153,15 @@ function M.load_task(task)
 
   local format_instructions, suggest_commit
   if settings.write_mode then format_instructions = format_instructions_for(settings.file_content_mode) end
-  if settings.suggest_git_commit then suggest_commit = F.template(SUGGEST_COMMIT_TEMPLATE) end
+  if settings.suggest_git_commit then
+    local err
+    suggest_commit, err = W.load_user_template(task.run.prompt_dir_as_given or task.run.prompt_dir, SUGGEST_COMMIT_TEMPLATE)
+    if not suggest_commit then error(err, 0) end
+  end
   local previous_answer
   if not settings.write_mode then previous_answer = task.run.previous_answer end
   local attachments = task.run.attachments
-  report_files(task, attachments, context, working)
+  report_files(task, attachments, context, working, data_refs)
 
   return {
     inst = U.join_prompts(task.prompts),
@@ -150,6 +179,8 @@ function M.load_task(task)
     context_files = U.nil_if_empty(F.load(context, settings.base_dir)),
     working_files = U.nil_if_empty(F.load(working, settings.base_dir)),
     previous_answer = previous_answer,
+    workbench = workbench_view(task.run.coder_workbench),
+    workbench_data_files = U.nil_if_empty(F.load(data_refs, nil)),
 
     task = task.info,
     params = task.params,

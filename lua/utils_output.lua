@@ -29,6 +29,7 @@ function M.run_post_task(input, data, ai_response)
     prompt_dir = run.prompt_dir,
     task = data.task,
     response = response_info(ai_response, content),
+    coder_workbench = run.coder_workbench,
   })
   if not result then return nil, err end
   if result.response then return result.response.content end
@@ -44,7 +45,7 @@ end
 --- Runs `auto_fix` on the udiffx patches that failed (auto_fix.lua); `applied` is updated in place.
 -- Returns its report, or nil when it did not run.
 function M.auto_fix(input, data, applied)
-  return AF.run(applied, data.settings, data.params, input.run.prompt_dir)
+  return AF.run(applied, data.settings, data.params, input.run.prompt_dir, input.run.task_count == 1)
 end
 
 -- A failure in one line: its first line, and the cause of its first failed hunk when it has hunks.
@@ -125,7 +126,7 @@ local function tag_body(text, tag)
 end
 
 -- Tags of the answer that become task pins: the suggested commit, the missing-files request, and
--- <aip_to_pin name="...">. They stay in the answer text.
+-- <AIP_TO_PIN label="..." priority="...">. They stay in the answer text.
 local function pin_directives(answer)
   local commit = tag_body(answer, "suggested_git_command")
   if commit then pin("gitc", "Git Commit", commit) end
@@ -135,10 +136,7 @@ local function pin_directives(answer)
     if message then pin("mf_msg", "Missing Info:", message) end
     if files then pin("mf_files", "Missing Files:", files) end
   end
-  for attrs, body in answer:gmatch("<aip_to_pin(%s[^>]*)>(.-)</aip_to_pin>") do
-    local name = attrs:match('name%s*=%s*"([^"]+)"')
-    if name and U.trim(body) ~= "" then pin(name, name, U.trim(body)) end
-  end
+  require("answer_pins").pin(answer)
 end
 
 --- Saves the task's answer (without file-change blocks) below "====" in the prompt file, appends the raw
@@ -153,33 +151,24 @@ function M.record_answer(input, data, ai_response, applied, fixes)
   PF.save_answer(input.run, data.task.num, block)
 end
 
--- Upstream's apply status of one answer's changes.
-local function file_changes_status(applied)
-  local items = applied.status_items or {}
-  local failed = 0
-  for _, item in ipairs(items) do
-    if not item.success then failed = failed + 1 end
-  end
-  return {
-    success = failed == 0,
-    total_count = #items,
-    success_count = #items - failed,
-    fail_count = failed,
-    items = items,
-  }
-end
-
 --- What After All receives from this task (`coder_responses` items, sections 2 and 7): the stage-form fields, and
--- upstream's (the answer without its change blocks, the apply status, the raw answer's file).
-function M.task_info(input, data, content, applied)
+-- upstream's: the answer without its change blocks, the apply status (after auto-fix, when it ran), the failed
+-- changes, the raw answer's file, the resolved auto_fix settings and, when auto-fix ran, its result.
+-- `deferred_failure_report` is upstream's flag of failures left to its After All, always false by the time post
+-- sub-agents read it.
+function M.task_info(input, data, content, applied, fixes)
   return {
     task_num = data.task.num,
     content = content,
     files_changed = applied.files_changed,
     files_failed = applied.files_failed,
-    content_extruded = (tostring(applied.answer or ""):gsub("^%s+", "")),
-    file_changes_status = file_changes_status(applied),
+    content_extruded = CH.extruded(content, data.settings, applied.answer),
+    file_changes_status = AF.status_of(applied.status_items or {}),
+    files_changes_failed = applied.failed_changes or {},
+    deferred_failure_report = false,
     content_raw_path = aip.path.diff(input.run.reports.raw, CTX.WORKSPACE_DIR) or input.run.reports.raw,
+    auto_fix = AF.upstream_state(data.params, data.settings, input.run.task_count == 1),
+    auto_fix_result = fixes and fixes.result or nil,
   }
 end
 

@@ -113,7 +113,7 @@ function M.clean_second_part(text)
   return cleaned
 end
 
--- The report files of the last run, in <prompt_dir>/.cache/ (upstream pro@coder's names).
+-- The report files of the last run (upstream pro@coder's names).
 local REPORT_NAMES = {
   files = "last_prompt_file_paths.md",
   raw = "last_ai_responses_for_raw.md",
@@ -123,11 +123,13 @@ local REPORT_NAMES = {
 -- The name upstream used before, replaced by `files`.
 local LEGACY_FILES_NAME = "last_prompt_files_path.md"
 
---- { files, raw, for_prompt, fails }: absolute paths of the report files.
-function M.report_paths(prompt_dir)
+--- { files, raw, for_prompt, fails }: paths of the report files, in `cache_dir` (the workbench's `.cache/`, as
+-- upstream) or else <prompt_dir>/.cache/.
+function M.report_paths(prompt_dir, cache_dir)
+  cache_dir = cache_dir or (prompt_dir .. "/.cache")
   local paths = {}
-  for key, name in pairs(REPORT_NAMES) do paths[key] = prompt_dir .. "/.cache/" .. name end
-  paths.legacy_files = prompt_dir .. "/.cache/" .. LEGACY_FILES_NAME
+  for key, name in pairs(REPORT_NAMES) do paths[key] = cache_dir .. "/" .. name end
+  paths.legacy_files = cache_dir .. "/" .. LEGACY_FILES_NAME
   return paths
 end
 

@@ -2,8 +2,10 @@
 -- The built-in `pro@coder/auto-context` sub-agent: its config (upstream's keys and defaults), the file
 -- descriptions it shows its model, and the reading of the model's answer.
 
+local C = require("sub_agent_contract")
 local CM = require("code_map")
 local U = require("utils_common")
+local W = require("workbench")
 
 local M = {}
 
@@ -49,6 +51,19 @@ function M.sub_agent_entry(params)
   return entry
 end
 
+--- The entry's helper_globs with the workbench's chat, goal, plan and spec files added (Before All adds them to
+-- the entry, as upstream, so later sub-agents see them in sub_agents_next).
+function M.with_workbench_helpers(entry, wb)
+  local globs = glob_list(entry.helper_globs, "helper_globs")
+  for _, path in ipairs(W.content_paths(wb)) do
+    local known = false
+    for _, g in ipairs(globs) do known = known or g == path end
+    if not known then globs[#globs + 1] = path end
+  end
+  if globs[1] ~= nil then entry.helper_globs = globs end
+  return entry
+end
+
 --- The config of one run: { model, code_map_model, mode, knowledge, input_concurrency, helper_globs,
 -- cache_explicit, base_dir, candidate_globs, knowledge_globs, prompt }.
 function M.config(sub)
@@ -58,10 +73,20 @@ function M.config(sub)
   if mode ~= "reduce" and mode ~= "expand" then
     fail("mode must be \"reduce\" (the default) or \"expand\", got " .. tostring(mode))
   end
-  local kinds = U.nil_if_null(cfg.include_kinds)
-  if kinds ~= nil and kinds ~= "text" and not (type(kinds) == "table" and kinds[1] == "text" and kinds[2] == nil) then
-    fail("include_kinds: only \"text\" is supported by this pack (pdf and image files are not selected)")
+  local ok, kinds = pcall(W.include_kinds, cfg.include_kinds, "text")
+  if not ok then fail("include_kinds: " .. tostring(kinds)) end
+  -- the workbench's data files are offered too (their kinds are the workbench's), and its chat, goal, plan and
+  -- spec files help the model choose
+  local wb = U.nil_if_null(sub.coder_workbench)
+  local data = nil
+  if type(wb) == "table" and U.nil_if_null(wb.data_dir) ~= nil then
+    data = {
+      globs = W.default_data_globs(wb),
+      kinds = W.include_kinds(wb.include_kinds, "all"),
+      file_path = wb.cache_dir .. "/code-map/data-code-map.json",
+    }
   end
+  local helper_globs = glob_list(cfg.helper_globs, "helper_globs")
   local model = U.nil_if_null(cfg.model) or U.nil_if_null(params.model)
   if model ~= nil and not is_text(model) then fail("model must be a model name, got " .. U.value_type(model)) end
   local code_map_model = U.nil_if_null(cfg.code_map_model) or model
@@ -89,7 +114,9 @@ function M.config(sub)
     mode = mode,
     knowledge = knowledge,
     input_concurrency = concurrency,
-    helper_globs = glob_list(cfg.helper_globs, "helper_globs"),
+    helper_globs = helper_globs,
+    kinds = kinds,
+    data = data,
     cache_explicit = cache_explicit,
     base_dir = base_dir,
     context_globs = context_globs,
@@ -102,8 +129,13 @@ end
 --- The code-map entry auto-context runs: the candidates (relative to base_dir) and, when on, the knowledge
 -- files (relative to the workspace), each in its named map.
 function M.code_map_entry(config, cfg)
-  local named = { { name = "context", globs = config.candidate_globs, base_dir = config.base_dir or "" } }
-  if config.knowledge then named[2] = { name = "knowledge", globs = config.knowledge_globs, base_dir = "" } end
+  local named = { { name = "context", globs = config.candidate_globs, base_dir = config.base_dir or "", include_kinds = config.kinds } }
+  if config.knowledge then
+    named[#named + 1] = { name = "knowledge", globs = config.knowledge_globs, base_dir = "", include_kinds = config.kinds }
+  end
+  if config.data then
+    named[#named + 1] = { name = "data", globs = config.data.globs, base_dir = "", include_kinds = config.data.kinds, file_path = config.data.file_path }
+  end
   local entry = { name = "pro@coder/code-map", named_maps = named, model = config.code_map_model }
   if config.input_concurrency then entry.input_concurrency = config.input_concurrency end
   local max_kb = U.nil_if_null(cfg.max_file_size_kb)
@@ -111,14 +143,14 @@ function M.code_map_entry(config, cfg)
   return entry
 end
 
--- Files of globs (relative to base_dir) that are not code maps, sorted by path.
-local function listed(globs, base_dir)
+-- Files of globs (relative to base_dir) that are not code maps, of the kinds given (default text), sorted by path.
+local function listed(globs, base_dir, kinds)
   if globs[1] == nil then return {} end
   local options = nil
   if base_dir then options = { base_dir = base_dir } end
   local paths = {}
   for _, file in ipairs(aip.file.list(globs, options)) do
-    if not CM.is_map_path(file.path) then paths[#paths + 1] = file.path end
+    if not CM.is_map_path(file.path) and CM.kind_in(file, kinds or { "text" }) then paths[#paths + 1] = file.path end
   end
   table.sort(paths)
   return paths
@@ -126,7 +158,11 @@ end
 
 local function describe(entry)
   local lines = { "- " .. entry.file_path, "    - Summary: " .. tostring(entry.summary or "") }
+  local kind = U.nil_if_null(entry.kind)
+  if kind ~= nil and kind ~= "text" then lines[#lines + 1] = "    - Kind: " .. tostring(kind) .. " (sent as an attachment)" end
   lines[#lines + 1] = "    - When To Use: " .. tostring(U.nil_if_null(entry.when_to_use) or "")
+  local topics = U.nil_if_null(entry.topics)
+  if type(topics) == "table" and topics[1] ~= nil then lines[#lines + 1] = "    - Topics: " .. table.concat(topics, ", ") end
   local types, functions = U.nil_if_null(entry.public_types), U.nil_if_null(entry.public_functions)
   if type(types) == "table" and types[1] ~= nil then lines[#lines + 1] = "    - Types: " .. table.concat(types, ", ") end
   if type(functions) == "table" and functions[1] ~= nil then
@@ -137,10 +173,10 @@ end
 
 --- The candidates of one map: { paths (sorted), text (one description per mapped file) }. A listed file
 -- without a map entry (too large, or not summarized) is not offered.
-function M.candidates(globs, base_dir, map_path)
+function M.candidates(globs, base_dir, map_path, kinds)
   local file_map = CM.load(map_path)
   local paths, blocks = {}, {}
-  for _, path in ipairs(listed(globs, base_dir)) do
+  for _, path in ipairs(listed(globs, base_dir, kinds)) do
     local entry = file_map[path]
     if type(entry) == "table" then
       paths[#paths + 1] = path
@@ -152,12 +188,20 @@ function M.candidates(globs, base_dir, map_path)
   return { paths = paths, text = table.concat(blocks, "\n\n") }
 end
 
---- The JSON array of paths in one tag of the answer: paths | nil, message naming the tag and quoting it.
+-- Upstream takes an answer without the tag, or with one that is not a JSON array, as an empty selection: so does
+-- this pack, with a warning (a lax form).
+local function empty_selection(tag, what)
+  print("WARNING: " .. C.msg.lax("laxAutoContextEmpty", { tag = tag, what = what }))
+  return {}
+end
+
+--- The JSON array of paths in one tag of the answer: paths (empty, with a warning, when the answer has no such
+-- JSON array, as upstream reads it).
 function M.tag_paths(content, tag)
   local tags = aip.tag.extract_as_map(content or "", tag)
   local found = tags and U.nil_if_null(tags[tag])
   if found == nil then
-    return nil, "the answer has no <" .. tag .. "> tag (expected a JSON array of file paths): " .. CM.quote(content)
+    return empty_selection(tag, "the answer has no <" .. tag .. "> block")
   end
   local raw = aip.md.outer_block_content_or_raw(found.content or "")
   local ok, value = pcall(aip.json.parse, raw)
@@ -167,30 +211,31 @@ function M.tag_paths(content, tag)
       if type(k) ~= "number" or type(v) ~= "string" then bad = true end
     end
   end
-  if bad then return nil, "<" .. tag .. "> must hold a JSON array of file paths, got: " .. CM.quote(raw) end
+  if bad then return empty_selection(tag, "<" .. tag .. "> does not hold a JSON array of file paths: " .. CM.quote(raw)) end
   local paths = {}
   for _, v in ipairs(value) do paths[#paths + 1] = v end
   return paths
 end
 
---- The selected paths that are candidates, each once, in the answer's order; the others are named.
+--- The selected paths, each once, in the answer's order. A path that is not among the candidates is kept as the
+-- answer wrote it, as upstream keeps it, with a warning naming it (a lax form).
 function M.keep_known(paths, candidates, tag)
   local known = {}
   for _, p in ipairs(candidates) do known[p] = true end
   local kept, seen, unknown = {}, {}, {}
   for _, p in ipairs(paths) do
     local clean = p:gsub("^%./", "")
-    if known[clean] then
-      if not seen[clean] then
-        seen[clean] = true
-        kept[#kept + 1] = clean
-      end
-    else
-      unknown[#unknown + 1] = p
+    if not known[clean] then
+      clean = p
+      if not seen[clean] then unknown[#unknown + 1] = p end
+    end
+    if not seen[clean] then
+      seen[clean] = true
+      kept[#kept + 1] = clean
     end
   end
   if unknown[1] ~= nil then
-    print("WARNING: auto-context: <" .. tag .. "> names files that are not among the candidates, left out: " .. table.concat(unknown, ", "))
+    print("WARNING: " .. C.msg.lax("laxAutoContextOutside", { paths = table.concat(unknown, ", ") }))
   end
   return kept
 end
@@ -222,7 +267,7 @@ function M.context_globs(config, selected)
   local globs = {}
   for i, g in ipairs(config.context_globs) do globs[i] = g end
   local already = {}
-  for _, p in ipairs(listed(config.context_globs, config.base_dir)) do already[p] = true end
+  for _, p in ipairs(listed(config.context_globs, config.base_dir, config.kinds)) do already[p] = true end
   for _, p in ipairs(selected) do
     if not already[p] then
       already[p] = true
@@ -230,6 +275,43 @@ function M.context_globs(config, selected)
     end
   end
   return globs
+end
+
+--- Selected paths split by kind: (text paths, media paths to attach). A media path is relative to base_dir (nil:
+-- the workspace); the path to attach is workspace-relative.
+function M.split_media(paths, base_dir)
+  local text, media = {}, {}
+  for _, p in ipairs(paths) do
+    local kind = W.file_kind(p)
+    if kind == "image" or kind == "pdf" then
+      local source = p
+      if base_dir then source = aip.path.join(base_dir, p) end
+      -- a plain path, as upstream lists them
+      media[#media + 1] = source
+    else
+      text[#text + 1] = p
+    end
+  end
+  return text, media
+end
+
+--- The params' attachments with `more` added, each file_source once.
+function M.with_attachments(existing, more)
+  local list, seen = {}, {}
+  for _, att in ipairs(U.nil_if_null(existing) or {}) do
+    local source = type(att) == "table" and att.file_source or att
+    if not seen[source] then
+      seen[source] = true
+      list[#list + 1] = att
+    end
+  end
+  for _, att in ipairs(more) do
+    if not seen[att] then
+      seen[att] = true
+      list[#list + 1] = att
+    end
+  end
+  return list
 end
 
 return M

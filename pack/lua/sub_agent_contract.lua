@@ -101,10 +101,11 @@ C.PARAM_KEYS = {
     "auto_context",
     "auto_fix",
     "max_file_size_kb",
+    "workbench",
+    "dev",
+    "workbench_data_globs",
   },
   not_implemented = {
-    workbench = "the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs",
-    dev = "legacy alias of workbench, which is not part of this pack",
     udiffx_inst_debug = "this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)",
   },
 }
@@ -139,8 +140,7 @@ local M = {
   unknownError = "Unknown error",
   notTableEvent = "Sub-agent [{name}] failed: invalid response type, expected table or nil",
   dispatchCap = "Sub-agent pipeline exceeded max steps ({max}).",
-  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)",
-  workbenchDoneOnly = "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+  workbenchEntry = "Unsupported workbench sub-agent `{name}` configured in `sub_agents`: the workbench is the root key `workbench:`, not a sub-agent",
   redoRequested = "Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.",
   redoCapReached = "Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.",
   redoUncounted = "Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started",
@@ -150,6 +150,13 @@ local M = {
   didYouMean = " (did you mean '{near}'?)",
   unknownParam = "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam = "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
+  laxOnEmpty = "{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = \"start\")",
+  laxOnBlank = "{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})",
+  laxEmitString = "Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})",
+  laxEmitBlank = "Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)",
+  laxEndParams = "Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)",
+  laxAutoContextEmpty = "auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>[\"path\", ...]</{tag}>)",
+  laxAutoContextOutside = "auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)",
 }
 
 -- the table form of an entry, in check order, with defaults
@@ -225,6 +232,8 @@ local RESPONSE_FIELDS = {
     kind = { kind = "table", expected = "a table" },
     optional = true,
     stages = { "pre", "pre_task" },
+    event_stages = { "pre", "post" },
+    lax_stages = { "post" },
     ignored_keys = { pre = { "sub_agents" }, pre_task = { "input_concurrency", "sub_agents", "working_globs" } },
   },
   {
@@ -238,6 +247,8 @@ local RESPONSE_FIELDS = {
     kind = { kind = "string", expected = "a string" },
     optional = true,
     stages = { "pre", "pre_task" },
+    event_stages = { "pre", "post" },
+    lax_stages = { "post" },
     exclusive_with = "coder_prompts",
   },
   {
@@ -527,11 +538,27 @@ end
 local function used_in(f, stage, form)
   if f == nil then return false end
   if f.form ~= nil and f.form ~= (form or "stage") then return false end
-  if f.stages == nil then return true end
-  for _, s in ipairs(f.stages) do
+  local stages = f.stages
+  if form == "event" and f.event_stages ~= nil then stages = f.event_stages end
+  if stages == nil then return true end
+  for _, s in ipairs(stages) do
     if s == stage then return true end
   end
   return false
+end
+
+--- The response fields an event-form answer gives in a stage where that use is lax (done as upstream, warned).
+function C.lax_fields(stage, value)
+  local out = {}
+  if type(value) ~= "table" then return out end
+  for _, f in ipairs(RESPONSE_FIELDS) do
+    if given(rawget(value, f.name)) and f.lax_stages ~= nil then
+      for _, s in ipairs(f.lax_stages) do
+        if s == stage then out[#out + 1] = f.name end
+      end
+    end
+  end
+  return out
 end
 
 local RESPONSE_BY_NAME = {}
@@ -664,11 +691,6 @@ function C.msg.workbench_entry(name)
   return fill(M.workbenchEntry, { name = tostring(name) })
 end
 
---- <label> (<name>) listens only to 'workbench::done' ...
-function C.msg.workbench_done_only(label, name)
-  return fill(M.workbenchDoneOnly, { label = tostring(label), name = tostring(name) })
-end
-
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
 function C.msg.redo_requested(count)
   return fill(M.redoRequested, { count = tostring(count), max = C.MAX_REDOS })
@@ -678,6 +700,13 @@ function C.msg.redo_cap_reached(count)
 end
 function C.msg.redo_uncounted(current)
   return fill(M.redoUncounted, { current = tostring(current) })
+end
+
+--- a lax form upstream accepts (section 7): kind is a message key starting with "lax", values fill it
+function C.msg.lax(kind, values)
+  local template = M[kind]
+  if type(template) ~= "string" or kind:sub(1, 3) ~= "lax" then error("unknown lax message " .. tostring(kind)) end
+  return fill(template, values)
 end
 
 --- any message template by its name, filled with vars (strings)

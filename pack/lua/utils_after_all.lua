@@ -18,6 +18,12 @@ local function find_run(inputs)
   return nil
 end
 
+-- The fields of upstream's coder_responses items (its Output's `coder_response`, with auto-fix's result)
+local UPSTREAM_RESPONSE_KEYS = {
+  "content_extruded", "file_changes_status", "files_changes_failed", "deferred_failure_report", "content_raw_path",
+  "auto_fix", "auto_fix_result",
+}
+
 -- The task infos returned by Output, in task order. Skipped tasks leave a null (or a hole) and are left out.
 -- Returns the stage-form items, and the event-form ones (the same plus upstream's fields).
 local function task_responses(outputs)
@@ -32,9 +38,7 @@ local function task_responses(outputs)
       }
       responses[#responses + 1] = item
       local full = U.deep_copy(item)
-      full.content_extruded = out.content_extruded
-      full.file_changes_status = out.file_changes_status
-      full.content_raw_path = out.content_raw_path
+      for _, key in ipairs(UPSTREAM_RESPONSE_KEYS) do full[key] = U.deep_copy(U.nil_if_null(out[key])) end
       event_responses[#event_responses + 1] = full
     end
   end
@@ -54,9 +58,11 @@ local function post_refs(run, inputs)
       end
     end
   end
+  -- upstream hands the context and knowledge lists even when empty (a sub-agent may take their length), and
+  -- the working files only when there are some
   return {
-    coder_context_file_refs = U.nil_if_empty(run.files.context or {}),
-    coder_knowledge_file_refs = U.nil_if_empty(run.files.knowledge or {}),
+    coder_context_file_refs = run.files.context or {},
+    coder_knowledge_file_refs = run.files.knowledge or {},
     coder_working_file_refs = U.nil_if_empty(working),
   }
 end
@@ -106,6 +112,7 @@ function M.run_post(run, inputs, outputs, event)
     prompt_dir = run.prompt_dir,
     prompt_dir_as_given = run.prompt_dir_as_given,
     responses = responses,
+    coder_workbench = run.coder_workbench,
     event_responses = event_responses,
     post_refs = post_refs(run, inputs),
     event = event,

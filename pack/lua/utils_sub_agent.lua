@@ -61,42 +61,6 @@ local function workbench_entry_error(list)
   return nil
 end
 
--- An entry that listens only to an event nothing here sends would silently never run.
-local function warn_unsent_events(configs, label)
-  for i, config in ipairs(configs) do
-    if type(config.on) == "table" and config.on[1] ~= nil then
-      local only_done = true
-      for _, event in ipairs(config.on) do
-        if event ~= C.WORKBENCH_DONE_EVENT then only_done = false end
-      end
-      if only_done then print("WARNING: " .. C.msg.workbench_done_only(label .. "[" .. i .. "]", config.name)) end
-    end
-  end
-end
-
--- The normalised sub-agent configs of a prompt's params: configs (possibly {}) | nil, message.
-function M.prepare(params)
-  local list = params and params.sub_agents
-  if not is_configured(list) then return {} end
-  if not version_supported() then return nil, C.msg.version(tostring(CTX.AIPACK_VERSION)) end
-  local workbench_err = workbench_entry_error(list)
-  if workbench_err then return nil, workbench_err end
-  local configs, err = C.normalize_list(list)
-  if configs and type(list) == "table" then
-    warn_unknown_keys(list, "sub_agents")
-    warn_unsent_events(configs, "sub_agents")
-    for _, warning in ipairs(require("utils_names").event_warnings(configs, "sub_agents")) do print("WARNING: " .. warning) end
-  end
-  return configs, err
-end
-
-local function contains(list, value)
-  for _, v in ipairs(list or {}) do
-    if v == value then return true end
-  end
-  return false
-end
-
 local function slice(list, from, to)
   local part = {}
   for i = from, to or #list do part[#part + 1] = list[i] end
@@ -107,6 +71,63 @@ local function shallow_copy(tbl)
   local copy = {}
   for k, v in pairs(tbl or {}) do copy[k] = v end
   return copy
+end
+
+-- Upstream reads `on = []` as start and drops empty event names (section 7): so does this pack, with a warning
+-- naming the entry and the stricter form. Returns the list, a copy where an entry's `on` was rewritten.
+local function relax_on(list, label)
+  if type(list) ~= "table" then return list end
+  local out = list
+  for i, entry in ipairs(list) do
+    local on = type(entry) == "table" and U.nil_if_null(entry.on) or nil
+    if type(on) == "table" then
+      local kept, blank = {}, false
+      for _, event in ipairs(on) do
+        if event == "" then blank = true else kept[#kept + 1] = event end
+      end
+      if blank or kept[1] == nil then
+        if out == list then out = slice(list, 1) end
+        local copy = shallow_copy(entry)
+        local where = label .. "[" .. i .. "]"
+        local name = tostring(entry_name(entry))
+        if kept[1] == nil then
+          copy.on = { "start" }
+          if not blank then print("WARNING: " .. C.msg.lax("laxOnEmpty", { label = where, name = name })) end
+        end
+        if blank then
+          if kept[1] ~= nil then copy.on = kept end
+          local names = {}
+          for _, event in ipairs(copy.on) do names[#names + 1] = '"' .. event .. '"' end
+          print("WARNING: " .. C.msg.lax("laxOnBlank", { label = where, name = name, events = "{ " .. table.concat(names, ", ") .. " }" }))
+        end
+        out[i] = copy
+      end
+    end
+  end
+  return out
+end
+
+-- The normalised sub-agent configs of a prompt's params: configs (possibly {}) | nil, message.
+function M.prepare(params)
+  local list = params and params.sub_agents
+  if not is_configured(list) then return {} end
+  if not version_supported() then return nil, C.msg.version(tostring(CTX.AIPACK_VERSION)) end
+  local workbench_err = workbench_entry_error(list)
+  if workbench_err then return nil, workbench_err end
+  list = relax_on(list, "sub_agents")
+  local configs, err = C.normalize_list(list)
+  if configs and type(list) == "table" then
+    warn_unknown_keys(list, "sub_agents")
+    for _, warning in ipairs(require("utils_names").event_warnings(configs, "sub_agents")) do print("WARNING: " .. warning) end
+  end
+  return configs, err
+end
+
+local function contains(list, value)
+  for _, v in ipairs(list or {}) do
+    if v == value then return true end
+  end
+  return false
 end
 
 local function copy_configs(configs)
@@ -142,6 +163,8 @@ local function event_params(params, stage)
   local view = shallow_copy(params)
   if stage == "post" then
     for _, key in ipairs(POST_DROPPED_KEYS) do view[key] = nil end
+    -- upstream's params carry auto_fix once the run resolved it: on unless the prompt says otherwise
+    if U.is_nil(view.auto_fix) then view.auto_fix = true end
   end
   return with_defaults(view, C.EVENT_GLOB_DEFAULT_KEYS)
 end
@@ -166,6 +189,7 @@ local function build_input(stage, state, progress, dispatch, index, form, member
     coder_prompt = table.concat(progress.prompts, "\n\n"),
     agent_config = config,
     sub_agents_prev = dispatch.history,
+    coder_workbench = state.coder_workbench,
   }
   if form == "event" then
     -- upstream: every entry after this one, whether it will run or not
@@ -224,6 +248,29 @@ local function call_agent(config, input, options)
   })
   if not ok then return nil, C.msg.raised(config.name, run_res) end
   return pick_response(run_res)
+end
+
+-- An event-form answer's emit_events as upstream reads it (section 7): a string is ignored and empty names are
+-- dropped, each with a warning naming the stricter form. Returns the answer, a copy when it changed.
+local function relax_emit(name, res)
+  if type(res) ~= "table" then return res end
+  local emit = U.nil_if_null(res.emit_events)
+  if type(emit) == "string" then
+    local copy = shallow_copy(res)
+    copy.emit_events = nil
+    print("WARNING: " .. C.msg.lax("laxEmitString", { name = tostring(name), list = '{ "' .. emit .. '" }' }))
+    return copy
+  end
+  if type(emit) ~= "table" then return res end
+  local kept, blank = {}, false
+  for _, event in ipairs(emit) do
+    if event == "" then blank = true else kept[#kept + 1] = event end
+  end
+  if not blank then return res end
+  local copy = shallow_copy(res)
+  copy.emit_events = kept
+  print("WARNING: " .. C.msg.lax("laxEmitBlank", { name = tostring(name) }))
+  return copy
 end
 
 -- nil when the response may be used, else the failure message. The event form reports a failure before
@@ -293,9 +340,18 @@ end
 local EVENT_PARAMS_CLEARED = {}
 for _, key in ipairs(C.EVENT_PARAMS_CLEARED) do EVENT_PARAMS_CLEARED[key] = true end
 
--- The event form (section 7): coder_params are merged key by key, after the config-level keys are removed.
+-- The event form (section 7): coder_params are merged key by key, after the config-level keys are removed. At
+-- end, upstream merges them (and takes coder_prompt) into what the later end sub-agents receive, and nothing
+-- else: so does this pack, with a warning (a lax form).
 local function adopt_event_form(stage, progress, res, config)
-  if stage ~= "pre" then return end
+  if stage == "post" then
+    local lax = C.lax_fields(stage, res)
+    if lax[1] ~= nil then
+      print("WARNING: " .. C.msg.lax("laxEndParams", { name = tostring(config.name), keys = table.concat(lax, " and ") }))
+    end
+  elseif stage ~= "pre" then
+    return
+  end
   if not U.is_nil(res.coder_params) then
     local merged = shallow_copy(progress.params)
     for key, value in pairs(res.coder_params) do
@@ -303,8 +359,13 @@ local function adopt_event_form(stage, progress, res, config)
     end
     progress.params = merged
   end
-  adopt_prompts(stage, progress, res)
-  if not U.is_nil(res.agent_on) then
+  if stage == "pre" then
+    adopt_prompts(stage, progress, res)
+  elseif not U.is_nil(res.coder_prompt) then
+    -- at end upstream takes coder_prompt only (coder_prompts is this pack's, and the stage form's)
+    adopt_prompts(stage, progress, { coder_prompt = res.coder_prompt })
+  end
+  if stage == "pre" and not U.is_nil(res.agent_on) then
     if type(res.agent_on) == "string" then
       config.on = { res.agent_on }
     else
@@ -324,6 +385,7 @@ end
 -- A returned tail, normalised. In an event-form response an entry that names neither `on` nor `stages`
 -- listens to start, as upstream reads it.
 local function normalize_tail(value, form)
+  value = relax_on(value, "sub_agents_next")
   local tail, what = C.normalize_list(value, "sub_agents_next")
   if not tail then return nil, what end
   if form == "event" then
@@ -415,6 +477,7 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
       local input = build_input(stage, state, progress, dispatch, i, form)
       local res, err = call_agent(config, input, run_options(config, form, state))
       if err then return err end
+      if form == "event" then res = relax_emit(config.name, res) end
       if res ~= nil then
         err = check(stage, config.name, res, form)
         if err then return err end
@@ -440,6 +503,10 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
         end
       end
       local agent_result = res and U.nil_if_null(res.agent_result)
+      -- auto-context's choice among the workbench data files ({} = none), read by Before All
+      if type(agent_result) == "table" and agent_result.workbench_data_selection_attempted == true then
+        progress.workbench_data_globs = U.nil_if_null(agent_result.workbench_data_globs) or {}
+      end
       dispatch.history[#dispatch.history + 1] = history_item(form, dispatch, stage, config, agent_result)
       if form == "event" and res ~= nil then
         for _, event in ipairs(U.nil_if_null(res.emit_events) or {}) do
@@ -486,6 +553,7 @@ function M.run_stage(stage, state)
   }
   local final_configs = state.configs
   local dispatches = 0
+  local later = U.deep_copy(state.later_events or {})
   while queue[1] ~= nil do
     dispatches = dispatches + 1
     if dispatches > C.MAX_DISPATCHES then return nil, C.msg.dispatch_cap() end
@@ -493,6 +561,12 @@ function M.run_stage(stage, state)
     local err = run_dispatch(stage, state, progress, dispatch, queue)
     if err then return nil, err end
     final_configs = dispatch.configs
+    -- an event sent once the first queue is done (workbench::done): its own queue, its own history, event-form
+    -- entries only, as upstream's second pre dispatch
+    if queue[1] == nil and later[1] ~= nil then
+      dispatches = 0
+      queue[1] = { event = table.remove(later, 1), root = false, configs = copy_configs(final_configs), history = {}, forced = {} }
+    end
   end
 
   return {
@@ -502,6 +576,7 @@ function M.run_stage(stage, state)
     -- a stage-form tail holds for its stage run only
     configs = has_event_form(state.configs) and final_configs or state.configs,
     redo = progress.redo,
+    workbench_data_globs = progress.workbench_data_globs,
   }
 end
 

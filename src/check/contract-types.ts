@@ -58,6 +58,10 @@ export interface ShapeField {
   doc?: string;
   /** response fields: the stages that use it (undefined: all) */
   stages?: SubAgentStage[];
+  /** response fields: the stages that use it in the event form, when they differ */
+  eventStages?: SubAgentStage[];
+  /** response fields: event-form stages where its use is lax (done as upstream, warned) */
+  laxStages?: SubAgentStage[];
   /** response fields used by one form only */
   form?: EntryForm;
   exclusiveWith?: string;
@@ -137,6 +141,8 @@ function fieldsOfSchema(schema: AnySchema): ShapeField[] {
     const field: ShapeField = { name, shape: shapeOf(s), optional: isOptional(s) };
     if (typeof meta.description === 'string') field.doc = meta.description;
     if (Array.isArray(meta['x-stages'])) field.stages = [...(meta['x-stages'] as SubAgentStage[])];
+    if (Array.isArray(meta['x-event-stages'])) field.eventStages = [...(meta['x-event-stages'] as SubAgentStage[])];
+    if (Array.isArray(meta['x-lax-stages'])) field.laxStages = [...(meta['x-lax-stages'] as SubAgentStage[])];
     if (meta['x-form'] === 'event' || meta['x-form'] === 'stage') field.form = meta['x-form'];
     if (typeof meta['x-exclusive-with'] === 'string') field.exclusiveWith = meta['x-exclusive-with'];
     return field;
@@ -182,7 +188,11 @@ export function stagesWithInputField(field: string): InputKind[] {
 
 /** Whether a response field counts for a sub-agent of this input kind (else the pipeline ignores it). */
 export function responseFieldUsed(f: ShapeField, kind: InputKind): boolean {
-  return usedIn({ name: f.name, kind: { kind: 'any' }, optional: true, stages: f.stages, form: f.form }, stageOfKind(kind), formOfKind(kind));
+  return usedIn(
+    { name: f.name, kind: { kind: 'any' }, optional: true, stages: f.stages, eventStages: f.eventStages, form: f.form },
+    stageOfKind(kind),
+    formOfKind(kind),
+  );
 }
 
 /** The response table's fields, with the stages that use them. */

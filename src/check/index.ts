@@ -11,7 +11,7 @@ import { lintLua, type Finding } from './lint.ts';
 import { luarcLibraries, SHIPPED_TYPES_DIR, staleLuaDefinitions } from './luals.ts';
 import { messages } from '../contract/index.ts';
 import { subAgentNameFindings } from './sub-agent-names.ts';
-import { isPromptFile, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './sub-agent-stages.ts';
+import { isPromptFile, laxWarningsOfPrompt, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './sub-agent-stages.ts';
 
 /** A path given to check does not exist (the CLI reports it as bad usage). */
 export class CheckPathError extends Error {}
@@ -75,7 +75,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
       if (f.endsWith('.contract.toml')) stagesFromContract(f, stageMap);
       else if (isPromptFile(f, f === abs)) {
         stagesFromPrompt(f, stageMap);
-        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f), ...subAgentNameFindings(root, f));
+        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f), ...subAgentNameFindings(root, f), ...laxFindings(root, f));
         namesChecked.add(f);
       }
       if (f.endsWith('.aip')) aipFiles.add(f);
@@ -133,6 +133,17 @@ function missingAgentFindings(root: string, promptFile: string): Finding[] {
       rule: 'agent-not-found' as const,
       message: messages.notFound(name, path).replace(/; checked before the run, before any model call\)$/, ')'),
     };
+  });
+}
+
+/** The lax `sub_agents` entries of a prompt file: warnings, at the entry's `on` line (else the file's first). */
+function laxFindings(root: string, promptFile: string): Finding[] {
+  const lines = readText(promptFile).split('\n');
+  return laxWarningsOfPrompt(promptFile).map((message) => {
+    const name = /\(([^)]*)\)/.exec(message)?.[1] ?? '';
+    const at = lines.findIndex((l) => name !== '' && l.includes(name));
+    const line = at === -1 ? -1 : lines.findIndex((l, i) => i >= at && /\bon\s*[:=]/.test(l));
+    return { file: rel(root, promptFile), line: line + 1 || 1, column: 1, rule: 'lax-form' as const, message, severity: 'warning' as const };
   });
 }
 

@@ -11,15 +11,17 @@ import { signatureOf, type Param } from '../aip/functions.ts';
 import { CTX_KEYS } from '../aip/signatures.ts';
 import { isAvailableAt } from '../aip/catalog.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
-import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill } from '../contract/index.ts';
+import { CHECK_TEMPLATES, EVENT_INPUT_EXTRA_FIELDS, fill, laxIn, messages } from '../contract/index.ts';
 import { suggest } from '../support/suggest.ts';
 import {
+  formOfKind,
   inputShapeFor,
   isEventKind,
   kindLabel,
   luaTypeOf,
   responseFieldUsed,
   responseFields,
+  stageOfKind,
   stagesWithInputField,
   type InputKind,
   type ShapeField,
@@ -67,6 +69,7 @@ export type TypeRule =
   | 'response-exclusive'
   | 'response-type'
   | 'dropped-params'
+  | 'lax-form'
   | 'aip-arity'
   | 'aip-arg-type'
   | 'aip-too-new';
@@ -78,6 +81,8 @@ export interface TypeCheckOptions {
   /** the stages this script's agent runs in as a sub-agent (undefined: not known to be a sub-agent) */
   subAgentStages?: InputKind[];
   minAipackVersion: string;
+  /** the agent's file, named in messages that name the sub-agent */
+  agent?: string;
 }
 
 const CTX_BY_NAME = new Map(CTX_KEYS.map((k) => [k.name, k]));
@@ -427,6 +432,17 @@ class Checker extends ScopeWalker<T> {
       }
       const kind = kindOf(value);
       const expected = shapeKinds(f.shape);
+      const eventOnly = stages.every(isEventKind);
+      // lax forms (section 7): upstream ignores emit_events given as a string, and so does the pack, with a warning
+      if (key === 'emit_events' && kind === 'string' && eventOnly) {
+        const list = value.k === 'string' && value.value !== undefined ? `{ ${JSON.stringify(value.value)} }` : '{ "..." }';
+        this.report(line, column, 'lax-form', messages.lax('laxEmitString', { name: this.opts.agent ?? 'this agent', list }), 'warning');
+        continue;
+      }
+      const laxStages = stages.filter((k) => laxIn(f, stageOfKind(k), formOfKind(k)));
+      if (eventOnly && laxStages.length === stages.length) {
+        this.report(line, column, 'lax-form', messages.lax('laxEndParams', { name: this.opts.agent ?? 'this agent', keys: key }), 'warning');
+      }
       if (kind !== undefined && kind !== 'nil' && expected && !expected.has(kind)) {
         this.report(line, column, 'response-type', `response key '${key}' must be ${luaTypeOf(f.shape)}, got ${describe(value)}`);
         continue;

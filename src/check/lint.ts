@@ -234,7 +234,7 @@ export function lintLua(src: LintSource, opts: LintOptions): Finding[] {
   typeCheck(
     chunk,
     writes.fields,
-    { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version },
+    { scope: src.scope, subAgentStages: stages.length > 0 ? stages : undefined, minAipackVersion: version, agent: src.file },
     report,
   );
   findings.sort((a, b) => a.line - b.line || a.column - b.column);

@@ -7,7 +7,7 @@ import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { md } from '../aip/md.ts';
 import type { StageEnv } from '../aip/types.ts';
-import { STAGES, configStages, entryForm, normalizeList, type SubAgentStage } from '../contract/index.ts';
+import { STAGES, configStages, entryForm, normalizeList, relaxEntries, type SubAgentStage } from '../contract/index.ts';
 import { kindOf, type InputKind } from './contract-types.ts';
 import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
@@ -64,7 +64,7 @@ export function stagesFromPrompt(file: string, map: StageMap): void {
   }
   const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
   if (entries === undefined) return;
-  const r = normalizeList(entries);
+  const r = normalizeList(relaxEntries(entries).value);
   if (!r.ok) return;
   const ws = findWorkspace(nodePath.dirname(file));
   // a parallel group's members run in the group's stages
@@ -86,7 +86,7 @@ export function missingAgentsOfPrompt(file: string): { name: string; path: strin
   }
   const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
   if (entries === undefined) return [];
-  const r = normalizeList(entries);
+  const r = normalizeList(relaxEntries(entries).value);
   if (!r.ok) return [];
   const ws = findWorkspace(nodePath.dirname(file));
   const named = r.configs.filter((c) => c.enabled !== false).flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
@@ -96,6 +96,18 @@ export function missingAgentsOfPrompt(file: string): { name: string; path: strin
       const p = nodePath.resolve(ws, c.name);
       return { name: c.name, path: p.endsWith('.aip') ? p : p.endsWith('/') ? nodePath.join(p, 'main.aip') : `${p}.aip` };
     });
+}
+
+/** The warnings of a prompt file's lax `sub_agents` entries (upstream's readings of `on`, section 7). */
+export function laxWarningsOfPrompt(file: string): string[] {
+  let meta: unknown;
+  try {
+    meta = extractMeta(readText(file)).values[0];
+  } catch {
+    return [];
+  }
+  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
+  return entries === undefined ? [] : relaxEntries(entries).warnings;
 }
 
 /** AIPack's candidates for a local agent name: the file, `<name>.aip`, `<name>/main.aip`. */

@@ -32,7 +32,9 @@ function describe(e: TraceEvent): string | undefined {
       const parts = e.parts.map(
         (p, i) =>
           `\n${'  '.repeat(e.depth)}    part ${i + 1}/${e.parts.length} ${p.role}${p.cache ? ' ' + pc.green('[cache]') : ''} ` +
-          `${pc.dim(`${p.content.length} chars`)}: ${JSON.stringify(truncate(p.content.trim(), 70))}`,
+          (p.attachment
+            ? `${pc.cyan('attachment')} ${p.attachment.name} ${pc.dim(`(${p.attachment.kind}, ${p.attachment.size} bytes${p.attachment.title ? `, ${JSON.stringify(p.attachment.title)}` : ''})`)}`
+            : `${pc.dim(`${p.content.length} chars`)}: ${JSON.stringify(truncate(p.content.trim(), 70))}`),
       );
       return `  ${pc.magenta('AI')} task #${e.task} model ${e.model}: ${JSON.stringify(truncate(e.response, 60))}${parts.join('')}`;
     }
@@ -78,6 +80,35 @@ const NOT_WRITTEN: Record<FilesState, string> = {
   'run-failed': ' (not written: the run failed)',
   refused: ' (not written: --write refused the changes, see the error)',
 };
+
+/** What `--write` wrote of a run (cli/simulate.ts writeRun): the paths written and not, and the failed stage. */
+export interface WrittenFiles {
+  written: string[];
+  notWritten: string[];
+  failed?: { stage: string; error: Error };
+}
+
+/**
+ * The files of a `--write` run that failed, or whose writing failed: those written (AIPack writes a file when a
+ * stage saves it, so what the stages before a failure saved stays written) and those not, with why not.
+ */
+export function formatWrittenFiles(files: FileChanges, w: WrittenFiles, runFailed: boolean): string {
+  if (w.written.length === 0) return formatFiles(files, runFailed && !w.failed ? 'run-failed' : 'refused');
+  const lines = (paths: Set<string>) => {
+    const out: string[] = [];
+    for (const p of files.created) if (paths.has(p)) out.push(`  ${pc.green('created')} ${escapeLine(p)}`);
+    for (const p of files.changed) if (paths.has(p)) out.push(`  ${pc.yellow('changed')} ${escapeLine(p)}`);
+    for (const p of files.deleted) if (paths.has(p)) out.push(`  ${pc.red('deleted')} ${escapeLine(p)}`);
+    return out;
+  };
+  const why = runFailed ? 'the run failed: as in AIPack, what its stages saved before the failure stays written' : 'written stage by stage';
+  const out = [`files written ${pc.dim(`(${why})`)}:`, ...lines(new Set(w.written))];
+  if (w.failed) {
+    const cause = w.failed.error.message.split('\n').find((l) => l.trim()) ?? '';
+    out.push(`files not written ${pc.dim(`(the writes of ${w.failed.stage} and later: ${escapeLine(cause)})`)}:`, ...lines(new Set(w.notWritten)));
+  }
+  return out.join('\n');
+}
 
 export function formatFiles(files: FileChanges, state: FilesState): string {
   const lines: string[] = [];

@@ -35,7 +35,7 @@ export function filesOf(workspaceDir: string, files: FileChanges, after: (abs: s
 
 /** `filesOf` a run of the CLI: the contents after are those it would write. */
 export function changedFiles(run: CliRun): ChangedFile[] {
-  const after = new Map(run.pending.changes.map(([abs, data]) => [abs, data]));
+  const after = new Map(run.batches.flatMap((b) => b.changes).map(([abs, data]) => [abs, data]));
   return filesOf(run.workspaceDir, run.files, (abs) => text(after.get(abs) ?? undefined));
 }
 

@@ -7,6 +7,7 @@ import type { Mocks } from '../runtime/mocks.ts';
 import { ScriptedAi } from '../runtime/ai.ts';
 import type { PackLocation } from '../runtime/resolve.ts';
 import { Simulator, type RunOutcome, type RunRequest, type SimulatorOptions } from '../runtime/simulator.ts';
+import type { WriteBatch } from '../runtime/stage-writes.ts';
 import type { EngineName } from '../engine/engine.ts';
 import { defaultEngineName, loadEngine } from '../engine/index.ts';
 import type { TraceEvent } from '../aip/support/trace.ts';
@@ -40,8 +41,12 @@ export interface SimulateResult {
   error?: SerializedError;
   events: TraceEvent[];
   files: FileChanges;
-  /** what --write would write (absolute paths; null = delete), handed to writeChanges by the caller */
-  pending: { changes: Array<readonly [string, Uint8Array | null]>; dirs: string[] };
+  /**
+   * what --write would write (absolute paths; null = delete), one batch per stage of the run in stage order,
+   * handed to writeChanges batch by batch by the caller; a failed run's batches hold what its stages wrote up to
+   * the failure (AIPack writes each file when a stage saves it)
+   */
+  batches: WriteBatch[];
 }
 
 /** One run of an agent (the CLI's `run` and `run-agent`). Failures of the run are part of the result. */
@@ -87,7 +92,7 @@ export async function simulate(arg: { sim: SimSpec; request: RunRequest }, port:
     events = [];
     error ??= serializeError(err);
   }
-  return clonable({ outcome, error, events, files: sim.vfs.changes(), pending: error ? { changes: [], dirs: [] } : sim.vfs.pending() });
+  return clonable({ outcome, error, events, files: sim.vfs.changes(), batches: sim.writeStamps.batches(sim.vfs.pending()) });
 }
 
 export type SimulateJobs = { simulate: typeof simulate };

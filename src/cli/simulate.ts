@@ -96,7 +96,7 @@ export interface CliRun {
   trace: Trace;
   files: FileChanges;
   /** the files the run would write; written by writeRun */
-  pending: SimulateResult['pending'];
+  batches: SimulateResult['batches'];
 }
 
 const SIMULATE_JOB = siblingModule(import.meta.url, './simulate-job');
@@ -118,10 +118,10 @@ export async function simulateCli(o: SimCliOptions, request: RunRequest, traceKi
     const r = await simulateInWorker({ sim: spec, request }, { timeoutMs });
     const trace = new Trace();
     trace.events.push(...r.events);
-    return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, pending: r.pending };
+    return { workspaceDir: spec.workspaceDir, outcome: r.outcome, error: r.error && rebuildError(r.error), trace, files: r.files, batches: r.batches };
   } catch (err) {
     if (err instanceof DeadlineError || err instanceof IsolateCrashError) {
-      return { workspaceDir: spec.workspaceDir, error: err, trace: new Trace(), files: none, pending: { changes: [], dirs: [] } };
+      return { workspaceDir: spec.workspaceDir, error: err, trace: new Trace(), files: none, batches: [] };
     }
     throw err;
   }
@@ -138,18 +138,40 @@ function rebuildError(e: SerializedError): Error {
   return err;
 }
 
+/** What `--write` did: the files written, those not written (workspace-relative), and why not. */
+export interface WriteOutcome {
+  written: string[];
+  notWritten: string[];
+  /** the batch that could not be written: its stage and the error (later stages were not written either) */
+  failed?: { stage: string; error: Error };
+}
+
 /**
- * `--write`: the run's changes, all checked and then written atomically (runtime/commit.ts). Returns the error
- * when they cannot be written (nothing was), else undefined.
+ * `--write`: the run's changes in AIPack's order of effects, one batch per stage of the run (a failed run's
+ * stages up to the failure included), each batch all checked and then written atomically (runtime/commit.ts).
+ * When a batch cannot be written, nothing of it is, nor of the stages after it.
  */
-export function writeRun(run: CliRun): Error | undefined {
-  try {
-    writeChanges(run.workspaceDir, run.pending.changes, run.pending.dirs, [nodePath.join(run.workspaceDir, '.aipack', 'pack')]);
-    return undefined;
-  } catch (err) {
-    if (err instanceof CommitError) return err;
-    return new Error(`cannot write the changes: ${(err as Error).message}`);
+export function writeRun(run: CliRun): WriteOutcome {
+  const rel = (abs: string) => nodePath.relative(run.workspaceDir, abs).split(nodePath.sep).join('/');
+  const out: WriteOutcome = { written: [], notWritten: [] };
+  for (const batch of run.batches) {
+    const paths = batch.changes.map(([abs]) => rel(abs));
+    if (out.failed) {
+      out.notWritten.push(...paths);
+      continue;
+    }
+    try {
+      writeChanges(run.workspaceDir, batch.changes, batch.dirs, [nodePath.join(run.workspaceDir, '.aipack', 'pack')]);
+      out.written.push(...paths);
+    } catch (err) {
+      const error = err instanceof CommitError ? err : new Error(`cannot write the changes: ${(err as Error).message}`);
+      out.failed = { stage: batch.stage, error };
+      out.notWritten.push(...paths);
+    }
   }
+  out.written.sort();
+  out.notWritten.sort();
+  return out;
 }
 
 /** Holds the workspace's write lock while `fn` runs, when `write` is set. */

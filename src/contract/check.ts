@@ -3,7 +3,7 @@
  * These functions interpret the kinds derived from the zod schemas (spec.ts); the generated Lua module
  * interprets the same kinds and must give byte-identical messages (test/contract/lua-gen.test.ts).
  */
-import { CHECK_TEMPLATES as T, EVENT_FORM_STAGES, EVENT_STAGES, type AgentConfig, type EntryForm, type SubAgentStage } from './schemas.ts';
+import { CHECK_TEMPLATES as T, EVENT_FORM_STAGES, EVENT_STAGES, MESSAGE_TEMPLATES as M, type AgentConfig, type EntryForm, type SubAgentStage } from './schemas.ts';
 import { ENTRY_FIELDS, ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, usedIn, type Kind } from './spec.ts';
 import { field, isEmptyTable, isGiven, luaEqual, luaList, luaType } from './lua-values.ts';
 import { GROUP_KEYS, isGroupEntry, normalizeGroup } from './parallel.ts';
@@ -204,6 +204,50 @@ export function checkResponse(stage: SubAgentStage, value: unknown, form: EntryF
     }
   }
   return undefined;
+}
+
+/**
+ * A `sub_agents` list as upstream reads its entries' `on` (section 7): empty event names are dropped and an entry
+ * left with none (`on = []`) listens to start. Lax forms: the pack does the same, with one warning per entry
+ * naming it and the stricter form. Returns the list (a copy where an entry changed) and the warnings.
+ */
+export function relaxEntries(value: unknown, label = 'sub_agents'): { value: unknown; warnings: string[] } {
+  const items = luaType(value) === 'table' ? luaList(value) : undefined;
+  if (!items) return { value, warnings: [] };
+  const warnings: string[] = [];
+  const out = items.map((entry, i) => {
+    if (luaType(entry) !== 'table' || Array.isArray(entry)) return entry;
+    const on = luaList(field(entry, 'on'));
+    if (!on || luaType(field(entry, 'on')) !== 'table') return entry;
+    const kept = on.filter((e) => e !== '');
+    const blank = kept.length < on.length;
+    if (!blank && kept.length > 0) return entry;
+    const where = `${label}[${i + 1}]`;
+    const name = String(field(entry, 'name'));
+    const events = kept.length > 0 ? kept : ['start'];
+    if (!blank) warnings.push(fill(M.laxOnEmpty, { label: where, name }));
+    else warnings.push(fill(M.laxOnBlank, { label: where, name, events: `{ ${events.map((e) => JSON.stringify(e)).join(', ')} }` }));
+    return { ...(entry as Record<string, unknown>), on: events };
+  });
+  return { value: warnings.length > 0 ? out : value, warnings };
+}
+
+/**
+ * An event-form response as upstream reads it (section 7): emit_events given as a string is ignored and empty
+ * event names are dropped (lax forms: the pack does the same and prints a warning). Returns the response, a copy
+ * when it changed.
+ */
+export function relaxResponse(value: unknown): unknown {
+  if (luaType(value) !== 'table' || Array.isArray(value)) return value;
+  const emit = field(value, 'emit_events');
+  if (typeof emit === 'string') {
+    const copy = { ...(value as Record<string, unknown>) };
+    delete copy.emit_events;
+    return copy;
+  }
+  const items = luaType(emit) === 'table' ? luaList(emit) : undefined;
+  if (!items || !items.includes('')) return value;
+  return { ...(value as Record<string, unknown>), emit_events: items.filter((e) => e !== '') };
 }
 
 /**

@@ -238,11 +238,27 @@ end
 local function used_in(f, stage, form)
   if f == nil then return false end
   if f.form ~= nil and f.form ~= (form or "stage") then return false end
-  if f.stages == nil then return true end
-  for _, s in ipairs(f.stages) do
+  local stages = f.stages
+  if form == "event" and f.event_stages ~= nil then stages = f.event_stages end
+  if stages == nil then return true end
+  for _, s in ipairs(stages) do
     if s == stage then return true end
   end
   return false
+end
+
+--- The response fields an event-form answer gives in a stage where that use is lax (done as upstream, warned).
+function C.lax_fields(stage, value)
+  local out = {}
+  if type(value) ~= "table" then return out end
+  for _, f in ipairs(RESPONSE_FIELDS) do
+    if given(rawget(value, f.name)) and f.lax_stages ~= nil then
+      for _, s in ipairs(f.lax_stages) do
+        if s == stage then out[#out + 1] = f.name end
+      end
+    end
+  end
+  return out
 end
 
 local RESPONSE_BY_NAME = {}
@@ -375,11 +391,6 @@ function C.msg.workbench_entry(name)
   return fill(M.workbenchEntry, { name = tostring(name) })
 end
 
---- <label> (<name>) listens only to 'workbench::done' ...
-function C.msg.workbench_done_only(label, name)
-  return fill(M.workbenchDoneOnly, { label = tostring(label), name = tostring(name) })
-end
-
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
 function C.msg.redo_requested(count)
   return fill(M.redoRequested, { count = tostring(count), max = C.MAX_REDOS })
@@ -389,6 +400,13 @@ function C.msg.redo_cap_reached(count)
 end
 function C.msg.redo_uncounted(current)
   return fill(M.redoUncounted, { current = tostring(current) })
+end
+
+--- a lax form upstream accepts (section 7): kind is a message key starting with "lax", values fill it
+function C.msg.lax(kind, values)
+  local template = M[kind]
+  if type(template) ~= "string" or kind:sub(1, 3) ~= "lax" then error("unknown lax message " .. tostring(kind)) end
+  return fill(template, values)
 end
 
 --- any message template by its name, filled with vars (strings)

@@ -126,6 +126,8 @@ function fieldData(f: Field): Record<string, unknown> {
   if (f.optional) d.optional = true;
   if (f.default !== undefined) d.default = f.default;
   if (f.stages) d.stages = f.stages;
+  if (f.eventStages) d.event_stages = f.eventStages;
+  if (f.laxStages) d.lax_stages = f.laxStages;
   if (f.ignoredKeys) d.ignored_keys = f.ignoredKeys;
   if (f.exclusiveWith) d.exclusive_with = f.exclusiveWith;
   if (f.form) d.form = f.form;

@@ -1,5 +1,5 @@
 /** The failure messages of pack/SUB_AGENTS.md sections 3 and 4, filled from the templates in schemas.ts. */
-import { CODER_PARAM_KEYS, MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type SubAgentStage } from './schemas.ts';
+import { CODER_PARAM_KEYS, MAX_STEPS, MESSAGE_TEMPLATES as M, MIN_AIPACK_VERSION, type LaxMessage, type SubAgentStage } from './schemas.ts';
 import { fill } from './check.ts';
 import { isGiven } from './lua-values.ts';
 
@@ -63,6 +63,10 @@ export const messages = {
           ? fill(M.notImplementedParam, { key, why: notImplemented[key]! })
           : fill(M.unknownParam, { key }),
       );
+  },
+  /** A lax form upstream accepts (section 7): the warning naming the entry and the stricter form. */
+  lax(kind: LaxMessage, values: Record<string, string>): string {
+    return fill(M[kind], values);
   },
   /** `Sub-agents require AIPack 0.8.15 or above (current: <version>)` */
   version(current: string): string {

@@ -56,7 +56,7 @@ export const EVENT_GLOB_DEFAULT_KEYS = [
 ] as const;
 /** Upstream's workbench entries: a root key there, not a sub-agent, so never accepted in `sub_agents`. */
 export const WORKBENCH_AGENT_NAMES = ['pro@coder/workbench', 'pro@coder/dev'] as const;
-/** An upstream event nothing sends here (this pack has no workbench). */
+/** Sent at pre once the `start` queue is done, to event-form entries only, as upstream's workbench sends it. */
 export const WORKBENCH_DONE_EVENT = 'workbench::done';
 
 /**
@@ -117,10 +117,11 @@ export const CODER_PARAM_KEYS = {
     'auto_context',
     'auto_fix',
     'max_file_size_kb',
+    'workbench',
+    'dev',
+    'workbench_data_globs',
   ],
   not_implemented: {
-    workbench: 'the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs',
-    dev: 'legacy alias of workbench, which is not part of this pack',
     udiffx_inst_debug: 'this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)',
   },
 } as const;
@@ -199,6 +200,31 @@ export const ParallelPlaceSchema = z
   .object({ index: z.number().int().min(1), size: z.number().int().min(1) })
   .meta({ title: 'parallel place' });
 
+/** An enabled workbench file (chat, goal): workspace-relative paths. */
+const WorkbenchFileSchema = z.object({
+  enabled: z.boolean().meta({ description: 'always true: a disabled file is left out' }),
+  path: z.string().meta({ description: 'the file (created empty, or seeded for chat, when missing)' }),
+  rules_path: z.string().optional().meta({ description: "its rules file, in the workbench's .cache/" }),
+});
+
+/**
+ * `coder_workbench`: the run's workbench, as upstream pro@coder gives it to sub-agents. Every run has one (a default
+ * `<prompt dir>/workbench-default` when the prompt sets no `workbench:`). Paths are workspace-relative.
+ */
+export const CoderWorkbenchSchema = z
+  .object({
+    dir: z.string().meta({ description: 'the workbench folder' }),
+    cache_dir: z.string().meta({ description: '<dir>/.cache: rules files and, when the workbench has a dir, the run reports' }),
+    prompt_cache_dir: z.string().meta({ description: '<prompt dir>/.cache' }),
+    include_kinds: z.array(z.enum(['text', 'pdf', 'image'])).meta({ description: 'kinds of data files auto-context may select' }),
+    chat: WorkbenchFileSchema.optional(),
+    goal: WorkbenchFileSchema.optional(),
+    plan: WorkbenchFileSchema.extend({ dir: z.string() }).optional(),
+    spec: WorkbenchFileSchema.extend({ context_path: z.string() }).optional(),
+    data_dir: z.string().optional().meta({ description: '<dir>/data, when data is on' }),
+  })
+  .meta({ title: 'CoderWorkbench' });
+
 const baseInputShape = {
   coder_prompt_dir: z.string().meta({ description: 'absolute directory of the prompt file (the event form gives it as the path was given, relative)' }),
   coder_params: LuaTableSchema.meta({ description: 'deep copy of the current params without sub_agents' }),
@@ -217,6 +243,7 @@ const baseInputShape = {
     .meta({ description: 'sub-agents already run in this stage run, in order (a parallel group: one entry per member)' }),
   sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'sub-agents still to run in this stage run' }),
   parallel: ParallelPlaceSchema.optional().meta({ description: 'a member of a parallel group: its place in the group' }),
+  coder_workbench: CoderWorkbenchSchema.optional().meta({ description: "the run's workbench (always given by the pack)" }),
 };
 
 export const CoderTaskSchema = z.object({
@@ -292,8 +319,27 @@ export const FileChangesStatusSchema = z.looseObject({
   success_count: z.number(),
   fail_count: z.number(),
   items: z.array(
-    z.looseObject({ file_path: z.string(), kind: z.string(), success: z.boolean(), error_msg: z.string().optional() }),
+    z.looseObject({
+      file_path: z.string(),
+      kind: z.string(),
+      success: z.boolean(),
+      error_msg: z.string().optional().meta({ description: "a failed change: AIPack's message (No changes applied to 'src/a.ts')" }),
+      error_hunks: z
+        .array(z.looseObject({ hunk_body: z.string(), cause: z.string() }))
+        .optional()
+        .meta({ description: 'a failed patch: each hunk that did not apply, with its cause' }),
+    }),
   ),
+});
+
+/** One change that failed to apply, as upstream lists them (`files_changes_failed`). */
+export const FailedChangeSchema = z.looseObject({
+  path: z.string(),
+  error_msg: z.string(),
+  error_hunks: z.array(z.looseObject({ hunk_body: z.string(), cause: z.string() })).optional(),
+  total_count: z.number().meta({ description: 'the hunks the change had (AIPack), else the failed ones' }),
+  kind: z.string(),
+  changes_info: LuaTableSchema.meta({ description: 'upstream: { failed_changes = { { reason, search } } }' }),
 });
 
 /**
@@ -301,9 +347,34 @@ export const FileChangesStatusSchema = z.looseObject({
  * stage-form fields (task_num, content, files_changed, files_failed), which upstream's do not.
  */
 export const EventResponsesItemSchema = z.looseObject({
-  content_extruded: z.string().meta({ description: 'the answer without its file-change blocks' }),
-  file_changes_status: FileChangesStatusSchema,
+  content_extruded: z.string().meta({ description: 'the answer without its <FILE_CHANGES> block (leading whitespace removed, trailing kept)' }),
+  file_changes_status: FileChangesStatusSchema.meta({ description: 'the apply status; after auto-fix, rebuilt to say what it repaired' }),
+  files_changes_failed: z.array(FailedChangeSchema).meta({ description: 'the changes that still fail' }),
+  deferred_failure_report: z.boolean().meta({ description: 'upstream: failures left to After All; false by the time post sub-agents read it' }),
   content_raw_path: z.string().meta({ description: 'the file the raw answer was saved to (workspace-relative)' }),
+  auto_fix: z
+    .looseObject({
+      enabled: z.boolean(),
+      max_retries: z.number(),
+      model: z.unknown().optional(),
+      base_eligible: z.boolean(),
+      single_task: z.boolean(),
+      eligible: z.boolean(),
+      ineligible_reason: z.string().optional(),
+    })
+    .meta({ description: 'the resolved auto_fix settings (ineligible_reason = "multi_task" on a run of several tasks)' }),
+  auto_fix_result: z
+    .looseObject({
+      files_changed: z.array(z.looseObject({ path: z.string(), status: z.string(), kind: z.string().optional() })),
+      file_changes_status: FileChangesStatusSchema,
+      remaining_failed_changes: z.array(FailedChangeSchema),
+      attempts: z.number(),
+      auto_fix_attempts_with_fixes: z.number(),
+      auto_fix_files_fixed: z.number(),
+      auto_fix_hunks_fixed: z.number(),
+    })
+    .optional()
+    .meta({ description: 'when auto-fix ran: what it repaired' }),
 });
 
 /**
@@ -327,6 +398,7 @@ const eventInputShape = {
     .meta({ description: 'sub-agents already run in this dispatch chain, in order' }),
   sub_agents_next: z.array(AgentConfigSchema).meta({ description: 'the entries after this one in the dispatch' }),
   coder_redo_count: z.number().int().min(0).meta({ description: 'CTX.RUN_FLOW_REDO_COUNT (0 on a first run)' }),
+  coder_workbench: CoderWorkbenchSchema.optional().meta({ description: "the run's workbench (always given by the pack)" }),
 };
 
 export const EventInputSchemas = {
@@ -336,9 +408,9 @@ export const EventInputSchemas = {
       stage: z.literal('post'),
       ...eventInputShape,
       coder_responses: z.array(EventResponsesItemSchema),
-      coder_context_file_refs: z.array(FileRefSchema).optional(),
-      coder_knowledge_file_refs: z.array(FileRefSchema).optional(),
-      coder_working_file_refs: z.array(FileRefSchema).optional(),
+      coder_context_file_refs: z.array(FileRefSchema).meta({ description: 'the context files ({} when none)' }),
+      coder_knowledge_file_refs: z.array(FileRefSchema).meta({ description: 'the knowledge files ({} when none)' }),
+      coder_working_file_refs: z.array(FileRefSchema).optional().meta({ description: 'the working files, when there are some' }),
     })
     .meta({ title: 'event-form input (post)' }),
 } as const;
@@ -350,6 +422,11 @@ export const EVENT_INPUT_EXTRA_FIELDS = ['coder_stage', 'coder_prompts'] as cons
 // Section 3: the response table
 
 const PARAMS_STAGES: SubAgentStage[] = ['pre', 'pre_task'];
+/**
+ * The event form's stages that use coder_params / coder_prompt: start (pre), and end (post), where upstream merges
+ * them into the later end sub-agents' input; `x-lax-stages` marks the use there as lax (warned).
+ */
+const EVENT_PARAMS_STAGES: SubAgentStage[] = ['pre', 'post'];
 
 export const ResponseSchema = z
   .looseObject({
@@ -357,8 +434,11 @@ export const ResponseSchema = z
     error_msg: z.string().optional().meta({ description: 'present: the run fails, whatever success says' }),
     error_details: z.string().optional().meta({ description: 'appended to the failure message' }),
     coder_params: LuaTableSchema.optional().meta({
-      description: 'stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use',
+      description:
+        'stage form: replaces the params; event form: merged into them (keys it omits stay); at end merged into what the later end sub-agents receive (lax, warned); a sub_agents key in it is removed before use',
       'x-stages': PARAMS_STAGES,
+      'x-event-stages': EVENT_PARAMS_STAGES,
+      'x-lax-stages': ['post'],
       'x-ignored-keys': { pre: ['sub_agents'], pre_task: ['input_concurrency', 'sub_agents', 'working_globs'] },
     }),
     coder_prompts: z
@@ -366,8 +446,10 @@ export const ResponseSchema = z
       .optional()
       .meta({ description: 'replaces the prompt segments', 'x-stages': PARAMS_STAGES }),
     coder_prompt: z.string().optional().meta({
-      description: 'same as coder_prompts = { coder_prompt }',
+      description: 'same as coder_prompts = { coder_prompt }; event form at end: what the later end sub-agents receive (lax, warned)',
       'x-stages': PARAMS_STAGES,
+      'x-event-stages': EVENT_PARAMS_STAGES,
+      'x-lax-stages': ['post'],
       'x-exclusive-with': 'coder_prompts',
     }),
     coder_response: z
@@ -421,9 +503,7 @@ export const MESSAGE_TEMPLATES = {
   notTableEvent: 'Sub-agent [{name}] failed: invalid response type, expected table or nil',
   dispatchCap: 'Sub-agent pipeline exceeded max steps ({max}).',
   workbenchEntry:
-    'Unsupported workbench sub-agent `{name}` configured in `sub_agents`: in pro@coder the workbench is the root key `workbench:`, not a sub-agent (and this pack has no workbench)',
-  workbenchDoneOnly:
-    "{label} ({name}) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
+    'Unsupported workbench sub-agent `{name}` configured in `sub_agents`: the workbench is the root key `workbench:`, not a sub-agent',
   redoRequested: 'Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.',
   redoCapReached:
     'Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.',
@@ -436,7 +516,25 @@ export const MESSAGE_TEMPLATES = {
   didYouMean: " (did you mean '{near}'?)",
   unknownParam: "unknown prompt parameter '{key}': it is ignored",
   notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
+  /**
+   * Lax forms: upstream pro@coder accepts them and so does this pack, doing what upstream does, with one warning
+   * naming the entry and the stricter form (the event form's rule, section 7).
+   */
+  laxOnEmpty: '{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = "start")',
+  laxOnBlank: '{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})',
+  laxEmitString:
+    'Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})',
+  laxEmitBlank: 'Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)',
+  laxEndParams:
+    'Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)',
+  laxAutoContextEmpty:
+    'auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>["path", ...]</{tag}>)',
+  laxAutoContextOutside:
+    'auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)',
 } as const;
+
+/** The message keys of the lax forms (they are printed as `WARNING: <message>`). */
+export type LaxMessage = Extract<keyof typeof MESSAGE_TEMPLATES, `lax${string}`>;
 
 /** Wording of validation messages that no field definition carries. */
 export const CHECK_TEMPLATES = {

@@ -38,6 +38,10 @@ export interface Field {
   default?: unknown;
   /** stages that use the field (response fields); undefined: all */
   stages?: SubAgentStage[];
+  /** stages that use the field in an event-form entry, when they differ from `stages` */
+  eventStages?: SubAgentStage[];
+  /** stages where an event-form entry's use of the field is lax: done as upstream, with a warning */
+  laxStages?: SubAgentStage[];
   /** per stage, keys of this (table) field that the stage ignores */
   ignoredKeys?: Partial<Record<SubAgentStage, string[]>>;
   /** another field that cannot be given together with this one */
@@ -115,6 +119,8 @@ export function fieldsOf(schema: AnySchema): Field[] {
     const d = defaultOf(s);
     if (d !== undefined) f.default = d;
     if (Array.isArray(meta['x-stages'])) f.stages = [...(meta['x-stages'] as SubAgentStage[])];
+    if (Array.isArray(meta['x-event-stages'])) f.eventStages = [...(meta['x-event-stages'] as SubAgentStage[])];
+    if (Array.isArray(meta['x-lax-stages'])) f.laxStages = [...(meta['x-lax-stages'] as SubAgentStage[])];
     if (meta['x-ignored-keys']) f.ignoredKeys = meta['x-ignored-keys'] as Partial<Record<SubAgentStage, string[]>>;
     if (typeof meta['x-exclusive-with'] === 'string') f.exclusiveWith = meta['x-exclusive-with'];
     if (meta['x-form'] === 'event' || meta['x-form'] === 'stage') f.form = meta['x-form'];
@@ -192,7 +198,13 @@ export const RESPONSE_FIELDS: Field[] = fieldsOf(ResponseSchema);
 /** Whether a response field counts in `stage` for an entry of `form` (else it is ignored there). */
 export function usedIn(f: Field, stage: SubAgentStage, form: EntryForm = 'stage'): boolean {
   if (f.form !== undefined && f.form !== form) return false;
-  return !f.stages || f.stages.includes(stage);
+  const stages = form === 'event' && f.eventStages ? f.eventStages : f.stages;
+  return !stages || stages.includes(stage);
+}
+
+/** Whether an event-form entry's use of a response field in `stage` is lax (done as upstream, with a warning). */
+export function laxIn(f: Pick<Field, 'laxStages'>, stage: SubAgentStage, form: EntryForm = 'stage'): boolean {
+  return form === 'event' && (f.laxStages ?? []).includes(stage);
 }
 
 /** Response fields that a stage ignores (present in a response, they change nothing). */

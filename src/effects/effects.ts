@@ -9,6 +9,7 @@ import {
   EVENT_PARAMS_CLEARED,
   RESPONSE_FIELDS,
   checkResponse,
+  relaxResponse,
   entryForm,
   ignoredFields,
   luaEqual,
@@ -103,12 +104,15 @@ const ADOPTS: Record<SubAgentStage, { params: boolean; prompts: boolean; respons
   post_task: { params: false, prompts: false, response: true },
   post: { params: false, prompts: false, response: false },
 };
-/** The event form adopts params and prompt at pre only (section 7). */
+/**
+ * The event form adopts params and prompt at pre, and at post, where upstream merges them into what the later end
+ * sub-agents receive and nothing else (a lax form, warned by the pack; section 7).
+ */
 const EVENT_ADOPTS: typeof ADOPTS = {
   pre: ADOPTS.pre,
   pre_task: ADOPTS.post,
   post_task: ADOPTS.post,
-  post: ADOPTS.post,
+  post: { params: true, prompts: true, response: false },
 };
 
 const KNOWN_FIELDS = RESPONSE_FIELDS.map((f) => f.name);
@@ -178,8 +182,10 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
   const paramsBefore = withoutSubAgents(field(input, 'coder_params'));
   const promptsBefore = stringList(field(input, 'coder_prompts'));
   const responseBefore = field(field(input, 'coder_response'), 'content');
-  const t = luaType(response);
   const form = entryForm(config);
+  // the event form reads emit_events as upstream does (a string is ignored, empty names dropped; the pack warns)
+  if (form === 'event') response = relaxResponse(response);
+  const t = luaType(response);
   const error = failureOf(stage, name, response, opts, form);
   const usable = error === undefined && t === 'table';
   const adopts = (form === 'event' ? EVENT_ADOPTS : ADOPTS)[stage];
@@ -201,7 +207,8 @@ export function analyzeEffect(stage: SubAgentStage, input: unknown, response: un
 
   const prompts: PromptsEffect = { replaced: false, changed: false, before: promptsBefore, after: promptsBefore };
   if (usable && adopts.prompts) {
-    const list = field(response, 'coder_prompts');
+    // at end the event form takes coder_prompt only, as upstream (coder_prompts is the stage form's)
+    const list = form === 'event' && stage === 'post' ? undefined : field(response, 'coder_prompts');
     const one = field(response, 'coder_prompt');
     if (given(list)) prompts.after = stringList(list);
     else if (given(one)) prompts.after = [one as string];

@@ -16,6 +16,8 @@ export interface SubAgentCall {
   redo?: number;
   /** a parallel group (one step of the pipeline): its members side by side */
   group?: GroupStep;
+  /** an event-form entry: the event it ran on (start, end, or an emitted one) */
+  event?: string;
 }
 
 /** A parallel group's run: its place in `sub_agents`, its concurrency, and each member. */
@@ -34,6 +36,8 @@ export interface GroupMember {
   models: string[];
   /** why it failed (raised, success = false, error_msg) */
   error?: string;
+  /** the agent_result it answered */
+  result?: unknown;
 }
 
 const RUNNER = /\/parallel$/;
@@ -79,6 +83,8 @@ function groupStep(trace: Trace, at: number, runner: string): GroupStep {
     // a member that answered success = false or error_msg failed too
     const out = outer.outputs?.[m.index - 1] as { response?: { success?: unknown; error_msg?: unknown } } | undefined;
     const res = out?.response;
+    const result = (res as { agent_result?: unknown } | undefined)?.agent_result;
+    if (result !== undefined && result !== null) m.result = result;
     if (m.error === undefined && res && (res.success === false || typeof res.error_msg === 'string')) {
       m.error = typeof res.error_msg === 'string' ? res.error_msg : 'success = false';
     }
@@ -245,6 +251,7 @@ export function coderRunReport(args: {
     subAgents.push({
       stage,
       task: typeof task === 'number' ? task : undefined,
+      ...(typeof input?.event === 'string' && (input.agent_config as { on?: unknown } | undefined)?.on !== undefined ? { event: input.event } : {}),
       agent: call.agent,
       ms: call.ms,
       effect: analyzeEffect(stage, input, response, call.error !== undefined ? { raised: call.error } : {}),

@@ -390,12 +390,12 @@ export function caseTarget(c: Pick<StageInputFields, 'stage' | 'on' | 'during' |
   return event === undefined ? { stage } : { stage, event };
 }
 
-const ROOT_EVENTS = ['start', 'end'];
+/** Events the pack sends itself: start and end, and workbench::done at pre once the start queue is done. */
+const ROOT_EVENTS = ['start', 'end', WORKBENCH_DONE_EVENT];
 
 /** What is wrong with a case's `on`, or undefined. */
 function eventProblem(on: string): string | undefined {
   if (ROOT_EVENTS.includes(on)) return undefined;
-  if (on === WORKBENCH_DONE_EVENT) return `${on} is sent by upstream's workbench, which this pack does not have: nothing dispatches it`;
   if (/^[^\s:]+::[^\s]+$/.test(on)) return undefined;
   const near = suggest(on, ROOT_EVENTS);
   return `unknown event '${on}'${near ? ` (did you mean '${near}'?)` : ''}: expected "start", "end" or an emitted event "ns::name"`;

@@ -7,6 +7,7 @@
  *   content = "the answer"
  *   reusable = false             # optional: by default a response answers once
  *   model = "..."                # optional: model_name to report
+ *   attachment = "shot.png"      # optional: the request carries an attachment of this name (file_name or file's)
  *
  * Responses are tried in file order; the first one whose filters match answers.
  * The same file may hold `[[command]]` and `[[web]]` entries for aip.cmd.exec / aip.web.* (scripted-io.ts).
@@ -17,6 +18,7 @@ import { ScriptedCommands, ScriptedIoError, ScriptedWeb } from '../aip/support/s
 export interface ScriptedResponse {
   agent?: string;
   match?: string;
+  attachment?: string;
   content: string;
   reusable?: boolean;
   model?: string;
@@ -25,6 +27,8 @@ export interface ScriptedResponse {
 export interface AiMessage {
   role: string;
   content: string;
+  /** a file sent after the text (an attachment's message) */
+  attachment?: { name: string };
 }
 
 export interface AiRequest {
@@ -94,6 +98,7 @@ function matchHint(agentName: string, prompt: string): string {
 const KEYS: Record<keyof ScriptedResponse, 'string' | 'boolean'> = {
   agent: 'string',
   match: 'string',
+  attachment: 'string',
   content: 'string',
   reusable: 'boolean',
   model: 'string',
@@ -121,7 +126,7 @@ function validate(raw: unknown, where: string): Entry {
   }
   if (typeof table.content !== 'string') throw new ScriptedAiError(`${where}: missing 'content' (a string)`);
   const response: ScriptedResponse = { content: table.content };
-  for (const key of ['agent', 'match', 'model'] as const) {
+  for (const key of ['agent', 'match', 'model', 'attachment'] as const) {
     if (typeof table[key] === 'string') response[key] = table[key] as string;
   }
   if (typeof table.reusable === 'boolean') response.reusable = table.reusable;
@@ -235,6 +240,7 @@ export class ScriptedAi {
       if (!r.reusable && entry.hits > 0) continue;
       if (r.agent !== undefined && !agentMatches(r.agent, req)) continue;
       if (entry.regex && !entry.regex.test(shown)) continue;
+      if (r.attachment !== undefined && !req.messages.some((m) => m.attachment?.name === r.attachment)) continue;
       entry.hits++;
       return buildAnswer(r, req, prompt);
     }

@@ -25,9 +25,11 @@ import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
 import { runPool, type PoolClock } from './task-pool.ts';
 import { capReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { WriteStamps } from './stage-writes.ts';
 import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './agent-call-options.ts';
+import { resolvePath } from '../aip/support/paths.ts';
 import { bindStage, setStageCtx, stageTemplate } from './stage-globals.ts';
 import type { Vfs } from '../support/vfs.ts';
 import { relativeToCwd } from '../support/paths.ts';
@@ -115,6 +117,12 @@ export interface RunOutcome {
 export { AgentRunError, RunLimitError };
 export { resolveModel } from './option-layers.ts';
 
+/** A stage of the top-level run as the run report names it: `Output (task 2)`, `After All [redo 1]`. */
+function stageLabel(stage: LifecycleStage, taskNum: number | undefined, redo: number): string {
+  const name = stage.replace(/([a-z])([A-Z])/g, '$1 $2');
+  return `${name}${taskNum !== undefined ? ` (task ${taskNum})` : ''}${redo > 0 ? ` [redo ${redo}]` : ''}`;
+}
+
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
   readonly trace: Trace;
@@ -134,6 +142,8 @@ export class Simulator implements StageHost {
   private runCounter = 0;
   /** CTX.RUN_FLOW_REDO_COUNT of the current top-level run (the redo loop of run()) */
   private flowRedoCount = 0;
+  /** the stage of the top-level run each write happened in (`--write` writes stage by stage, as AIPack) */
+  readonly writeStamps = new WriteStamps();
   private configCache?: { text: string | undefined; options: AgentOptions };
   /** within a run (run()): agents found and files read by readOnce, until the run writes a file */
   private runReads?: { agents: Map<string, ResolvedAgent>; texts: Map<string, string | undefined> };
@@ -183,7 +193,9 @@ export class Simulator implements StageHost {
     this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
-    const held = countWrites(withBaseLayer(hideDisk(this.vfs, home), this.dirs.baseAipack), (delta, total) => this.chargeHeld(delta, total));
+    const held = countWrites(withBaseLayer(hideDisk(this.writeStamps.watch(this.vfs), home), this.dirs.baseAipack), (delta, total) =>
+      this.chargeHeld(delta, total),
+    );
     // a write may make, change or remove an agent or the config: what the run read is read again
     const watched = watchWrites(held, () => {
       this.runReads?.agents.clear();
@@ -413,7 +425,10 @@ export class Simulator implements StageHost {
   }
 
   callAi(frame: Frame, taskNum: number, root: { data: unknown; input: unknown; before_all: unknown }, attachments: unknown[], options: AgentOptions): AiAnswer | undefined {
-    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, workspaceDir: this.workspaceDir }, frame, taskNum, root, attachments, options);
+    // attachments resolve as any AIPack path: workspace-relative, home, absolute or a pack's
+    const env = { dirs: this.dirs, findPackDir: (ns: string, name: string) => findPackDir(this.readVfs, this.packs, ns, name, this.aipackBase) };
+    const resolve = (p: string) => resolvePath(env, p);
+    const answer = callAi({ ai: this.ai, trace: this.trace, vfs: this.readVfs, resolve }, frame, taskNum, root, attachments, options);
     if (answer) this.clock.now += this.opts.simulatedLatencyMs ?? 0;
     return answer;
   }
@@ -422,6 +437,7 @@ export class Simulator implements StageHost {
   runStage(frame: Frame, stage: LifecycleStage, script: LuaScript, scope: Record<string, unknown>, taskNum?: number): unknown {
     const env = this.stageEnv(frame, stage, taskNum);
     this.opts.onStage?.(`${frame.name} ${stage}${taskNum !== undefined ? ` (task ${taskNum})` : ''}`);
+    if (frame.depth === 0) this.writeStamps.begin(stageLabel(stage, taskNum, frame.flowRedoCount ?? 0));
     const packDir = frame.resolved.pack?.dir;
     const options: StateOptions = {
       template: stageTemplate(env, this.opts.mocks, this.mocksLua, this.mocksKey),

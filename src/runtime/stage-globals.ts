@@ -114,7 +114,7 @@ function stageGlobalsAt(version: string) {
   if (!g) {
     // `utils` is the legacy alias of `aip`; `aipack` (alias of aip.flow) existed up to 0.8.0
     g = {
-      setup: aipackGlobalsAt(version).includes('aipack') ? 'utils = aip\naipack = aip.flow' : 'utils = aip',
+      setup: aipackGlobalsAt(version).includes('aipack') ? 'utils = aip; aipack = aip.flow' : 'utils = aip',
       nulls: nullGlobalsAt(version),
       features: preludeFeatures(version),
     };

@@ -101,17 +101,27 @@ describe('LuaLS definitions', () => {
       expect(block).toContain(`---@field coder_stage "${stage}"`);
     }
     expect(contract).toContain('---@class CoderSubAgentResponse\n');
-    expect(contract).toContain('---@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); a sub_agents key in it is removed before use (used in pre, pre_task)');
+    expect(contract).toContain(
+      '---@field coder_params? table<string, any> stage form: replaces the params; event form: merged into them (keys it omits stay); at end merged into what the later end sub-agents receive (lax, warned); a sub_agents key in it is removed before use (used in pre, pre_task)',
+    );
     expect(contract).toContain('---@class CoderAgentConfig\n');
   });
 
   it('declare the event form\'s input classes too (upstream pro@coder\'s fields), and its response fields', () => {
     const contract = files.get('contract.lua')!;
     const fieldsOf = (cls: string) => [...contract.split(`---@class ${cls}\n`)[1].split('\n\n')[0].matchAll(/^---@field (\w+)/gm)].map((m) => m[1]);
-    const common = ['stage', 'event', 'coder_prompt_dir', 'coder_params', 'coder_prompt', 'agent_config', 'sub_agents_prev', 'sub_agents_next', 'coder_redo_count'];
+    const common = ['stage', 'event', 'coder_prompt_dir', 'coder_params', 'coder_prompt', 'agent_config', 'sub_agents_prev', 'sub_agents_next', 'coder_redo_count', 'coder_workbench'];
     expect(fieldsOf('CoderEventPreInput')).toEqual(common);
     expect(fieldsOf('CoderEventPostInput')).toEqual([...common, 'coder_responses', 'coder_context_file_refs', 'coder_knowledge_file_refs', 'coder_working_file_refs']);
-    expect(fieldsOf('CoderEventResponsesItem')).toEqual(['content_extruded', 'file_changes_status', 'content_raw_path']);
+    expect(fieldsOf('CoderEventResponsesItem')).toEqual([
+      'content_extruded',
+      'file_changes_status',
+      'files_changes_failed',
+      'deferred_failure_report',
+      'content_raw_path',
+      'auto_fix',
+      'auto_fix_result',
+    ]);
     expect(fieldsOf('CoderEventPrev')).toEqual(['event', 'stage', 'config', 'agent_result', 'sub_agent_result']);
     expect(fieldsOf('CoderSubAgentResponse')).toEqual(expect.arrayContaining(['emit_events', 'agent_on', 'coder_redo']));
     // the global input names both forms' classes

@@ -21,14 +21,17 @@ function fakeRun(ws: string): CliRun {
     outcome: { outputs: [], afterAll: undefined, redos: 0 } as unknown as CliRun['outcome'],
     trace,
     files: { created: ['src/new.ts'], changed: ['src/x.ts'], deleted: ['old.md'] },
-    pending: {
-      changes: [
-        [nodePath.join(ws, 'src/new.ts'), bytes('fresh\n')],
-        [nodePath.join(ws, 'src/x.ts'), bytes('after\n')],
-        [nodePath.join(ws, 'old.md'), null],
-      ],
-      dirs: [],
-    },
+    batches: [
+      {
+        stage: 'Output (task 1)',
+        changes: [
+          [nodePath.join(ws, 'src/new.ts'), bytes('fresh\n')],
+          [nodePath.join(ws, 'src/x.ts'), bytes('after\n')],
+          [nodePath.join(ws, 'old.md'), null],
+        ],
+        dirs: [],
+      },
+    ],
   };
 }
 

@@ -9,7 +9,7 @@ import { REPO_ROOT } from '../../src/runtime/packs.ts';
 
 const FILES = [
   ['code-map.contract.toml', 9],
-  ['auto-context.contract.toml', 9],
+  ['auto-context.contract.toml', 10],
   ['auto-fix.contract.toml', 6],
 ] as const;
 

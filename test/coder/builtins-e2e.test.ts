@@ -111,7 +111,7 @@ describe('auto_fix repairs failed hunks with the next model of its sequence', ()
     expect(answer).toContain('> Files changed: 1 (src/util.ts)');
     expect(answer).toContain('> Auto-fix: src/util.ts fixed by model-b (attempt 2)');
     expect(answer).not.toContain('FAILED');
-    expect(r.file('.aipack/.prompt/pro@coder/.cache/last_file_change_fails_report.md')).toBeUndefined();
+    expect(r.file('.aipack/.prompt/pro@coder/workbench-default/.cache/last_file_change_fails_report.md')).toBeUndefined();
   });
 });
 

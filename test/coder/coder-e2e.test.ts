@@ -99,10 +99,10 @@ describe('the meta block in TOML, YAML and JSON (pack/SUB_AGENTS.md section 1)',
   beforeAll(() => {
     for (const lang of ['toml', 'yaml', 'json']) runs[lang] = runCoder(`prompts/meta-${lang}`);
   });
-  // everything a sub-agent saw and returned, except the prompt dir (each format has its own)
+  // everything a sub-agent saw and returned, except the prompt dir and the workbench in it (each format has its own)
   const seen = (lang: string) =>
     runs[lang]!.calls.map((c) => {
-      const { coder_prompt_dir: _dir, ...input } = c.input;
+      const { coder_prompt_dir: _dir, coder_workbench: _wb, ...input } = c.input;
       return { agent: c.agent, stage: c.stage, input, response: c.response };
     });
 
@@ -133,7 +133,9 @@ describe('the meta block in TOML, YAML and JSON (pack/SUB_AGENTS.md section 1)',
     const run = runs[lang]!;
     completed(run);
     expect(seen(lang)).toEqual(seen('toml'));
-    expect(run.ai.map((a) => a.prompt)).toEqual(runs.toml!.ai.map((a) => a.prompt));
+    // the prompt names the workbench folder, which is in the prompt dir
+    const prompts = (l: string) => runs[l]!.ai.map((a) => a.prompt.replaceAll(`prompts/meta-${l}/`, 'prompts/meta-X/'));
+    expect(prompts(lang)).toEqual(prompts('toml'));
     expect(belowSeparator(run.file(run.promptFile)!)).toBe(belowSeparator(runs.toml!.file(runs.toml!.promptFile)!));
   });
 });

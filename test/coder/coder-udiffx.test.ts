@@ -24,7 +24,7 @@ function coder(answer: string, o: { version?: string; mocks?: Mocks; meta?: stri
   sim.run({ name: 'pro@coder', baseDir: ws });
   const file = (rel: string) => sim.vfs.readFile(nodePath.join(ws, rel));
   const answerText = file(PROMPT)!.split('\n====\n')[1]!;
-  const report = file('.aipack/.prompt/pro@coder/.cache/last_file_change_fails_report.md');
+  const report = file('.aipack/.prompt/pro@coder/workbench-default/.cache/last_file_change_fails_report.md');
   return { file, answer: answerText, report };
 }
 

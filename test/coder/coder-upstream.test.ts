@@ -11,7 +11,8 @@ import { belowSeparator, completed, DEFAULT_PROMPT, runCoder, type CoderRun } fr
 
 const UP = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url)).replace(/[\\/]$/, '');
 const run = (dir?: string) => runCoder(dir, { workspace: UP });
-const cacheFile = (r: CoderRun, name: string) => r.file(`${nodePath.posix.dirname(r.promptFile)}/.cache/${name}`);
+// the run reports are in the workbench's .cache/ (the default workbench when the prompt sets none), as upstream
+const cacheFile = (r: CoderRun, name: string) => r.file(`${nodePath.posix.dirname(r.promptFile)}/workbench-default/.cache/${name}`);
 const pin = (r: CoderRun, iden: string) => r.pins.find((p) => p.iden === iden)?.content as { label: string; content: string } | undefined;
 
 describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit, auto_context, workbench, on: end)", () => {
@@ -26,10 +27,9 @@ describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit
     expect(files).toContain('# Context Files\n\n- src/greet.ts\n- src/math.ts\n- docs/plan.md\n');
   });
 
-  it('names the upstream keys it does not act on, instead of ignoring them (auto_context is switched off there)', () => {
-    expect(r.prints.filter((p) => p.startsWith('WARNING: '))).toEqual([
-      "WARNING: prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
-    ]);
+  it('warns about none of the template keys: `workbench:` with its keys commented out is null, the default workbench (auto_context is switched off there)', () => {
+    expect(r.prints.filter((p) => p.startsWith('WARNING: '))).toEqual([]);
+    expect(r.file('.aipack/.prompt/pro@coder/user-templates/workbench-chat-rules.md')).toContain('chat.md');
   });
 
   it('sends the udiffx instructions and marks at most three parts for caching (cache_explicit)', () => {
@@ -139,7 +139,13 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
 
   it('attaches the inline image, lists it in the file report, and sends no cache mark without cache_explicit', () => {
     const parts = r.ai[0]!.parts;
-    expect(parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: prompts/seed/mockup.png (the layout)]' });
+    // AIPack's attachment message: a text part naming the file, then the file
+    expect(parts[0]).toEqual({
+      role: 'user',
+      cache: false,
+      content: "Here is file attachment.\nFile Path: 'prompts/seed/mockup.png'\nFile Name: 'mockup.png'\n\nFile Title: the layout\n",
+      attachment: { source: 'prompts/seed/mockup.png', name: 'mockup.png', title: 'the layout', kind: 'image', mime: 'image/png', size: 8 },
+    });
     expect(parts.every((p) => !p.cache)).toBe(true);
     const sent = parts.map((p) => p.content).join('\n');
     // udiffx instructions (the pack's template: AIPack 0.8.15 has no aip.udiffx.file_changes_instruction)
@@ -177,18 +183,30 @@ describe('seed-time template with file_content_mode whole, default_language, sug
     expect(cacheFile(r, 'last_file_change_fails_report.md')).toBeUndefined();
     expect(r.pins).toEqual([]);
     // attachments listed in the params (upstream's later form), relative to the workspace
-    expect(r.ai[0]!.parts[0]).toEqual({ role: 'user', cache: false, content: '[attachment: docs/plan.md (the plan)]' });
+    expect(r.ai[0]!.parts[0]!.attachment).toEqual({ source: 'docs/plan.md', name: 'plan.md', title: 'the plan', kind: 'file', mime: 'application/octet-stream', size: 43 });
   });
 });
 
-describe("a sub-agent on an event this pack does not have", () => {
-  it('on: workbench::done is accepted as upstream accepts it, never runs (nothing sends it here), and the pack says so', () => {
+describe('a sub-agent on workbench::done', () => {
+  it('runs once the start queue is done, in the event form, and reads the default workbench (no workbench: key)', () => {
     const r = run('prompts/on-workbench');
-    expect(r.outcome?.skipped).toBeUndefined();
-    expect(r.prints).toContain(
-      "WARNING: sub_agents[2] (my-agents/after-run.aip) listens only to 'workbench::done', which this pack never sends (it has no workbench): it never runs",
-    );
-    // the plain-string entry is stage form: it runs at pre only
-    expect(r.calls.map((c) => [c.agent, c.stage])).toEqual([['my-agents/after-run.aip', 'pre']]);
+    completed(r);
+    expect(r.prints.filter((p) => p.startsWith('WARNING: '))).toEqual([]);
+    // the plain-string entry is stage form: it runs at pre only, and never on workbench::done
+    expect(r.calls.map((c) => [c.agent, c.stage, c.input.event])).toEqual([
+      ['my-agents/after-run.aip', 'pre', 'start'],
+      ['my-agents/after-run.aip', 'pre', 'workbench::done'],
+    ]);
+    const done = r.calls[1]!.input;
+    // its own queue: the start run is not in its history
+    expect(done.sub_agents_prev).toEqual([]);
+    expect(done.coder_workbench).toEqual({
+      dir: './prompts/on-workbench/workbench-default',
+      cache_dir: './prompts/on-workbench/workbench-default/.cache',
+      prompt_cache_dir: './prompts/on-workbench/.cache',
+      include_kinds: ['text', 'pdf', 'image'],
+      data_dir: './prompts/on-workbench/workbench-default/data',
+    });
+    expect(r.file('notes/run-log.md')).toBe('stage=pre event=workbench::done\n');
   });
 });

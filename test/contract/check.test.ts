@@ -6,6 +6,8 @@ import {
   ignoredFields,
   normalizeEntry,
   normalizeList,
+  relaxEntries,
+  relaxResponse,
   type SubAgentStage,
 } from '../../src/contract/index.ts';
 
@@ -236,5 +238,35 @@ describe('null fields (AIPack null sentinel)', () => {
     expect(checkResponse('pre', { error_msg: null, agent_result: 'x' })).toBeUndefined();
     expect(checkResponse('pre', { coder_prompts: null, coder_prompt: 'x' })).toBeUndefined();
     expect(ignoredFields('post', { coder_params: null })).toEqual([]);
+  });
+});
+
+describe('lax forms upstream accepts: read as upstream reads them, each with its warning', () => {
+  it('on = [] listens to start, an empty event name is dropped; other entries are left as they are', () => {
+    const list = ['a.aip', { name: 'b.aip', on: [] }, { name: 'c.aip', on: ['', 'end'] }, { name: 'd.aip', on: ['end'] }];
+    const r = relaxEntries(list);
+    expect(r.value).toEqual(['a.aip', { name: 'b.aip', on: ['start'] }, { name: 'c.aip', on: ['end'] }, { name: 'd.aip', on: ['end'] }]);
+    expect(r.warnings).toEqual([
+      'sub_agents[2] (b.aip): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = "start")',
+      'sub_agents[3] (c.aip): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = { "end" })',
+    ]);
+    expect(normalizeList(r.value).ok).toBe(true);
+    // without the relaxing the strict contract refuses them, and a list without lax entries is the same list
+    expect(normalizeList(list).ok).toBe(false);
+    expect(relaxEntries(['a.aip'])).toEqual({ value: ['a.aip'], warnings: [] });
+  });
+
+  it('emit_events given as a string is ignored and empty names are dropped; a valid answer is the same table', () => {
+    expect(relaxResponse({ emit_events: 'ns::x', agent_result: 1 })).toEqual({ agent_result: 1 });
+    expect(relaxResponse({ emit_events: ['', 'ns::x'] })).toEqual({ emit_events: ['ns::x'] });
+    const ok = { emit_events: ['ns::x'] };
+    expect(relaxResponse(ok)).toBe(ok);
+    expect(checkResponse('pre', relaxResponse({ emit_events: 'ns::x' }), 'event')).toBeUndefined();
+  });
+
+  it('coder_params and coder_prompt are used at end by the event form only (merged into later end agents)', () => {
+    expect(ignoredFields('post', { coder_params: {}, coder_prompt: 'p' }, undefined, 'event')).toEqual([]);
+    expect(ignoredFields('post', { coder_params: {}, coder_prompt: 'p' })).toEqual(['coder_params', 'coder_prompt']);
+    expect(checkResponse('post', { coder_prompt: 3 }, 'event')).toMatch(/coder_prompt must be/);
   });
 });

@@ -437,11 +437,11 @@ describe('upstream event form (pack/SUB_AGENTS.md section 7), in Lua as in TS', 
     const e = { name: 'a.aip', named_maps: [], zeta: 1, on: 'start' };
     expect(unknownEntryKeys(e)).toEqual(['named_maps', 'zeta']);
     expect(runLua('return C.unknown_entry_keys(case.e)', { e })).toEqual(['named_maps', 'zeta']);
-    const params = { model: 'x', workbench: { chat: true }, contxt_globs: [] };
+    const params = { model: 'x', workbench: { chat: true }, udiffx_inst_debug: true, contxt_globs: [] };
     const want = messages.paramWarnings(params);
     expect(want).toEqual([
       "unknown prompt parameter 'contxt_globs': it is ignored",
-      "prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
+      "prompt parameter 'udiffx_inst_debug' is not supported by this pack (this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)): it is ignored",
     ]);
     expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });
@@ -449,9 +449,12 @@ describe('upstream event form (pack/SUB_AGENTS.md section 7), in Lua as in TS', 
 
 describe('param warnings', () => {
   it('an upstream feature switched off is not warned about, in Lua as in TS', () => {
-    const params = { auto_context: { model: 'luna', enabled: false }, auto_fix: false, workbench: null, dev: { chat: true } };
+    const params = { auto_context: { model: 'luna', enabled: false }, auto_fix: false, udiffx_inst_debug: false, workbench: null, dev: { chat: true } };
     const want = messages.paramWarnings(params);
-    expect(want.map((w) => w.split("'")[1])).toEqual(['dev', 'workbench']);
+    expect(want).toEqual([]);
+    const on = { ...params, udiffx_inst_debug: true };
+    expect(messages.paramWarnings(on).map((w) => w.split("'")[1])).toEqual(['udiffx_inst_debug']);
+    expect(runLua('return C.param_warnings(case.p)', { p: on })).toEqual(messages.paramWarnings(on));
     expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });
 });

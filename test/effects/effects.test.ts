@@ -152,11 +152,20 @@ describe('analyzeEffect in the event form (upstream pro@coder\'s rules: the entr
     expect(effectWarnings(e)).toEqual([]);
   });
 
-  it('post: coder_params and coder_prompt are ignored; emit_events and coder_redo are known fields', () => {
-    const e = analyzeEffect('post', eventInput('post'), { coder_params: { model: 'pro' }, emit_events: ['review::done'], coder_redo: true });
-    expect(e.params.replaced).toBe(false);
+  it('post: coder_params and coder_prompt are merged into what the later end agents receive, as upstream; emit_events and coder_redo are known fields', () => {
+    const e = analyzeEffect('post', eventInput('post'), { coder_params: { model: 'pro' }, coder_prompt: 'p2', emit_events: ['review::done'], coder_redo: true });
+    expect(e.params).toMatchObject({ replaced: true, changed: ['model'], removed: [] });
+    expect(e.prompts).toMatchObject({ replaced: true, after: ['p2'] });
+    expect(e.ignored).toEqual([]);
     expect(e.unknownKeys).toEqual([]);
-    expect(e.changed).toBe(false);
+    // the stage form still ignores them at post
+    expect(analyzeEffect('post', input('post'), { coder_params: { model: 'pro' } }).params.replaced).toBe(false);
+  });
+
+  it('reads emit_events as upstream does: a string is ignored (the pack warns), empty names are dropped', () => {
+    expect(analyzeEffect('pre', eventInput('pre'), { emit_events: 'ctx::x' })).toMatchObject({ emits: [], response: 'table' });
+    expect(analyzeEffect('pre', eventInput('pre'), { emit_events: 'ctx::x' }).error).toBeUndefined();
+    expect(analyzeEffect('pre', eventInput('pre'), { emit_events: ['', 'ctx::x'] }).emits).toEqual(['ctx::x']);
   });
 
   it('records the events a response emits, the entry\'s new agent_on and a redo request, where the stage uses them', () => {

@@ -3,6 +3,7 @@ import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCheckDetailed } from '../../src/check/index.ts';
 import { STAGES } from '../../src/contract/index.ts';
+import { STAGE_INPUT_CLASS } from '../../src/contract/lua-classes.ts';
 import { parseContractFile } from '../../src/harness/case-file.ts';
 import { eventStarter, starterFiles, starterWithModel, type StarterFiles } from '../../src/harness/init-scaffold.ts';
 import { runContractFile } from '../../src/harness/run-case.ts';
@@ -32,6 +33,16 @@ describe('the stage-form starters', () => {
       expect(outcome(result)).toEqual(cases.map((c) => [c.name, 'passed', undefined]));
     });
   }
+
+  it('each starter types input with the class of its stage (lua-classes.ts), and fills in its name and path', () => {
+    for (const stage of STAGES) {
+      const files = starterFiles('my-agent', stage, 'agents/my-agent.aip');
+      expect(files.aip).toContain(`\`\`\`lua\n---@param input ${STAGE_INPUT_CLASS[stage]}\n`);
+      expect(`${files.aip}${files.contract}`).not.toMatch(/<<\w+>>/);
+      expect(files.contract).toContain('agent = "my-agent.aip"');
+    }
+    expect(starterWithModel('advisor', 'pre_task', 'agents/advisor.aip')!.aip).toContain(`---@param input ${STAGE_INPUT_CLASS.pre_task}\n`);
+  });
 
   it('the model-calling starter is a pre_task one, with scripted answers', () => {
     expect(starterWithModel('advisor', 'pre', 'advisor.aip')).toBeUndefined();

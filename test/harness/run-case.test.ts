@@ -400,14 +400,14 @@ config = { on = "end" }
     const toml = `agent = "prompt-refiner.aip"
 [[case]]
 name = "keys"
-params = { workbench = { chat = true }, contxt_globs = [] }
+params = { udiffx_inst_debug = true, contxt_globs = [] }
 config = { enable = false, focus = "auth" }
 `;
     const lax = only(toml);
     expect(lax.status).toBe('passed');
     expect(lax.warnings.slice(0, 3)).toEqual([
       "unknown prompt parameter 'contxt_globs': it is ignored",
-      "prompt parameter 'workbench' is not supported by this pack (the workbench (chat/plan/spec files) is not part of this pack; list those files in context_globs): it is ignored",
+      "prompt parameter 'udiffx_inst_debug' is not supported by this pack (this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)): it is ignored",
       "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable; put an agent's own settings under config = { ... }, which is never warned about); did you mean 'enabled'?",
     ]);
     expect(only(toml, true).status).toBe('failed');
@@ -536,8 +536,26 @@ responses = [{ task_num = 1, content = "  Done.", files_changed = ["src/a.ts"], 
 `).cases[0]!;
     expect(c.status, c.message).toBe('passed');
     expect(JSON.parse(c.result!.readFile('post.json')!)).toEqual({
-      extruded: 'Done.', ok: true, total: 1, raw: '.aipack/.prompt/pro@coder/.cache/last_ai_responses_for_raw.md', context: ['src/a.ts', 'src/b.ts'], stage_form: 1,
+      extruded: 'Done.', ok: true, total: 1, raw: '.aipack/.prompt/pro@coder/workbench-default/.cache/last_ai_responses_for_raw.md', context: ['src/a.ts', 'src/b.ts'], stage_form: 1,
     });
+  });
+});
+
+describe('workbench cases', () => {
+  it('a case on workbench::done gets the workbench its params configure, as coder_workbench', () => {
+    const agents = {
+      'agents/wb.aip': aip(`local wb = input.coder_workbench
+return { agent_result = { event = input.event, chat = wb.chat.path, rules = wb.chat.rules_path, data = wb.data_dir } }`),
+    };
+    const c = runWith(agents, `agent = "wb.aip"
+[[case]]
+name = "workbench"
+on = "workbench::done"
+params = { workbench = { chat = true } }
+[case.expect]
+agent_result = { event = "workbench::done", chat = ".aipack/.prompt/pro@coder/workbench-default/chat.md", rules = ".aipack/.prompt/pro@coder/workbench-default/.cache/_chat-rules.md", data = ".aipack/.prompt/pro@coder/workbench-default/data" }
+`).cases[0]!;
+    expect(c.status, c.message).toBe('passed');
   });
 });
 
@@ -710,13 +728,13 @@ return { agent_result = { verdict = ai_response.content, n = 2 } }
 });
 
 describe('event-form cases: the post input defaults come from the pack', () => {
-  it('content_extruded is the answer as the pack extrudes it: without its change blocks when write_mode is on', () => {
+  it('content_extruded is the answer as the pack extrudes it: without its change blocks when write_mode is on, the text around them as it is', () => {
     const agents = { 'agents/x.aip': aip('aip.file.save("x.txt", input.coder_responses[1].content_extruded)') };
     const answer = 'Done.\\n\\n<FILE_CHANGES>\\n<FILE_NEW file_path=\\"src/a.ts\\">\\nexport const a = 1;\\n</FILE_NEW>\\n</FILE_CHANGES>\\n';
     const toml = (write: boolean) => `agent = "x.aip"\n[[case]]\nname = "x"\non = "end"\nparams = { write_mode = ${write} }\nresponses = [{ task_num = 1, content = "${answer}" }]\n`;
     const on = runWith(agents, toml(true)).cases[0]!;
     expect(on.status, on.message).toBe('passed');
-    expect(on.result!.readFile('x.txt')).toBe('Done.');
+    expect(on.result!.readFile('x.txt')).toBe('Done.\n\n\n');
     const off = runWith(agents, toml(false)).cases[0]!;
     expect(off.result!.readFile('x.txt')).toBe(answer.replace(/\\n/g, '\n').replace(/\\"/g, '"'));
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CaseResult } from '../../src/harness/run-case.ts';
 import type { Port } from '../../src/isolate/isolate.ts';
 import { suite } from '../../src/harness/worker-jobs.ts';
-import { AGENTS } from './helpers.ts';
+import { AGENTS, tmpDir, write } from './helpers.ts';
 
 
 /** A port that records what a job tells its parent. */
@@ -39,5 +39,17 @@ describe('the suite job', () => {
     const done = seen.sent.filter((m) => Object.hasOwn(m as object, 'done')).map((m) => (m as { done: CaseResult }).done.name);
     expect(done).toEqual(['leaves a clean answer alone']);
     expect(new Int32Array(counter)[0]).toBe(2); // it took the second case only
+  });
+
+  it('a stage run whose values would take more than 64 MiB written out fails its case instead of being copied whole', async () => {
+    const dir = tmpDir();
+    write(dir, 'big.aip', '# Output\n\n```lua\nlocal s = string.rep("x", 1024 * 1024)\nlocal t = {}\nfor i = 1, 2000 do t[i] = s end\nlocal p = input.coder_params\np.big = t\nreturn { coder_params = p }\n```\n');
+    const file = write(dir, 'big.contract.toml', 'agent = "big.aip"\n[[case]]\nname = "big"\nprompt = "Go"\n');
+    const { port, seen } = recordingPort();
+    await suite({ files: [file], options: {} }, port);
+    const [done] = seen.sent.filter((m) => Object.hasOwn(m as object, 'done')).map((m) => (m as { done: CaseResult }).done);
+    expect(done?.status).toBe('failed');
+    expect(done?.result).toBeUndefined();
+    expect(done?.message).toMatch(/the stage run \(its result, inputs and trace\) would take more than 64 MiB written out/);
   });
 });

@@ -64,7 +64,10 @@ export interface CoderRun {
   file(rel: string): string | undefined;
   /** a workspace file as it is in the fixture on disk */
   original(rel: string): string;
-  /** workspace-relative paths the run created or changed, outside the prompt dir's `.cache/` */
+  /**
+   * workspace-relative paths the run created or changed, outside what every run keeps beside its prompt: `.cache/`,
+   * the copied `user-templates/` and the default workbench's `.cache/`
+   */
   touched(): string[];
 }
 
@@ -110,7 +113,8 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
     Object.assign(clock, realClock);
   }
   const promptFile = promptDir === undefined ? DEFAULT_PROMPT : `${promptDir}/coder-prompt.md`;
-  const cacheDir = `${nodePath.posix.dirname(promptFile)}/.cache/`;
+  const promptDirRel = nodePath.posix.dirname(promptFile);
+  const bookkeeping = [`${promptDirRel}/.cache/`, `${promptDirRel}/user-templates/`, `${promptDirRel}/workbench-default/.cache/`];
   const calls = sim.trace.of('agent_call').map((e: Extract<TraceEvent, { kind: 'agent_call' }>): SubAgentCall => {
     const input = asTable(e.inputs[0]);
     return {
@@ -134,7 +138,7 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
     original: (rel) => readFileSync(nodePath.join(ws, rel), 'utf8'),
     touched: () => {
       const { created, changed, deleted } = sim.vfs.changes();
-      return [...created, ...changed, ...deleted].filter((p) => !p.startsWith(cacheDir)).sort();
+      return [...created, ...changed, ...deleted].filter((p) => !bookkeeping.some((dir) => p.startsWith(dir))).sort();
     },
   };
 }

@@ -23,7 +23,13 @@ describe('delegateTo', () => {
     expect(Object.keys(outer).sort()).toEqual(['workspaceDir', ...methods].sort());
     expect(outer.workspaceDir).toBe('/ws');
     for (const m of methods) expect((outer[m] as (...a: unknown[]) => unknown)('/ws/a', 'x')).toBe(`${m} answer`);
-    const taking = { writeFile: 2, changes: 0, snapshot: 0, pending: 0, commit: 0 } as Record<string, number>;
+    const taking = { readFile: 2, readBytes: 2, writeFile: 2, changes: 0, snapshot: 0, pending: 0, commit: 0 } as Record<string, number>;
     expect(calls).toEqual(methods.map((m) => [m, ...['/ws/a', 'x'].slice(0, taking[m] ?? 1)]));
+  });
+
+  it('hands readLimit on only when the Vfs it wraps has one', () => {
+    const base = delegateTo({ workspaceDir: '/ws' } as unknown as Vfs);
+    expect('readLimit' in base).toBe(false);
+    expect(delegateTo({ workspaceDir: '/ws', readLimit: () => 7 } as unknown as Vfs).readLimit?.()).toBe(7);
   });
 });

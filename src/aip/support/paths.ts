@@ -26,7 +26,7 @@ export function isPlainRelative(p: string): boolean {
 }
 
 /** Directory a pack ref points to (pack dir or `$base` / `$workspace` support dir), sub path included. */
-export function resolvePackRef(env: StageEnv, ref: string, original = ref): string {
+export function resolvePackRef(env: Pick<StageEnv, 'dirs' | 'findPackDir'>, ref: string, original = ref): string {
   let parsed;
   try {
     parsed = parsePackRef(ref);
@@ -52,7 +52,7 @@ export function resolvePackRef(env: StageEnv, ref: string, original = ref): stri
  * `~/` home, absolute as is, `$tmp/` session tmp, pack refs, else relative to `baseDir` (default: workspace).
  * A relative `baseDir` is itself resolved first.
  */
-export function resolvePath(env: StageEnv, p: string, baseDir?: string): string {
+export function resolvePath(env: Pick<StageEnv, 'dirs' | 'findPackDir'>, p: string, baseDir?: string): string {
   // `~/.aipack-base` is the base dir, which --aipack-base may put elsewhere than under the simulated home
   if (p === '~/.aipack-base' || p.startsWith('~/.aipack-base/')) return collapse(posix.join(env.dirs.baseAipack, p.slice('~/.aipack-base'.length)));
   if (p === '~' || p.startsWith('~/')) return collapse(posix.join(env.dirs.home, p.slice(1)));

@@ -46,12 +46,28 @@ export type TraceEvent =
   /** free-form notes from higher layers (e.g. the sub-agent pipeline's effects) */
   | { kind: 'note'; depth: number; agent: string; topic: string; data: unknown };
 
+/** A file sent with a model request (after the text part of its message). */
+export interface AttachmentSent {
+  /** `file_source` as the agent gave it */
+  source: string;
+  /** `file_name`, else the file's own name */
+  name: string;
+  title?: string;
+  kind: 'image' | 'pdf' | 'file';
+  mime: string;
+  /** bytes */
+  size: number;
+}
+
 /** One message part of a model request, as sent. */
 export interface PromptPartSent {
   role: 'system' | 'user' | 'assistant';
   /** the part's `cache = true` heading option (an explicit cache mark, Anthropic) */
   cache: boolean;
+  /** the text (for an attachment: its text part) */
   content: string;
+  /** an attachment's message: the file sent after the text */
+  attachment?: AttachmentSent;
 }
 
 export class Trace {

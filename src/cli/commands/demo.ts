@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from 'diff';
 import { exists, makeTempDir, readText } from '../../support/host-fs.ts';
 import nodePath from 'node:path';
 import pc from 'picocolors';
-import { coderRunReport, describeEffect, type CoderRunReport } from '../../effects/run-report.ts';
+import { coderRunReport, describeEffect, type CoderRunReport, type SubAgentCall } from '../../effects/run-report.ts';
 import { ScriptedAi } from '../../runtime/ai.ts';
 import { REPO_PACK, REPO_ROOT } from '../../runtime/packs.ts';
 import { Simulator, type RunOutcome } from '../../runtime/simulator.ts';
@@ -51,11 +51,45 @@ export function register(program: Command, setExit: SetExit): void {
 }
 
 const STAGE_TITLES: Record<string, string> = {
-  pre: 'Before All: the prompt is read, then the `pre` sub-agents may change params and instruction',
+  pre: 'Before All: the prompt is read, then the `pre` sub-agents (and the `start` event) may change params and instruction',
   pre_task: 'Data: before each task, `pre_task` sub-agents may change that task',
   post_task: 'Output: after the AI answered, `post_task` sub-agents may check or replace the answer',
-  post: 'After All: `post` sub-agents see every answer as applied',
+  post: 'After All: `post` sub-agents (and the `end` event) see every answer as applied',
 };
+
+/** One line of detail under a sub-agent call, indented under it. */
+const detail = (text: string) => pc.dim(`      │ ${text}`);
+
+/**
+ * What the demo shows under each sub-agent call, in this order; each returns its lines (none when it has nothing
+ * to say). A new kind of detail is one more function here.
+ */
+const DETAILS: ((call: SubAgentCall, r: CoderRunReport) => string[])[] = [
+  // the instruction segments after a change
+  (call) => (call.effect.prompts.changed ? call.effect.prompts.after.map((seg) => detail(firstLine(seg))) : []),
+  // the params it added or changed
+  (call) => [...call.effect.params.added, ...call.effect.params.changed].map((k) => detail(`${k} = ${JSON.stringify(call.effect.params.after[k])}`)),
+  // a parallel group: each member, its model calls and its result
+  (call) =>
+    (call.group?.members ?? []).map((m) => {
+      const result = m.result !== undefined ? JSON.stringify(m.result) : undefined;
+      const models = m.models.length ? `${m.models.length} model call${m.models.length === 1 ? '' : 's'} (${[...new Set(m.models)].join(', ')})` : 'no model call';
+      return detail(`[${m.index}] ${m.agent}: ${m.error !== undefined ? `failed: ${firstLine(m.error)}` : models}${result ? ` → ${result}` : ''}`);
+    }),
+  // the model calls of a built-in (auto-context asks code-map, then its own model)
+  (call, report) => {
+    if (!call.agent.startsWith('pro@coder/')) return [];
+    const counts = new Map<string, number>();
+    for (const a of report.sub_agent_ai_calls) if (a.agent.startsWith('pro@coder/')) counts.set(`${a.agent} (${a.model})`, (counts.get(`${a.agent} (${a.model})`) ?? 0) + 1);
+    return [...counts].map(([who, n]) => detail(`AI ${who}${n > 1 ? ` x${n}` : ''}`));
+  },
+  // the coder's model call of the task a post_task sub-agent checked
+  (call, report) => {
+    if (call.stage !== 'post_task') return [];
+    const ai = report.ai_calls.find((a) => a.task === call.task);
+    return ai ? [detail(`AI (${ai.model}) answered ${ai.response.length} chars`)] : [];
+  },
+];
 
 /** The demo's story: each stage with its sub-agents and their effects, the AI calls, then every file as a diff. */
 function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
@@ -67,16 +101,9 @@ function renderDemo(r: CoderRunReport, vfs: Vfs, ws: string): string {
       lastStage = call.stage;
     }
     const task = call.task !== undefined ? pc.dim(` [task ${call.task}]`) : '';
-    out.push(`  ${call.effect.error ? pc.red('✗') : pc.green('✓')} ${call.agent}${task}: ${describeEffect(call.effect)}`);
-    const e = call.effect;
-    if (e.prompts.changed) for (const seg of e.prompts.after) out.push(pc.dim(`      │ ${firstLine(seg)}`));
-    if (e.params.added.length || e.params.changed.length) {
-      for (const k of [...e.params.added, ...e.params.changed]) out.push(pc.dim(`      │ ${k} = ${JSON.stringify(e.params.after[k])}`));
-    }
-    if (call.stage === 'post_task') {
-      const ai = r.ai_calls.find((a) => a.task === call.task);
-      if (ai) out.push(pc.dim(`      │ AI (${ai.model}) answered ${ai.response.length} chars`));
-    }
+    const on = call.event !== undefined ? pc.dim(` (on ${call.event})`) : '';
+    out.push(`  ${call.effect.error ? pc.red('✗') : pc.green('✓')} ${call.agent}${task}${on}: ${describeEffect(call.effect)}`);
+    for (const show of DETAILS) out.push(...show(call, r));
   }
   out.push('');
   out.push(pc.bold('Files the run wrote (kept in memory; the demo workspace is unchanged):'));

@@ -4,7 +4,7 @@ import { relativeToCwd } from '../../support/paths.ts';
 import type { Command } from 'commander';
 import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import { UsageError, type SetExit } from '../errors.ts';
-import { formatBaseWrites, formatFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
+import { formatBaseWrites, formatFiles, formatWrittenFiles, formatTrace, hintOf, noAiHint, toJsonValue } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 interface RunAgentOptions extends SimCliOptions {
@@ -41,7 +41,9 @@ export function register(program: Command, setExit: SetExit): void {
       const html = o.report ? await import('../html-report.ts') : undefined;
       const reportFiles = html?.changedFiles(run);
       const { outcome, files } = run;
-      const commitError = !run.error && o.write ? writeRun(run) : undefined;
+      // as AIPack, what the stages wrote before a failure stays written: --write writes a failed run's stages too
+      const written = o.write ? writeRun(run) : undefined;
+      const commitError = written?.failed?.error;
       const error = run.error ?? commitError;
       if (o.json) {
         const out = {
@@ -50,6 +52,7 @@ export function register(program: Command, setExit: SetExit): void {
           redo_requested: outcome?.redoRequested ?? false,
           skipped: outcome?.skipped ?? null,
           files,
+          ...(written ? { write: { written: written.written, not_written: written.notWritten } } : {}),
           ...(error ? { error: error.message } : {}),
           ...(o.trace ? { trace: run.trace.events } : {}),
         };
@@ -66,7 +69,9 @@ export function register(program: Command, setExit: SetExit): void {
         }
         // a run that never started (agent not found, ...) has no files to speak of
         if (outcome || !error || files.created.length + files.changed.length + files.deleted.length > 0) {
-          process.stdout.write(formatFiles(files, !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written') + '\n');
+          const state = !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written';
+          const text = written && state !== 'written' ? formatWrittenFiles(files, written, Boolean(run.error)) : formatFiles(files, state);
+          process.stdout.write(text + '\n');
         }
         const base = formatBaseWrites(run.trace, run.workspaceDir, o.aipackBase === undefined ? undefined : nodePath.resolve(o.aipackBase));
         if (base) process.stdout.write(base + '\n');

@@ -7,7 +7,7 @@ import { AgentRunError } from '../../runtime/lifecycle/agent-run.ts';
 import type { SetExit } from '../errors.ts';
 import { escapeControls, escapeLine } from '../../support/terminal-text.ts';
 import { noAnswerHint } from '../builtin-answers.ts';
-import { errorLine, formatFiles, formatStatus, formatTrace, hintOf, noAiHint, toJsonValue, truncate, type FilesState } from '../format.ts';
+import { errorLine, formatFiles, formatStatus, formatTrace, formatWrittenFiles, hintOf, noAiHint, toJsonValue, truncate, type FilesState, type WrittenFiles } from '../format.ts';
 import { addSimOptions, simulateCli, withWriteLock, workspaceOf, writeRun, type SimCliOptions } from '../simulate.ts';
 
 const CODER = 'pro@coder';
@@ -30,7 +30,9 @@ export function register(program: Command, setExit: SetExit): void {
       // the files as they are before --write changes them
       const html = o.report ? await import('../html-report.ts') : undefined;
       const reportFiles = html?.changedFiles(run);
-      const commitError = !run.error && o.write ? writeRun(run) : undefined;
+      // as AIPack, what the stages wrote before a failure stays written: --write writes a failed run's stages too
+      const written = o.write ? writeRun(run) : undefined;
+      const commitError = written?.failed?.error;
       const error = run.error ?? commitError;
       const report = coderRunReport({ coderName: CODER, trace: run.trace, files: run.files, outcome: run.outcome, error });
       const failedAgent = report.sub_agents.find((c) => c.effect.error !== undefined);
@@ -46,11 +48,12 @@ export function register(program: Command, setExit: SetExit): void {
             : undefined;
       const files: FilesState = !o.write ? 'dry' : run.error ? 'run-failed' : commitError ? 'refused' : 'written';
       if (o.json) {
-        const json = toJsonValue({ ...report, ...(o.trace ? { trace: run.trace.events } : {}) });
+        const write = written && { written: written.written, not_written: written.notWritten };
+        const json = toJsonValue({ ...report, ...(write ? { write } : {}), ...(o.trace ? { trace: run.trace.events } : {}) });
         process.stdout.write(JSON.stringify(json, null, 2) + '\n');
       } else {
         if (o.trace) process.stdout.write(formatTrace(run.trace) + '\n\n');
-        process.stdout.write(formatReport(report, files) + '\n');
+        process.stdout.write(formatReport(report, files, written, Boolean(run.error)) + '\n');
       }
       if (html && o.report) {
         const path = html.writeRunReport(o.report, CODER, run, reportFiles ?? [], error);
@@ -119,7 +122,7 @@ export function formatPins(pins: readonly Pin[]): string[] {
 }
 
 /** The human-readable report: stage by stage, each sub-agent and its effect, the AI calls, the files. */
-function formatReport(r: CoderRunReport, files: FilesState): string {
+function formatReport(r: CoderRunReport, files: FilesState, written?: WrittenFiles, runFailed = false): string {
   const lines: string[] = [];
   let lastHeading = '';
   for (const call of r.sub_agents) {
@@ -150,7 +153,7 @@ function formatReport(r: CoderRunReport, files: FilesState): string {
     lines.push(`${pc.magenta('AI')} task ${ai.task} (${ai.model}): ${truncate(first, 70)}`);
   }
   lines.push(...formatPins(r.pins));
-  lines.push(formatFiles(r.files, files));
+  lines.push(written && files !== 'written' ? formatWrittenFiles(r.files, written, runFailed) : formatFiles(r.files, files));
   if (r.failed_changes.length > 0) {
     lines.push(pc.red('changes not applied:'));
     for (const f of r.failed_changes) lines.push(`  ${f.file}: ${f.cause}`);

@@ -1,16 +1,15 @@
-import nodePath from 'node:path';
 import type { AgentOptions } from '../agent-doc.ts';
 import { resolveModel } from '../option-layers.ts';
 import type { AiAnswer, ScriptedAi } from '../ai.ts';
 import { renderPromptParts } from '../prompt-parts.ts';
-import type { Trace } from '../../aip/support/trace.ts';
+import type { AttachmentSent, PromptPartSent, Trace } from '../../aip/support/trace.ts';
 import type { Vfs } from '../../support/vfs.ts';
-import { isPlainObject } from '../../engine/values.ts';
+import { attachmentMessage } from '../attachments.ts';
 import { fail, type Frame } from './agent-run.ts';
 
 /** The prompt of one task: the `.aip` parts rendered with `data`/`input`/`before_all`, attachments first, to the model. */
 export function callAi(
-  deps: { ai: ScriptedAi; trace: Trace; vfs: Vfs; workspaceDir: string },
+  deps: { ai: ScriptedAi; trace: Trace; vfs: Vfs; resolve: (path: string) => string },
   frame: Frame,
   taskNum: number,
   root: { data: unknown; input: unknown; before_all: unknown },
@@ -41,22 +40,12 @@ export function callAi(
     task: taskNum,
     model: answer.model_name,
     prompt: all.map((m) => m.content).join('\n\n'),
-    parts: all.map((m) => ({ role: m.role, cache: m.cache, content: m.content })),
+    parts: all.map((m): PromptPartSent => {
+      const attachment = (m as { attachment?: AttachmentSent }).attachment;
+      return { role: m.role, cache: m.cache, content: m.content, ...(attachment ? { attachment } : {}) };
+    }),
     response: answer.content ?? '',
     ms: deps.trace.now() - t0,
   });
   return answer;
-}
-
-function attachmentMessage(deps: { vfs: Vfs; workspaceDir: string }, a: unknown): { role: 'user'; content: string; cache: boolean } {
-  const att = isPlainObject(a) ? a : {};
-  const source = typeof att.file_source === 'string' ? att.file_source : '';
-  const abs = nodePath.resolve(deps.workspaceDir, source);
-  const exists = deps.vfs.isFile(abs);
-  const title = typeof att.title === 'string' ? ` (${att.title})` : '';
-  return {
-    role: 'user',
-    content: exists ? `[attachment: ${source}${title}]` : `Error while attaching file '${source}': not found`,
-    cache: false,
-  };
 }

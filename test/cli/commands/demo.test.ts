@@ -23,6 +23,16 @@ describe('coder-subagents demo (npm run demo)', () => {
     // the first demo of the file also warms the Lua VM, and the page loads the tokenizer's tables
   }, 60_000);
 
+  it('shows what the pack does today: an event-form chain with a custom event, the built-in auto-context with its code map, a parallel group', async () => {
+    const r = await runCli(['demo'], REPO_ROOT);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('my-agents/plan.aip (on start): emits plan::ready');
+    expect(r.stdout).toMatch(/my-agents\/plan-check\.aip \(on plan::ready\): params \+temperature; prompts changed/);
+    expect(r.stdout).toMatch(/pro@coder\/auto-context \(on start\): params ~context_globs\n.*context_globs = \["src\/auth\/login\.ts","src\/utils\/format\.ts"\]\n.*AI pro@coder\/code-map \(demo-cheap\) x3/);
+    expect(r.stdout).toMatch(/\[1\] my-agents\/review\.aip: 1 model call \(demo-model\) → \{"focus":"security","review":"The password is never logged; fine\."\}/);
+    expect(r.stdout).toMatch(/\[2\] my-agents\/review\.aip: 1 model call \(demo-model\) → \{"focus":"tests"/);
+  }, 120_000);
+
   it('exits 2 for a workspace that does not exist or has no ai.toml', async () => {
     const missing = await runCli(['demo', '--workspace', 'no/such/dir'], REPO_ROOT);
     expect(missing.code).toBe(2);

@@ -72,7 +72,7 @@ describe('coder-subagents run', () => {
     expect(r.stdout).toMatch(/^skipped: Sub-agent \[my\/bad\.aip\] failed: /m);
   });
 
-  it('a failed run --write says that nothing was written because the run failed; the cause is one error line', async () => {
+  it('a failed run --write writes what its stages saved before the failure, as AIPack, and says so; the cause is one error line', async () => {
     const ws = tmpDir();
     write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nworking_globs = ["src/*.ts"]\nfile_content_mode = "whole"\nsub_agents = [{ name = "my/todo-guard.aip", stages = ["post_task"] }]\n```\n\nRename a.\n\n====\n');
     write(ws, 'my/todo-guard.aip', '# Output\n\n```lua\nif input.coder_response.content:find("TODO") then\n  return { success = false, error_msg = "the answer adds a TODO" }\nend\n```\n');
@@ -80,10 +80,13 @@ describe('coder-subagents run', () => {
     write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = """\n<AIP_FILE_CHANGE file_path="src/a.ts">\n````ts\nexport const b = 1; // TODO\n````\n</AIP_FILE_CHANGE>\n"""\n');
     const r = await runCli(['run', '--ai', 'ai.toml', '--write'], ws);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('files (not written: the run failed):\n');
+    // Before All and Data wrote the prompt's cache; the task failed before its changes were applied: src/a.ts is as it was
+    expect(r.stdout).toMatch(/\nfiles written \(the run failed: as in AIPack, what its stages saved before the failure stays written\):\n {2}created \.aipack\/\.prompt\/pro@coder\/\.cache\//);
+    expect(r.stdout).not.toMatch(/(created|changed) src\/a\.ts/);
     expect(r.stdout).not.toContain('use --write');
     expect(r.stderr).toBe('error: Sub-agent [my/todo-guard.aip] failed: the answer adds a TODO\n');
     expect(readFileSync(`${ws}/src/a.ts`, 'utf8')).toBe('export const a = 1;\n');
+    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache/last_prompt_file_paths.md`)).toBe(true);
     // the Lua traceback into the pack is there when asked for
     const traced = await runCli(['run', '--ai', 'ai.toml', '--trace'], ws);
     expect(traced.stderr).toMatch(/^error: Sub-agent \[my\/todo-guard\.aip\] failed: the answer adds a TODO\nstack traceback:/);
@@ -91,24 +94,44 @@ describe('coder-subagents run', () => {
     expect(json.stderr).toBe('error: Sub-agent [my/todo-guard.aip] failed: the answer adds a TODO\n');
   });
 
-  it('a refused commit says that nothing was written because the changes were refused', async () => {
+  it('a refused change fails the writes of its stage and the later ones, and the output says which files were written and which not', async () => {
     const ws = tmpDir();
     write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nsub_agents = [{ name = "my/planter.aip", stages = ["post"] }]\n```\n\nFix it.\n\n====\n');
     write(ws, 'my/planter.aip', '# Output\n\n```lua\naip.file.save(".aipack/pack/custom/planted.txt", "x")\n```\n');
     write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "Nothing to change."\n');
     const r = await runCli(['run', '--ai', 'ai.toml', '--write'], ws);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('files (not written: --write refused the changes, see the error):\n');
+    // the writes of Before All and of the task are on disk; After All's (the planted file, the prompt file) are not
+    expect(r.stdout).toMatch(/\nfiles written \(written stage by stage\):\n( {2}created \.aipack\/\.prompt\/pro@coder\/\.cache\/\S+\n)+/);
+    expect(r.stdout).toMatch(/\nfiles not written \(the writes of After All and later: \d+ changes? cannot be written, so nothing was written:\):\n/);
+    expect(r.stdout).toContain('  created .aipack/pack/custom/planted.txt');
     expect(r.stderr).toMatch(/^error: \d+ changes? cannot be written, so nothing was written: \S+: inside \.aipack\/pack\/, which a simulated run does not write\n$/);
-    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache`)).toBe(false);
+    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache/last_ai_responses_for_raw.md`)).toBe(true);
+    expect(existsSync(`${ws}/.aipack/pack/custom/planted.txt`)).toBe(false);
   });
+
+  it('a failing end sub-agent leaves the files the task wrote, as AIPack, and the run still exits 1', async () => {
+    const ws = tmpDir();
+    write(ws, '.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\nworking_globs = ["src/*.ts"]\nwrite_mode = true\nfile_content_mode = "whole"\nsub_agents = [{ name = "my/gate.aip", on = "end" }]\n```\n\nRename a.\n\n====\n');
+    write(ws, 'my/gate.aip', '# Output\n\n```lua\nreturn { error_msg = "tests are red" }\n```\n');
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    write(ws, 'ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = """\nRenamed.\n\n<AIP_FILE_CHANGE file_path="src/a.ts">\n````ts\nexport const b = 1;\n````\n</AIP_FILE_CHANGE>\n"""\n');
+    const r = await runCli(['run', '--ai', 'ai.toml', '--write', '--json'], ws);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error: Sub-agent [my/gate.aip] failed: tests are red');
+    expect(readFileSync(`${ws}/src/a.ts`, 'utf8')).toBe('export const b = 1;\n');
+    const json = JSON.parse(r.stdout);
+    expect(json.write.written).toContain('src/a.ts');
+    expect(json.write.not_written).toEqual([]);
+  });
+
 
   it("lists each change that could not be applied with its file and cause, and the pack's warnings", async () => {
     const ws = tmpDir();
     const meta = [
       'working_globs = ["src/*.ts"]',
       'write_mode = true',
-      'workbench = { enabled = true }',
+      'udiffx_inst_debug = true',
       'auto_fix = false',
       'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
     ].join('\n');
@@ -120,7 +143,7 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21'], ws);
     expect(r.stdout).toMatch(/\nchanges not applied:\n {2}src\/a\.ts: FILE_PATCH: .*; Hunk 1 failed: .+\n/);
     expect(r.stdout).toContain("\nwarning: sub_agents[1]: unknown key 'focus' (kept, the agent reads it as input.agent_config.focus;");
-    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'workbench' is not supported by this pack/);
+    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'udiffx_inst_debug' is not supported by this pack/);
     // the entry's own config table is the user's: never warned about
     expect(r.stdout).not.toContain('sub_agents[2]');
     const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
@@ -207,7 +230,7 @@ describe('run: the built-in sub-agents of an upstream prompt (auto_context: flas
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines).toContain('  ✓ pro@coder/auto-context: params ~context_globs');
-    expect(lines).toContain('  ✓ pro@coder/auto-fix: no change');
+    expect(lines).toContain('  ✓ pro@coder/auto-fix: fixed src/greet.ts (lite)');
     expect(lines.filter((l) => l.startsWith('AI '))).toEqual([
       'AI pro@coder/code-map (flash) x2',
       'AI pro@coder/auto-context (flash)',

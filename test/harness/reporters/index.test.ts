@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadReporter, REPORTER_BY_NAME } from '../../../src/harness/reporters/index.ts';
-
-beforeAll(() => loadReporter('html'));
 import { CWD, sampleSuite } from '../../helpers/suite-result.ts';
+
+// loading the html reporter (its tokenizer's tables) takes seconds on a busy machine; no test here is about that
+beforeAll(() => loadReporter('html'), 180_000);
 
 describe('loadReporter', () => {
   it('the html reporter renders only once loaded: its modules are not loaded with the others', async () => {
