@@ -39,6 +39,8 @@ const NAMED_PATH = new RegExp(
   `(?<![\\w@./"'=-])(?<!\\b[\\w.-]+/[\\w.-]+ )((?:${TOP_FOLDERS.join('|')})/[\\w@./-]*\\.(?:ts|mts|mjs|js|lua|aip|md|toml|json|hbs))(?![\\w/-])`,
   'g',
 );
+/** A line naming another project's repository (owner/repo) lists that repository's paths, and so may the next. */
+const UPSTREAM_REPO = /\b(?:aipack-ai|fengari-lua|ceifa)\/[\w.-]+/;
 /** Where comments and docs are read for paths: the prose of src/ and lua/ code, and the docs outside code blocks. */
 const PATH_PLACES = [
   { place: 'src', keep: (n) => /\.(ts|mjs|lua)$/.test(n) },
@@ -99,19 +101,19 @@ export function missingPaths(root) {
       continue;
     }
     for (const f of files) {
-      proseOf(f, readFileSync(f, 'utf8'))
-        .split('\n')
-        .forEach((line, i) => {
-          for (const m of line.matchAll(NAMED_PATH)) {
-            const path = m[1].replace(/\.$/, '');
-            const dir = nodePath.posix.dirname(path);
-            if (dir === 'src' || dir === 'test') continue;
-            const found = [root, nodePath.join(root, 'src'), nodePath.dirname(f)].filter((base) => existsSync(nodePath.join(base, dir)));
-            if (found.length === 0) continue;
-            if (found.some((base) => existsSync(nodePath.join(base, path)))) continue;
-            problems.push(`${show(f)}:${i + 1}: '${path}' does not exist (a file was moved or renamed: name it as it is now)`);
-          }
-        });
+      const lines = proseOf(f, readFileSync(f, 'utf8')).split('\n');
+      lines.forEach((line, i) => {
+        if (UPSTREAM_REPO.test(line) || (i > 0 && UPSTREAM_REPO.test(lines[i - 1]))) return;
+        for (const m of line.matchAll(NAMED_PATH)) {
+          const path = m[1].replace(/\.$/, '');
+          const dir = nodePath.posix.dirname(path);
+          if (dir === 'src' || dir === 'test') continue;
+          const found = [root, nodePath.join(root, 'src'), nodePath.dirname(f)].filter((base) => existsSync(nodePath.join(base, dir)));
+          if (found.length === 0) continue;
+          if (found.some((base) => existsSync(nodePath.join(base, path)))) continue;
+          problems.push(`${show(f)}:${i + 1}: '${path}' does not exist (a file was moved or renamed: name it as it is now)`);
+        }
+      });
     }
   }
   return problems;

@@ -60,13 +60,31 @@ interface NodeBudget {
   limit: number;
 }
 
+/**
+ * Values and string bytes converted so far, both ways (a running count: a host call charges the difference its
+ * own conversions made, see hostFunctionBody).
+ */
+const work = { nodes: 0, bytes: 0 };
+
+/**
+ * How a host call's conversions are charged: `charge(L, nodes, bytes)` counts the values and string bytes
+ * converted against the budget of the state whose Lua runs in `L` and answers the limit's message once spent
+ * (set by the engine core, sandboxed-state.ts).
+ */
+export const hostWork = {
+  charge: (_L: unknown, _nodes: number, _bytes: number): string | undefined => undefined,
+};
+
 /** Converts a Lua value to JS data with one of AIPack's two conversions (values.ts). */
 export function luaToJs<L, V>(io: ValueReader<L, V>, L: L, v: V, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
+  const budget = { left: maxNodes, limit: maxNodes };
   try {
-    return convert(io, L, v, mode, new Set(), 0, { left: maxNodes, limit: maxNodes });
+    return convert(io, L, v, mode, new Set(), 0, budget);
   } catch (err) {
     if (err instanceof PathedConversionError) throw err.at(where);
     throw err;
+  } finally {
+    work.nodes += maxNodes - budget.left;
   }
 }
 
@@ -85,8 +103,11 @@ function convert<L, V>(io: ValueReader<L, V>, L: L, v: V, mode: ConvertMode, see
       if (mode === 'aip') throw new PathedConversionError((path) => `cannot convert ${n} to JSON at ${path}`);
       return null; // serde_json turns a non-finite f64 into null (Value::from(f64))
     }
-    case T_STRING:
-      return io.string(L, v);
+    case T_STRING: {
+      const str = io.string(L, v);
+      work.bytes += str.length;
+      return str;
+    }
     case T_LIGHTUSERDATA:
       return null; // the null sentinel, or any light userdata (AIPack >= 0.8.3)
     case T_TABLE:
@@ -190,6 +211,8 @@ export function jsToLua<L, S, T>(io: ValueBuilder<L, S, T>, L: L, value: unknown
 }
 
 function build<L, S, T>(io: ValueBuilder<L, S, T>, L: L, value: unknown, seen: Set<object>): S {
+  work.nodes++;
+  if (typeof value === 'string') work.bytes += value.length;
   if (value === undefined) return io.nil(L);
   if (value === null) return io.null(L);
   switch (typeof value) {
@@ -251,14 +274,24 @@ export function hostFunctionBody<L>(io: HostCallIO<L>, fn: HostFunction): (L: L)
     let failure: string | undefined;
     let count = 0;
     try {
+      // the conversions are charged per value and by bytes, each once it is done (a nested run's between them is
+      // its own); a spent budget raises the limit's message in place of the call's result
+      let nodes = work.nodes;
+      let bytes = work.bytes;
       const n = io.top(L);
       const args: unknown[] = [];
       for (let i = 1; i <= n; i++) args.push(io.arg(L, i, mode));
-      const result = fn(...args);
-      if (result !== undefined) {
-        const values = result instanceof LuaMulti ? result.values : [result];
-        io.push(L, values);
-        count = values.length;
+      failure = hostWork.charge(L, work.nodes - nodes, work.bytes - bytes);
+      if (failure === undefined) {
+        const result = fn(...args);
+        if (result !== undefined) {
+          const values = result instanceof LuaMulti ? result.values : [result];
+          nodes = work.nodes;
+          bytes = work.bytes;
+          io.push(L, values);
+          count = values.length;
+          failure = hostWork.charge(L, work.nodes - nodes, work.bytes - bytes);
+        }
       }
     } catch (err) {
       if (io.isUnwind(err)) throw err;

@@ -61,6 +61,7 @@ const api: LuaApi<L> = {
   next: (L, idx) => lua.lua_next(L, idx) !== 0,
   pushglobaltable: lua.lua_pushglobaltable,
   setupvalue: (L, funcIdx, n) => lua.lua_setupvalue(L, funcIdx, n) !== null,
+  getupvalue: (L, funcIdx, n) => lua.lua_getupvalue(L, funcIdx, n) !== null,
   tonumber: (L, idx) => lua.lua_tonumber(L, idx) as number,
   tostring: (L, idx) => jsString(L, idx),
   checkstring: (L, arg) => {
@@ -303,6 +304,59 @@ class FengariState extends SandboxedState<L> {
     return n;
   };
 
+  /**
+   * fengari's math.random and math.randomseed (lmathlib.js) keep their generator in a variable of the module, so a
+   * seed set by one state would hold for every state of the process. These are the same functions (Math.random
+   * until a seed is set, then glibc's LCG) over a generator of this state, which the put-back clears.
+   */
+  private randState: number | undefined;
+
+  private nextRandom(): number {
+    this.randState = (1103515245 * (this.randState as number) + 12345) & 0x7fffffff;
+    return this.randState;
+  }
+
+  private readonly mathRandom = (L: L) => {
+    const r = this.randState === undefined ? Math.random() : this.nextRandom() / 0x80000000;
+    let low: number;
+    let up: number;
+    switch (lua.lua_gettop(L)) {
+      case 0:
+        lua.lua_pushnumber(L, r);
+        return 1;
+      case 1:
+        low = 1;
+        up = lauxlib.luaL_checkinteger(L, 1);
+        break;
+      case 2:
+        low = lauxlib.luaL_checkinteger(L, 1);
+        up = lauxlib.luaL_checkinteger(L, 2);
+        break;
+      default:
+        return lauxlib.luaL_error(L, str('wrong number of arguments'));
+    }
+    lauxlib.luaL_argcheck(L, low <= up, 1, str('interval is empty'));
+    lauxlib.luaL_argcheck(L, low >= 0 || up <= 0x7fffffff + low, 1, str('interval too large'));
+    lua.lua_pushinteger(L, Math.floor(r * (up - low + 1)) + low);
+    return 1;
+  };
+
+  private readonly mathRandomseed = (L: L) => {
+    this.randState = lauxlib.luaL_checknumber(L, 1) | 0;
+    if (this.randState === 0) this.randState = 1;
+    this.nextRandom(); // fengari discards the first value
+    return 0;
+  };
+
+  protected override get elementCost(): number {
+    return ELEMENT_COST;
+  }
+
+  /** a new state's generator: Math.random until the next stage sets a seed */
+  protected override resetRandom(): void {
+    this.randState = undefined;
+  }
+
   protected openLibraries(L: L): void {
     for (const name of SANDBOX_LIBS) {
       lauxlib.luaL_requiref(L, str(name), lualib[openerName(name)] as (L: L) => number, 1);
@@ -319,6 +373,12 @@ class FengariState extends SandboxedState<L> {
     lua.lua_setfield(L, -2, str('move'));
     lua.lua_pushjsfunction(L, this.tableConcat);
     lua.lua_setfield(L, -2, str('concat'));
+    lua.lua_pop(L, 1);
+    lua.lua_getglobal(L, str('math'));
+    lua.lua_pushjsfunction(L, this.mathRandom);
+    lua.lua_setfield(L, -2, str('random'));
+    lua.lua_pushjsfunction(L, this.mathRandomseed);
+    lua.lua_setfield(L, -2, str('randomseed'));
     lua.lua_pop(L, 1);
     lua.lua_pushnil(L);
     lua.lua_setglobal(L, str('collectgarbage')); // fengari throws on every call; absent is clearer
@@ -371,22 +431,27 @@ class FengariState extends SandboxedState<L> {
 
   /**
    * The put-back's check done in JS (a table is a JS object here): its stack traffic through lua_next costs ~1
-   * microsecond an entry, and a pooled state's ~40 tables hold ~600 entries, of which a stage changes a few.
+   * microsecond an entry, and a pooled state's tables hold ~700 entries, of which a stage changes a few.
    */
   protected override changedTables(L: L, list: number): number[] {
     const changed: number[] = [];
-    this.pristinePairs(L, list).forEach(([table, copy], i) => {
-      if (table.metatable !== null || !sameEntries(table, copy)) changed.push(i + 1);
+    this.pristineTriples(L, list).forEach(([table, copy, mt], i) => {
+      if (table.metatable !== mt || !sameEntries(table, copy)) changed.push(i + 1);
     });
     return changed;
   }
 
-  /** The changed tables put back in their own structures (a Lua loop here costs a JS call per key). */
+  /**
+   * The changed tables put back in their own structures (a Lua loop here costs a JS call per key), in their
+   * order: a table iterates in the order its keys were added, so a key removed and added again, which the entry by
+   * entry put-back leaves last, makes the table be built again from its copy. False when a table has another
+   * metatable than it had.
+   */
   protected override putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
-    const all = this.pristinePairs(L, list);
-    const pairs = changed === undefined ? all : changed.map((i) => all[i - 1]!);
-    if (pairs.some(([table]) => table.metatable !== null)) return false;
-    for (const [table, copy] of pairs) {
+    const all = this.pristineTriples(L, list);
+    const triples = changed === undefined ? all : changed.map((i) => all[i - 1]!);
+    if (triples.some(([table, , mt]) => table.metatable !== mt)) return false;
+    for (const [table, copy] of triples) {
       // a removed entry keeps its link to the next one, so the walk goes on past it
       for (let e = table.f; e !== undefined; e = e.n) {
         if (getField(L, copy, e.key).type === TAG.LUA_TNIL) setField(L, table, e.key, NIL);
@@ -395,20 +460,27 @@ class FengariState extends SandboxedState<L> {
         const now = getField(L, table, e.key);
         if (now.type !== e.value.type || now.value !== e.value.value) setField(L, table, e.key, e.value);
       }
+      if (sameEntries(table, copy)) continue;
+      for (let e = table.f; e !== undefined; e = e.n) setField(L, table, e.key, NIL);
+      for (let e = copy.f; e !== undefined; e = e.n) setField(L, table, e.key, e.value);
+      if (!sameEntries(table, copy)) return false;
     }
     return true;
   }
 
-  /** the (table, copy) pairs of PRISTINE_LUA's list, in its order: the list is made once, at set-up */
-  private pairs?: [LuaTable, LuaTable][];
+  /** the (table, copy, metatable) triples of PRISTINE_LUA's list, in its order: the list is made once, at set-up */
+  private triples?: [LuaTable, LuaTable, LuaTable | null][];
 
-  private pristinePairs(L: L, list: number): [LuaTable, LuaTable][] {
-    if (this.pairs === undefined) {
+  private pristineTriples(L: L, list: number): [LuaTable, LuaTable, LuaTable | null][] {
+    if (this.triples === undefined) {
       const t = valueAt(L, list).value as LuaTable;
-      this.pairs = [];
-      for (let i = 1; getInt(t, i).type === TAG.LUA_TTABLE; i += 2) this.pairs.push([getInt(t, i).value as LuaTable, getInt(t, i + 1).value as LuaTable]);
+      this.triples = [];
+      for (let i = 1; getInt(t, i).type === TAG.LUA_TTABLE; i += 3) {
+        const mt = getInt(t, i + 2);
+        this.triples.push([getInt(t, i).value as LuaTable, getInt(t, i + 1).value as LuaTable, mt.type === TAG.LUA_TTABLE ? (mt.value as LuaTable) : null]);
+      }
     }
-    return this.pairs;
+    return this.triples;
   }
 
   /** The globals copied entry by entry in JS (a stage's scope; the C API's loop costs ~1 microsecond an entry). */

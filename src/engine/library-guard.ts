@@ -1,5 +1,5 @@
 /**
- * The sandbox wraps library functions in Lua (sandbox.ts) and exposes each wrapper through a host C function, the
+ * The sandbox wraps library functions in Lua (sandbox.lua) and exposes each wrapper through a host C function, the
  * "guard". A C function never loses its caller's frame to a tail call, so its errors can carry the caller's
  * position and call name as the library's own do (luaL_argerror / luaL_where). This module holds the rewrite, shared
  * by both engines: an error the wrapped library raised from a line of the sandbox chunk ("sandbox:N: ...") is

@@ -38,6 +38,8 @@ export interface LuaApi<L> {
   next(L: L, idx: number): boolean;
   pushglobaltable(L: L): void;
   setupvalue(L: L, funcIdx: number, n: number): boolean;
+  /** lua_getupvalue: pushes upvalue `n` of the function at `funcIdx` and answers true, or pushes nothing */
+  getupvalue(L: L, funcIdx: number, n: number): boolean;
   tonumber(L: L, idx: number): number;
   /** the string (or number, converted in place) at `idx` */
   tostring(L: L, idx: number): string;

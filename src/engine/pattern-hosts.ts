@@ -1,5 +1,5 @@
 /**
- * The host side of the sandbox's pattern routing (sandbox.ts), shared by both engines: each engine only says how to
+ * The host side of the sandbox's pattern routing (sandbox.lua), shared by both engines: each engine only says how to
  * read its strings and push results (`PatternIO`). The functions take and return 0-based positions, except
  * `pfind`/`pplain`, which mirror string.find's 1-based results.
  */

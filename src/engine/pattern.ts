@@ -3,7 +3,7 @@
  * engines' own matchers run a whole string.find in one library call, unseen by the instruction hook, and a pattern
  * like `.-.-.-.-.-b` over 5000 bytes backtracks for hours (docs/sandbox.md).
  *
- * The sandbox (sandbox.ts) routes here only the calls whose worst case is large (see `worstCaseSteps`); the others
+ * The sandbox (sandbox.lua) routes here only the calls whose worst case is large (see `worstCaseSteps`); the others
  * stay on the engine's own matcher. Results must be identical to the engine's, so this follows the dialect of each:
  * '5.4' is C Lua 5.4 (wasmoon), '5.3' is fengari 0.1.5's JavaScript port of Lua 5.3, quirks included (its message
  * for `%b` lacks the closing parenthesis, a back-reference to a position capture moves the subject position by its
@@ -16,7 +16,7 @@
 export type PatternDialect = '5.3' | '5.4';
 
 /**
- * Pattern calls whose worst case (as sandbox.ts estimates it) is above this many steps run here. The engines' own
+ * Pattern calls whose worst case (as sandbox.lua estimates it) is above this many steps run here. The engines' own
  * matchers do about 10^8-10^9 steps a second, so what stays there ends within about 0.1 s, uncharged but for its size.
  */
 export const PATTERN_ROUTE_STEPS = 10_000_000;

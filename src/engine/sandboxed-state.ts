@@ -8,13 +8,14 @@
  * Set-up order (a later change may share the library set-up between states): the engine creates its VM and opens
  * the libraries (`openLibraries`), then `install` runs once, then the engine arms its instruction hook.
  */
+import { readText } from '../support/host-fs.ts';
 import type { LuaState, StateOptions } from './engine.ts';
 import type { LuaApi } from './lua-api.ts';
-import { T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
-import { chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
+import { hostWork, T_BOOLEAN, T_FUNCTION, T_NIL, T_NUMBER, T_STRING } from './conversion.ts';
+import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, chargeInstructions, chargeState, checkDeadline, createLimits, limitMessage, spent, type RunLimits } from './limits.ts';
 import { patternHost, type PatternIO } from './pattern-hosts.ts';
 import { PATTERN_ROUTE_STEPS } from './pattern.ts';
-import { loadablePath, OS_REMOVED, packagePath, SANDBOX_LUA, searchPath } from './sandbox.ts';
+import { loadablePath, OS_REMOVED, packagePath, SANDBOX_ARGS, SANDBOX_LUA, searchPath } from './sandbox.ts';
 import { chunkFailure, ConversionError, locationOf, LuaRuntimeError, type ConvertMode } from './values.ts';
 
 /** lua.h statuses and counts, the same on both engines */
@@ -28,63 +29,27 @@ export const HOOK_INTERVAL = 1000;
 const DEADLINE_CHECK_HOOKS = 16;
 /** the registry key of the `package` table, for the searcher (a script may replace the global) */
 const PACKAGE_KEY = 'coder_subagents.package';
-/** the registry keys of PRISTINE_LUA's list of tables and copies, its put-back function, `collectgarbage` */
-const PRISTINE_KEY = 'coder_subagents.pristine';
+/** the registry keys of PRISTINE_LUA's list of tables and copies, its put-back function, the raw `collectgarbage` and
+ * `math.randomseed` (taken before the sandbox wraps them), the sandbox's private tables */
+export const PRISTINE_KEY = 'coder_subagents.pristine';
 const RESTORE_KEY = 'coder_subagents.restore';
-const COLLECT_KEY = 'coder_subagents.collect';
+export const COLLECT_KEY = 'coder_subagents.collect';
+const RANDOMSEED_KEY = 'coder_subagents.randomseed';
+const PRIVATE_KEY = 'coder_subagents.private';
 /** the registry key of the array metatable (conversion.ts; both bridges set it) */
 const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 
 /**
- * Run once after the sandbox is installed, with the array metatable: copies the contents of every table reachable
- * from the globals (keys and values), and of the string and array metatables. Returns them as one list
- * { t1, copy1, t2, copy2, ... } (pair i at 2i-1, 2i), the function that puts tables back in place, and
- * `collectgarbage` as it was (lua54; fengari has none). `restore(i, j, ...)` puts back pairs i, j... (all pairs
- * when given none) and returns true, or nil when one of them got a metatable (only C could remove a protected one).
- * Its locals are taken before any stage runs, so a stage that replaces `next` or `rawset` changes nothing here.
+ * The put-back's Lua (pristine.lua, beside this module): run once after the sandbox and the template are installed,
+ * with the array metatable, `upvalues`, `rawmeta` and the private tables as its arguments; it returns the list of
+ * (table, copy, metatable) triples of every table Lua can reach and the function that puts them back (see the
+ * file's top).
  */
-export const PRISTINE_LUA = `
-local array_mt = ...
-local next, type, getmetatable, rawget, rawset, rawequal, select = next, type, getmetatable, rawget, rawset, rawequal, select
-local seen, list = {}, {}
-local function remember(t)
-  if seen[t] then return end
-  seen[t] = true
-  local copy = {}
-  list[#list + 1] = t
-  list[#list + 1] = copy
-  for k, v in next, t do
-    copy[k] = v
-    if type(v) == "table" then remember(v) end
-  end
-end
-remember(_G)
-remember(getmetatable(""))
-remember(array_mt)
-local pairs_count = #list // 2
-local function put_back(t, copy)
-  -- keys the stage added are removed (clearing a field while traversing is allowed), the others set again
-  for k in next, t do
-    if rawget(copy, k) == nil then rawset(t, k, nil) end
-  end
-  for k, v in next, copy do
-    if not rawequal(rawget(t, k), v) then rawset(t, k, v) end
-  end
-end
-local function restore(...)
-  local n = select("#", ...)
-  for j = 1, n == 0 and pairs_count or n do
-    local i = n == 0 and j or select(j, ...)
-    if getmetatable(list[2 * i - 1]) ~= nil then return nil end
-  end
-  for j = 1, n == 0 and pairs_count or n do
-    local i = n == 0 and j or select(j, ...)
-    put_back(list[2 * i - 1], list[2 * i])
-  end
-  return true
-end
-return list, restore, collectgarbage
-`;
+export const PRISTINE_LUA = readText(new URL('./pristine.lua', import.meta.url));
+
+/** The states whose Lua runs now, innermost last (a host call runs in the last: nested runs stack up). */
+const active: { chargeHostWork(L: unknown, nodes: number, bytes: number): string | undefined }[] = [];
+hostWork.charge = (L, nodes, bytes) => active[active.length - 1]?.chargeHostWork(L, nodes, bytes);
 
 /** A host C function of the engine (fengari: a JS function of the thread; wasmoon: behind a dispatch closure). */
 export type CFunction<L> = (L: L) => number;
@@ -255,6 +220,15 @@ export abstract class SandboxedState<L> implements LuaState {
     api.setglobal(L, 'loadfile');
     this.pushFunction(L, this.dofile);
     api.setglobal(L, 'dofile');
+    // the library functions the put-back resets the state with, before the sandbox wraps them
+    api.getglobal(L, 'collectgarbage');
+    api.setfield(L, api.registry, COLLECT_KEY);
+    api.getglobal(L, 'math');
+    api.getfield(L, -1, 'randomseed');
+    api.setfield(L, api.registry, RANDOMSEED_KEY);
+    api.settop(L, -2);
+    api.createtable(L, 0, 1);
+    api.setfield(L, api.registry, PRIVATE_KEY);
     // the sandbox's Lua side (sandbox.ts) and its host helpers
     api.createtable(L, 0, 12);
     this.pushFunction(L, (L) => {
@@ -278,11 +252,27 @@ export abstract class SandboxedState<L> implements LuaState {
       return 1;
     });
     api.setfield(L, -2, 'hosted');
+    // private(t): t is the sandbox's own memo, never handed to a script: the put-back leaves it out (PRISTINE_LUA)
+    this.pushFunction(L, (L) => {
+      api.getfield(L, api.registry, PRIVATE_KEY);
+      api.pushvalue(L, 1);
+      api.pushboolean(L, true);
+      api.rawset(L, -3);
+      return 0;
+    });
+    api.setfield(L, -2, 'private');
+    // gc_changed(): a script changed the collector's mode or parameters; the put-back resets them
+    this.pushFunction(L, () => {
+      this.collectorChanged = true;
+      return 0;
+    });
+    api.setfield(L, -2, 'gc_changed');
     this.sandboxHelpers(L);
     this.setPatternHost(L);
     api.setglobal(L, '__sandbox');
     if (this.loadChunk(L, SANDBOX_LUA, '=sandbox') !== LUA_OK) api.error(L);
-    api.call(L, 0, 0);
+    for (const n of SANDBOX_ARGS) api.pushinteger(L, n);
+    api.call(L, SANDBOX_ARGS.length, 0);
     this.afterSandbox(L);
   }
 
@@ -308,12 +298,34 @@ export abstract class SandboxedState<L> implements LuaState {
       this.hostChunks.add('=pristine');
       if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
       api.getfield(L, api.registry, ARRAY_MT_KEY);
-      api.call(L, 1, 3);
-      api.setfield(L, api.registry, COLLECT_KEY);
+      this.pushFunction(L, this.upvaluesOf);
+      this.pushFunction(L, this.rawMetatable);
+      api.getfield(L, api.registry, PRIVATE_KEY);
+      api.call(L, 4, 2);
       api.setfield(L, api.registry, RESTORE_KEY);
       api.setfield(L, api.registry, PRISTINE_KEY);
     });
   }
+
+  /** upvalues(f): f's upvalues as { n = count, ... } (PRISTINE_LUA) */
+  private readonly upvaluesOf = (L: L) => {
+    const api = this.api;
+    api.createtable(L, 8, 1);
+    let n = 0;
+    while (api.getupvalue(L, 1, n + 1)) api.rawseti(L, -2, ++n);
+    api.pushinteger(L, n);
+    api.setfield(L, -2, 'n');
+    return 1;
+  };
+
+  /** rawmeta(v): v's metatable, `__metatable` ignored, or nil (PRISTINE_LUA) */
+  private readonly rawMetatable = (L: L) => {
+    if (!this.api.getmetatable(L, 1)) this.api.pushnil(L);
+    return 1;
+  };
+
+  /** a script changed the collector's mode or parameters (lua54's `collectgarbage`; see sandbox.ts) */
+  protected collectorChanged = false;
 
   /** failures that may have left the state half-way through something: it is not reused then */
   private doubtful = false;
@@ -329,6 +341,8 @@ export abstract class SandboxedState<L> implements LuaState {
     let restored = false;
     try {
       this.protect((L) => {
+        this.resetCollector(L);
+        this.resetRandom(L);
         restored = this.putBack(L);
         // the stage's garbage is freed before the state waits in the pool, so it is not counted against the
         // memory of the run tree that takes the state next (lua54; fengari's memory is V8's heap); a little of it
@@ -343,6 +357,42 @@ export abstract class SandboxedState<L> implements LuaState {
       return false;
     }
     return restored;
+  }
+
+  /**
+   * The collector as a new state has it, when a script changed its mode or parameters: Lua 5.4's defaults
+   * (lgc.h: LUAI_GENMINORMUL 20, LUAI_GENMAJORMUL 100, LUAI_GCPAUSE 200, LUAI_GCMUL 100, LUAI_GCSTEPSIZE 13),
+   * running, incremental. Generational parameters are only set by entering that mode (a full collection), so
+   * this runs only after a change.
+   */
+  private resetCollector(L: L): void {
+    if (!this.collectorChanged) return;
+    const api = this.api;
+    const collect = (...args: (string | number)[]) => {
+      api.getfield(L, api.registry, COLLECT_KEY);
+      for (const a of args) {
+        if (typeof a === 'string') api.pushstring(L, a);
+        else api.pushinteger(L, a);
+      }
+      api.call(L, args.length, 0);
+    };
+    collect('generational', 20, 100);
+    collect('incremental', 200, 100, 13);
+    collect('restart');
+    this.collectorChanged = false;
+  }
+
+  /**
+   * The PRNG as unpredictable as a new state's, whatever the stage seeded or drew (the seed of a new Lua 5.4
+   * state is its own too). Here through the library's `math.randomseed` (taken before any script ran); an engine
+   * whose generator lives outside the state resets it itself.
+   */
+  protected resetRandom(L: L): void {
+    const api = this.api;
+    api.getfield(L, api.registry, RANDOMSEED_KEY);
+    api.pushnumber(L, Math.floor(Math.random() * 2 ** 52));
+    api.pushnumber(L, Math.floor(Math.random() * 2 ** 52));
+    api.call(L, 2, 0);
   }
 
   /** True when the stage left enough garbage that the next run tree should not be charged for it (see lua54). */
@@ -364,10 +414,11 @@ export abstract class SandboxedState<L> implements LuaState {
   }
 
   /**
-   * Puts back pairs `changed` of the pristine list at `list` (all of them: undefined), raw: keys the stage added
-   * removed, the others set again. False when one of those tables got a metatable (only C could remove a protected
-   * one). Here by PRISTINE_LUA's restore(), one call into the VM; an engine whose Lua loops cost a call per key
-   * does it in its own structures.
+   * Puts back triples `changed` of the pristine list at `list` (all of them: undefined), raw: keys the stage added
+   * removed, the others set again. False when one of those tables has another metatable than it had (a protected
+   * one cannot be removed from Lua). Here by PRISTINE_LUA's restore(), one call into the VM; an engine whose Lua
+   * loops cost a call per key, or that can put the table's own layout back (its iteration order), does it in its
+   * own structures.
    */
   protected putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
     const api = this.api;
@@ -380,8 +431,8 @@ export abstract class SandboxedState<L> implements LuaState {
   }
 
   /**
-   * Which pairs of the pristine list at `list` (1-based pair positions, see PRISTINE_LUA) hold a table that is
-   * not as its copy (its entries or order differ, or it has a metatable): [] when none, undefined when the engine
+   * Which triples of the pristine list at `list` (1-based triple positions, see PRISTINE_LUA) hold a table that is
+   * not as its copy (its entries or order differ, or its metatable is another): [] when none, undefined when the engine
    * cannot tell (all are put back). Most stages change one or two of the ~40 tables (the globals, for CTX).
    */
   protected changedTables(_L: L, _list: number): number[] | undefined {
@@ -476,6 +527,22 @@ export abstract class SandboxedState<L> implements LuaState {
     if (chargeInstructions(this.limits, n)) this.failFast(L);
   }
 
+  /** instructions' time one table element takes a C loop or a host conversion of this engine */
+  protected get elementCost(): number {
+    return 8;
+  }
+
+  /**
+   * Charges a host call's conversions (conversion.ts hostFunctionBody): `nodes` values at the cost of an element,
+   * string bytes as library calls pay for them. The limit's message once spent, every later instruction raising it.
+   */
+  chargeHostWork(L: unknown, nodes: number, bytes: number): string | undefined {
+    const n = nodes * this.elementCost + (bytes > CHARGE_FROM_BYTES ? Math.floor(bytes / BYTES_PER_INSTRUCTION) : 0);
+    if (n <= 0 || !this.chargeQuietly(n)) return undefined;
+    this.hookEveryInstruction(L as L);
+    return limitMessage(this.limits, this.options);
+  }
+
   /** Charges work seen where no error may be raised (an allocator, a string being built); true when spent. */
   chargeQuietly(n: number): boolean {
     this.used += n;
@@ -506,10 +573,17 @@ export abstract class SandboxedState<L> implements LuaState {
     return 0;
   };
 
+  // io.write is charged by the bytes it writes, as print's text is when it is built (prelude.lua)
   private readonly ioWrite = (L: L) => {
     const n = this.api.gettop(L);
     const parts: string[] = [];
-    for (let i = 1; i <= n; i++) parts.push(this.stringArg(L, i));
+    let bytes = 0;
+    for (let i = 1; i <= n; i++) {
+      const part = this.stringArg(L, i);
+      parts.push(part);
+      bytes += part.length;
+    }
+    if (bytes > CHARGE_FROM_BYTES) this.charge(L, Math.floor(bytes / BYTES_PER_INSTRUCTION));
     this.options.print(parts.join(''));
     return 0;
   };
@@ -641,10 +715,12 @@ export abstract class SandboxedState<L> implements LuaState {
       }
     }
     this.running++;
+    active.push(this);
     let status: number;
     try {
       status = api.pcall(L, 0, 1, base + 1);
     } finally {
+      active.pop();
       this.running--;
     }
     if (status !== LUA_OK) {

@@ -3,10 +3,10 @@ import { BYTES_PER_INSTRUCTION, CHARGE_ALLOC_FROM } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { openerName, SANDBOX_LIBS } from './sandbox.ts';
 import { ChunkCache } from './chunk-cache.ts';
-import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { COLLECT_KEY, PRISTINE_KEY, SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
-import { imageOf, layoutHolds, unchanged, type TableImage } from './wasmoon-tables.ts';
+import { imageOf, layoutHolds, partSizes, putImageBack, unchanged, type TableImage } from './wasmoon-tables.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -85,6 +85,7 @@ const api: LuaApi<number> = {
   next: (L, idx) => M._lua_next(L, idx) !== 0,
   pushglobaltable: (L) => M._lua_rawgeti(L, REGISTRY, RIDX_GLOBALS),
   setupvalue: (L, funcIdx, n) => M._lua_setupvalue(L, funcIdx, n) !== 0,
+  getupvalue: (L, funcIdx, n) => M._lua_getupvalue(L, funcIdx, n) !== 0,
   tonumber: (L, idx) => M._lua_tonumberx(L, idx, 0) as number,
   tostring: toStr,
   checkstring: (L, arg) => {
@@ -263,13 +264,32 @@ class WasmoonState extends SandboxedState<number> {
     M._lua_atpanic(this.L, PANIC);
     this.protect((L) => this.install(L));
     this.installTemplate();
+    this.takeImages();
     this.installedIds = this.ids.length;
     this.pristineBytes = this.bytes;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }
 
-  /** the pristine tables as they were after the last put-back (wasmoon-tables.ts), when their layout is known */
+  /** the pristine tables as set up (wasmoon-tables.ts), when their layout is known */
   private images?: TableImage[];
+
+  /** Images of the pristine tables as set up, after a full collection (see wasmoon-tables.ts). */
+  private takeImages(): void {
+    if (!layoutHolds) return;
+    this.protect((L) => {
+      M._lua_getfield(L, REGISTRY, cstr(COLLECT_KEY));
+      pushString(L, 'collect');
+      M._lua_callk(L, 1, 0, 0, 0);
+      M._lua_getfield(L, REGISTRY, cstr(PRISTINE_KEY));
+      const list = M._lua_gettop(L);
+      const images: TableImage[] = [];
+      for (let i = 1; M._lua_rawgeti(L, list, BigInt(3 * i - 2)) !== T_NIL; i++) {
+        images.push(imageOf(M._lua_topointer(L, -1) as number));
+        M._lua_settop(L, -2);
+      }
+      this.images = images;
+    });
+  }
 
   protected override changedTables(): number[] | undefined {
     const images = this.images;
@@ -279,22 +299,26 @@ class WasmoonState extends SandboxedState<number> {
     return changed;
   }
 
-  /** The core's put-back, then images of the tables it put back, for the next changedTables. */
+  /**
+   * Each changed table's image written back over it (its entries and its iteration order as set up); false, and
+   * the state is not reused, when one cannot be (it has another metatable). Without a known layout, the core's
+   * put-back through the API.
+   */
   protected override putBackTables(L: number, list: number, changed: number[] | undefined): boolean {
-    if (!super.putBackTables(L, list, changed)) return false;
-    if (!layoutHolds) return true;
-    const imageAt = (i: number) => {
-      const type = M._lua_rawgeti(L, list, BigInt(2 * i - 1));
-      const image = type === T_NIL ? undefined : imageOf(M._lua_topointer(L, -1) as number);
-      M._lua_settop(L, -2);
-      return image;
-    };
-    if (this.images === undefined || changed === undefined) {
-      const images: TableImage[] = [];
-      for (let image = imageAt(1); image !== undefined; image = imageAt(images.length + 1)) images.push(image);
-      this.images = images;
-    } else for (const i of changed) this.images[i - 1] = imageAt(i) as TableImage;
-    return true;
+    const images = this.images;
+    if (images === undefined || changed === undefined) return super.putBackTables(L, list, changed);
+    const top = M._lua_gettop(L);
+    try {
+      return changed.every((i) =>
+        putImageBack(images[i - 1], () => {
+          const { narr, nrec } = partSizes(images[i - 1]);
+          M._lua_createtable(L, narr, nrec);
+          return M._lua_topointer(L, -1) as number;
+        }),
+      );
+    } finally {
+      M._lua_settop(L, top);
+    }
   }
 
   /** the bytes the state held once set up, before any stage */

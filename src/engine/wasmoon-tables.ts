@@ -10,8 +10,12 @@
  *   Node (hash part): value @0 (8), tt @8, key_tt @9, next @12, key_val @16; 24 bytes
  * Equal bytes mean equal entries: the same key and value tags and payloads, and a payload that is a pointer names
  * the same object, which cannot have been freed and its address reused, since the state's copies keep it alive.
- * What the collector changes (marks, gclist, the metamethod cache in `flags`) is not compared; the collector's
- * clearing of a dead key in an empty node reads as a change, which only costs a put-back.
+ * What the collector changes (marks, gclist, the metamethod cache in `flags`) is not compared. Images are taken
+ * after a full collection, so no empty node holds a key the collector has yet to clear.
+ *
+ * Equal bytes also mean the same iteration order (`next` walks the array part, then the nodes in place), which a
+ * put-back through the API does not give back: a key removed, collected and added again lands in another free
+ * node. So a table is put back by writing its image's bytes over it (`putImageBack`), into parts of its old sizes.
  *
  * `layoutHolds` probes the layout once on a scratch state; when it does not hold (another Lua build), nothing
  * here is used and the put-back runs every time.
@@ -23,6 +27,7 @@ const LSIZENODE = 7;
 const ALIMIT = 8;
 const ARRAY = 12;
 const NODE = 16;
+const LASTFREE = 20;
 const METATABLE = 24;
 const TVALUE_SIZE = 16;
 const NODE_SIZE = 24;
@@ -37,6 +42,9 @@ export interface TableImage {
   readonly notRealSize: number;
   readonly array: number;
   readonly node: number;
+  readonly flags: number;
+  readonly lastfree: number;
+  readonly metatable: number;
   readonly nodeBytes: Uint8Array;
   readonly arrayBytes: Uint8Array;
 }
@@ -67,16 +75,67 @@ export function imageOf(ptr: number): TableImage {
   const s = spans(ptr);
   const nodeBytes = s.heap.slice(s.node, s.node + s.nodeLength);
   const arrayBytes = s.heap.slice(s.array, s.array + s.arrayLength);
-  return { ptr, lsizenode: s.lsizenode, alimit: s.alimit, notRealSize: s.notRealSize, array: s.array, node: s.node, nodeBytes, arrayBytes };
+  return {
+    ptr,
+    lsizenode: s.lsizenode,
+    alimit: s.alimit,
+    notRealSize: s.notRealSize,
+    array: s.array,
+    node: s.node,
+    flags: s.heap[ptr + FLAGS],
+    lastfree: s.words[(ptr + LASTFREE) >> 2],
+    metatable: s.words[(ptr + METATABLE) >> 2],
+    nodeBytes,
+    arrayBytes,
+  };
+}
+
+/** the sizes a new table needs for its parts to be as large as the image's: lua_createtable(narr, nrec) */
+export function partSizes(image: TableImage): { narr: number; nrec: number } {
+  // lastfree is NULL when the hash part is Lua's shared empty node (isdummy)
+  return { narr: image.arrayBytes.length / TVALUE_SIZE, nrec: image.lastfree === 0 ? 0 : 2 ** image.lsizenode };
 }
 
 /**
- * True when the table is as its image shows and has no metatable. The parts are compared natively (memcmp): a
+ * Writes the image back over its table: entries, `alimit` (a hint `#` updates), the free-node cursor, and `flags`
+ * with its metamethod cache cleared (a cleared bit only means "look it up"). No write barrier is needed: every
+ * value and key of the image is held by the state's copies, so the collector marks it whatever the table's colour.
+ *
+ * When the table's parts were reallocated (it grew), `spare` is a new table whose parts have the image's sizes
+ * (partSizes): the two tables swap their parts, so the table gets parts of its old sizes to be written over, and
+ * the spare, garbage once dropped, takes the grown ones with it. False when the table has another metatable.
+ */
+export function putImageBack(image: TableImage, spare: () => number): boolean {
+  const words = M.HEAPU32;
+  const t = image.ptr;
+  if (words[(t + METATABLE) >> 2] !== image.metatable) return false;
+  let s = spans(t);
+  if (s.node !== image.node || s.lsizenode !== image.lsizenode || s.array !== image.array || s.arrayLength !== image.arrayBytes.length) {
+    const other = spare();
+    const heap = M.HEAPU8;
+    for (const at of [LSIZENODE, FLAGS]) [heap[t + at], heap[other + at]] = [heap[other + at], heap[t + at]];
+    for (const at of [ALIMIT, ARRAY, NODE, LASTFREE]) {
+      [words[(t + at) >> 2], words[(other + at) >> 2]] = [words[(other + at) >> 2], words[(t + at) >> 2]];
+    }
+    s = spans(t);
+    if (s.lsizenode !== image.lsizenode || s.arrayLength !== image.arrayBytes.length) return false;
+  }
+  const dummy = image.lastfree === 0;
+  if (!dummy) M.HEAPU8.set(image.nodeBytes, s.node);
+  M.HEAPU8.set(image.arrayBytes, s.array);
+  M.HEAPU32[(t + ALIMIT) >> 2] = image.alimit;
+  M.HEAPU32[(t + LASTFREE) >> 2] = dummy ? 0 : s.node + (image.lastfree - image.node);
+  M.HEAPU8[t + FLAGS] = image.flags & BITRAS;
+  return true;
+}
+
+/**
+ * True when the table is as its image shows, its metatable included. The parts are compared natively (memcmp): a
  * JS loop over their words costs as much as the rest of a small stage until the JIT has compiled it.
  */
 export function unchanged(image: TableImage): boolean {
   const s = spans(image.ptr);
-  if (s.words[(image.ptr + METATABLE) >> 2] !== 0) return false;
+  if (s.words[(image.ptr + METATABLE) >> 2] !== image.metatable) return false;
   if (s.lsizenode !== image.lsizenode || s.alimit !== image.alimit || s.notRealSize !== image.notRealSize) return false;
   if (s.array !== image.array || s.node !== image.node) return false;
   if (Buffer.compare(s.heap.subarray(s.node, s.node + s.nodeLength), image.nodeBytes) !== 0) return false;

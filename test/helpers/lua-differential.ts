@@ -145,6 +145,104 @@ end
 return table.concat(out, "\\n")
 `;
 
+/**
+ * Edge arguments of every function the sandbox charges (or wraps to charge): wrap-around and huge ranges,
+ * math.maxinteger, math.mininteger, negative counts, wrong types. Only calls that end at once natively (an argument
+ * error, or little work) are listed: a range Lua would really loop over for 2^63 steps has no outcome to compare.
+ */
+/** edge calls that are a huge allocation in fengari itself (the sandbox refuses them by its string.rep cap) */
+export const HUGE_IN_FENGARI = ['string.rep("x", math.maxinteger)', 'string.rep("abc", math.maxinteger // 2, ",")'];
+
+export const CHARGED_EDGES: string[] = [
+  'table.move({}, 1, math.maxinteger, 2)',
+  'table.move({}, 0, math.maxinteger, 1)',
+  'table.move({}, math.mininteger, -1, 1)',
+  'table.move({}, -1, math.maxinteger - 1, 1)',
+  'table.move({1, 2, 3}, 1, 3, math.maxinteger)',
+  'table.move({1, 2, 3}, 1, 3, math.maxinteger - 2)[math.maxinteger]',
+  'table.move({}, math.maxinteger, math.mininteger, 1)',
+  'table.move({}, 5, 4, math.maxinteger)',
+  'table.move(nil, 1, math.maxinteger, 1)',
+  'table.move({}, 1, math.maxinteger, 1, 5)',
+  'table.move({}, 1, "x", 2)',
+  'table.move({}, 1.5, math.maxinteger, 2)',
+  'table.move({}, "1", "3", "2")',
+  'table.move({}, 2, math.maxinteger, math.maxinteger)',
+  'table.move("abc", 1, math.maxinteger, 2, {})',
+  'table.concat({}, "", 1, math.maxinteger)',
+  'table.concat({}, "", math.mininteger, math.maxinteger)',
+  'table.concat({"a", "b"}, ",", 1, math.maxinteger)',
+  'table.concat({"a"}, {}, 1, math.maxinteger)',
+  'table.concat({}, "", math.maxinteger, math.mininteger)',
+  'table.concat({}, "", math.maxinteger, math.maxinteger)',
+  'table.concat({}, "", 1.5, math.maxinteger)',
+  'table.concat({1, 2, 3}, ", ", -1, 2)',
+  'table.concat(nil, "", 1, math.maxinteger)',
+  '(function() local t = {} for i = 1, 10000 do t[i] = "x" end return table.concat(t, "", 1, math.maxinteger) end)()',
+  '(function() local t = {} for i = 1, 10000 do t[i] = i % 10 end return #table.concat(t, ",") end)()',
+  '(function() local t = {} for i = 1, 10000 do t[i] = i % 10 end return table.concat(t, ",", 9990, 10001) end)()',
+  'table.insert({}, math.mininteger, 1)',
+  'table.insert({}, math.maxinteger, 1)',
+  'table.insert({1, 2}, 0, "x")',
+  'table.insert({1, 2}, -1, "x")',
+  'table.insert({1, 2}, 3, "x")',
+  'table.insert({}, 1, 2, 3)',
+  'table.insert({}, 1.5, 5)',
+  'table.insert(nil, math.maxinteger, 2)',
+  'table.insert({}, "x", 2)',
+  '(function() local t = {1, 2, 3} table.insert(t, "1", "x") return t end)()',
+  'table.remove({}, math.mininteger)',
+  'table.remove({}, math.maxinteger)',
+  'table.remove({1, 2, 3}, 1)',
+  'table.remove({1, 2, 3}, 4)',
+  'table.remove({1, 2, 3}, 5)',
+  'table.remove({}, 0)',
+  'table.remove({1}, -1)',
+  'table.remove({1}, 1.5)',
+  'table.remove(nil, math.maxinteger)',
+  'table.unpack({}, 1, math.maxinteger)',
+  'table.unpack({}, math.mininteger, math.maxinteger)',
+  'table.unpack({}, math.maxinteger, math.mininteger)',
+  'table.unpack({}, 0, -1)',
+  'table.unpack({1, 2, 3}, -1, 1)',
+  'select("#", table.unpack({}, 1, 100000))',
+  'table.unpack({}, 1.5, 2)',
+  'string.rep("x", math.maxinteger)',
+  'string.rep("x", math.mininteger)',
+  'string.rep("x", -1)',
+  'string.rep("x", 0, "sep")',
+  'string.rep("x", 1.5)',
+  'string.rep("x", 1e300)',
+  'string.rep("x", 2^53)',
+  'string.rep("x", math.maxinteger, {})',
+  'string.rep("x", "3")',
+  'string.rep(5, 3, 0)',
+  'string.rep("abc", math.maxinteger // 2, ",")',
+  'string.rep({}, math.maxinteger)',
+  '#string.rep("ab", 100000, ",")',
+  'string.upper(nil)',
+  'string.lower(math.maxinteger)',
+  'string.reverse(math.mininteger)',
+  '#string.upper(string.rep("a", 100000))',
+  'string.sub("abc", math.mininteger, math.maxinteger)',
+  'string.sub("abc", math.maxinteger, math.mininteger)',
+  'string.byte("abc", math.mininteger, math.maxinteger)',
+  'string.byte("abc", math.maxinteger)',
+  'string.find("abc", "b", math.maxinteger)',
+  'string.find("abc", "b", math.mininteger)',
+  'string.find(string.rep("a", 100000), "b", math.mininteger, true)',
+  'string.match("abc", "(b)", math.mininteger)',
+  'string.gsub("abc", "", "x", math.maxinteger)',
+  'string.gsub("abc", "b", "x", math.mininteger)',
+  'string.gsub("abc", "b", "x", 1.5)',
+  'string.format("%d", math.mininteger)',
+  'string.format("%5.2s|%d", "abc", math.maxinteger)',
+  'string.format("%d", 1.5)',
+  'coroutine.resume(nil)',
+  'coroutine.wrap(nil)',
+  'select("#", coroutine.resume(coroutine.create(function() end)))',
+];
+
 const exprTable = (exprs: string[]) => `{\n${exprs.map((e) => luaQuote(e)).join(',\n')}\n}`;
 
 /** Outcomes on a sandbox engine ("V values" / "E message" / "C compile error"), in batches of fresh states. */
@@ -240,4 +338,21 @@ export function compare(exprs: string[], ours: string[], native: string[]): Comp
     else result.values.push(d);
   });
   return result;
+}
+
+/**
+ * Outcomes on fengari itself, unsandboxed (its own libraries, opened as Lua's standalone interpreter opens them):
+ * the reference of the fengari engine, which must raise and return what fengari does wherever the sandbox only
+ * charges (no Lua 5.3 is installed, and fengari's integers are 32-bit anyway).
+ */
+export async function runRawFengari(exprs: string[]): Promise<string[]> {
+  const { lua, lauxlib, lualib, to_luastring } = await import('fengari');
+  const L = lauxlib.luaL_newstate();
+  lualib.luaL_openlibs(L);
+  const code = `return (function(...)\n${HARNESS}\nend)(${exprTable(exprs)})`;
+  if (lauxlib.luaL_loadstring(L, to_luastring(code)) !== lua.LUA_OK || lua.lua_pcall(L, 0, 1, 0) !== lua.LUA_OK) {
+    throw new Error(`fengari: ${lua.lua_tojsstring(L, -1)}`);
+  }
+  const bytes = lua.lua_tostring(L, -1) as Uint8Array;
+  return Buffer.from(bytes).toString('latin1').split('\n');
 }

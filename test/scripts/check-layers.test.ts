@@ -109,6 +109,8 @@ describe('check-layers: paths named in comments and docs', () => {
         'src/cli/c.ts': "// the engine is engine/b.ts; ./c.ts\nimport { b } from '../engine/b.ts';\nexport const c = b;\n",
         'docs/x.md': [
           'Upstream: aipack-ai/aipack docs/their-own.md; an example workspace file `src/app.ts`, "docs/quoted.md".',
+          'Upstream files: aipack-ai/packs-pro `pro/coder/main.aip`,',
+          '`lua/their_own.lua`.',
           'Paths elsewhere: my-agents/a.aip, test/a/b.test.ts (no such folder: a pattern).',
           '```toml',
           'files = ["docs/plan.md"]',

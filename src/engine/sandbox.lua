@@ -1,0 +1,513 @@
+-- The sandbox: run in every fresh state after the libraries are opened, on both engines (sandboxed-state.ts
+-- installs it). The chunk's arguments are the limits of src/engine/limits.ts and sandbox.ts (SANDBOX_ARGS):
+-- FROM (CHARGE_FROM_BYTES: sizes from which a library call is charged), PER (BYTES_PER_INSTRUCTION) and MAX_REP
+-- (MAX_REP_BYTES: the largest string string.rep builds). `__sandbox` holds the host side: `charge(n)` (adds work to
+-- the budget), `limit_hit()` (the message once a limit of the run tree is hit), `allow_hooks()` (fengari: re-enables
+-- hooks after a yieldable pcall; a no-op elsewhere).
+--
+-- - load(): text chunks only; binary chunks can corrupt the VM. A mode without "t" loads nothing, and an env
+--   passed explicitly, even nil, is kept.
+-- - xpcall(): the message handler of an error raised by the budget hook would run with hooks off; once a limit is
+--   hit the handler is skipped and the limit's message returned, so a handler loop cannot dodge the budget.
+-- - Library calls doing work proportional to a big string are charged by size (one instruction per PER bytes),
+--   and string.rep is refused past MAX_REP. Locals keep the library's names so that argument errors still name
+--   the function.
+local host = __sandbox
+__sandbox = nil
+local charge, limit_hit, allow_hooks = host.charge, host.limit_hit, host.allow_hooks
+local type, select, error = type, select, error
+local find = string.find
+local FROM, PER, MAX_REP = ...
+local function pass(...) return ... end
+-- A C function raises at the position of its caller; called from a wrapper below, that is a line of this chunk.
+-- guard(f, name) puts f behind a host C function that raises f's library errors again at its own caller, with
+-- that call's argument numbers and name, as when user code calls the library directly ("f.aip:5: bad argument #2
+-- to 'format'"), tail calls included; other errors (a gsub callback's, a limit's) pass unchanged. name: the
+-- function's name in the loaded tables, for calls that give none (from pcall).
+local hostguard = host.guard
+local function guard(f, name, direct) return hostguard(f, name or "?", direct) end
+local function cost(s)
+  if type(s) == "string" and #s > FROM then charge(#s // PER) end
+end
+local tonumber = tonumber
+-- charges the elements i..j of t (numbers or numeric strings, as the library coerces them) when there are many:
+-- an element a C loop moves costs the engine ELEMENT instructions' time, and METHOD times that when the table
+-- has a metatable (its __index/__newindex may be C functions, called per element with no instruction counted)
+local ELEMENT, METHOD = host.element_cost, 8
+local getmetatable = getmetatable
+local function plain(t) return type(t) == "table" and getmetatable(t) == nil end
+-- the integer the library's luaL_checkinteger takes x for (numeric strings included), or nil when it raises
+local mtointeger, MAXI = math.tointeger, math.maxinteger
+local function int(x)
+  if type(x) == "string" then x = tonumber(x) end
+  if type(x) == "number" then return mtointeger(x) end
+end
+local function span(t, i, j, t2)
+  local a, b = tonumber(i), tonumber(j)
+  -- floats: b - a of two integers may wrap
+  if a and b and b + 0.0 - a >= FROM then
+    charge((b - a + 1.0) * ELEMENT * ((plain(t) and (t2 == nil or plain(t2))) and 1 or METHOD))
+  end
+end
+do
+  local load = load
+  -- the refusal names the mode the caller gave, as Lua's own does ("attempt to load a text chunk (mode is 'b')")
+  local function named(mode, m, f, e)
+    if f == nil and m == "" and type(e) == "string" then
+      local at = find(e, "(mode is '')", 1, true)
+      if at then e = e:sub(1, at - 1) .. "(mode is '" .. mode .. "')" .. e:sub(at + 12) end
+    end
+    return f, e
+  end
+  _G.load = function(chunk, name, mode, ...)
+    local m = "t"
+    if mode ~= nil and type(mode) == "string" and not find(mode, "t", 1, true) then m = "" end
+    if select("#", ...) == 0 then return named(mode, m, load(chunk, name, m)) end
+    return named(mode, m, load(chunk, name, m, (...)))
+  end
+end
+do
+  local pcall, xpcall = pcall, xpcall
+  -- a limit hit inside (this state's or a nested run's) is not swallowed
+  local function done(...)
+    allow_hooks()
+    local hit = limit_hit()
+    if hit then error(hit, 0) end
+    return ...
+  end
+  _G.pcall = function(...) return done(pcall(...)) end
+  _G.xpcall = function(f, handler, ...)
+    local guarded = handler
+    if type(handler) == "function" then
+      guarded = function(...)
+        local hit = limit_hit()
+        if hit then return hit end
+        allow_hooks()
+        return handler(...)
+      end
+    end
+    return done(xpcall(f, guarded, ...))
+  end
+end
+do
+  -- a resume costs far more than an instruction (fengari: ~5-8 microseconds), so yield loops are charged per switch
+  local resume, wrap, SWITCH = coroutine.resume, coroutine.wrap, 250
+  -- guarded, as the library functions below: an argument error names the caller's line, not this chunk's
+  coroutine.resume = guard(function(co, ...)
+    charge(SWITCH)
+    return pass(resume(co, ...))
+  end, "coroutine.resume")
+  coroutine.wrap = guard(function(f)
+    local co = wrap(f)
+    -- guarded: the coroutine's error is placed at the caller, not at this line
+    return guard(function(...)
+      charge(SWITCH)
+      return co(...)
+    end)
+  end, "coroutine.wrap")
+end
+do
+  local upper, lower, reverse, rep, format = string.upper, string.lower, string.reverse, string.rep, string.format
+  local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
+  local concat = table.concat
+  -- The wrappers pass their arguments on as "...": a missing argument stays missing ("got no value", not "got nil").
+  string.upper = guard(function(...) cost((...)) return pass(upper(...)) end, "string.upper")
+  string.lower = guard(function(...) cost((...)) return pass(lower(...)) end, "string.lower")
+  string.reverse = guard(function(...) cost((...)) return pass(reverse(...)) end, "string.reverse")
+  -- Pattern calls whose worst case is large run on the step-counting matcher of pattern.ts (host.pfind, pscan,
+  -- pgsub, pplain), which charges the budget as it goes; the engine's matcher runs all others.
+  local pfind, pscan, pgsub, pplain = host.pfind, host.pscan, host.pgsub, host.pplain
+  local ROUTE, V53 = host.route_steps, host.dialect == "5.3"
+  local mtype, byte, sub, tointeger = math.type, string.byte, string.sub, math.tointeger
+  -- WebAssembly's size_t is 32 bits: C would wrap a position past 2^32 round to a small one. Every position past
+  -- the end reads as end + 2 does (start and end alike), so such a position is passed on as that (5.4 only:
+  -- fengari's integers are 32-bit and refuse those values themselves).
+  local function clamp(x, n)
+    local k = x
+    if type(k) == "string" then k = tonumber(k) end
+    k = type(k) == "number" and tointeger(k)
+    if k and k > n + 1 then return n + 2 end
+    return x
+  end
+  local function length(s)
+    if type(s) == "string" then return #s end
+    if type(s) == "number" then return #tostring(s) end
+  end
+  local tunpack = table.unpack
+  -- f(...) with the arguments at pa (and pb) clamped to the length of the subject at sa
+  local function positioned(f, sa, pa, pb)
+    return function(...)
+      local nargs = select("#", ...)
+      if V53 or nargs < pa then return f(...) end
+      local x = { ... }
+      local n = length(x[sa])
+      if not n then return f(...) end
+      x[pa] = clamp(x[pa], n)
+      if pb and nargs >= pb then x[pb] = clamp(x[pb], n) end
+      return f(tunpack(x, 1, nargs))
+    end
+  end
+  local SPECIALS = "[%^%$%*%+%?%.%(%[%%%-]"
+  -- worst-case steps of backtracking over n bytes: k quantifiers (and %b, and the scan over start positions)
+  -- share out the n positions in C(n + k, k) ways, each walked over the m bytes of the pattern (counting each
+  -- '-' as a quantifier overestimates, which only costs speed). Floats: fengari's integers are 32-bit.
+  local function ways(n, k, m)
+    local c = m + 0.0
+    for i = 1, k do
+      c = c * (n + i) / i
+      if c > ROUTE then return c end
+    end
+    return c
+  end
+  -- whether the byte at e is escaped by an odd run of '%' before it
+  local function escaped(p, e)
+    local k = e - 1
+    while k > 0 and byte(p, k) == 37 do k = k - 1 end
+    return (e - 1 - k) % 2 == 1
+  end
+  -- 1 when the pattern's last item (before closing captures) is a quantifier: nothing after it can fail, so it is
+  -- expanded once and never backtracked into ("%a+", "(%s*)"), and it does not multiply the worst case
+  local function trailing(p)
+    local e = #p
+    while e > 0 and byte(p, e) == 41 and not escaped(p, e) do e = e - 1 end
+    local c = byte(p, e)
+    if e > 1 and (c == 42 or c == 43 or c == 45 or c == 63) and not escaped(p, e) then return 1 end
+    return 0
+  end
+  -- quantifiers per pattern, cached: patterns are mostly constants, and counting costs more than a short match
+  local counted, ncounted = {}, 0
+  host.private(counted)
+  local function heavy(n, p, scans)
+    local q = counted[p]
+    if not q then
+      local _, a = gsub(p, "[%*%+%-%?]", "")
+      local _, b = gsub(p, "%%b", "")
+      q = a + b - trailing(p)
+      if ncounted >= 256 then counted, ncounted = {}, 0 end
+      counted[p], ncounted = q, ncounted + 1
+    end
+    return ways(n, q + (scans and 1 or 0), #p + 1) > ROUTE
+  end
+  -- the start position both engines derive from init
+  local function start(init, n)
+    if init == nil or init > n then return init or 1 end
+    if init > 0 then return init end
+    if init == 0 or init < -n then return 1 end -- not -init > n: -math.mininteger overflows
+    return n + init + 1
+  end
+  -- find/match arguments the router may take: #s and the start, when s and p are strings, init an integer or
+  -- absent, and the start inside s or just past it
+  local function routable(s, p, init)
+    if type(s) == "string" and type(p) == "string" and (init == nil or mtype(init) == "integer") then
+      local n = #s
+      local i = start(init, n)
+      if i <= n + 1 then return n, i end
+    end
+  end
+  local cfind, cmatch, cgmatch = positioned(find, 1, 3), positioned(match, 1, 3), positioned(gmatch, 1, 3)
+  string.find = guard(function(...)
+    local s, p, init, plain = ...
+    cost(s)
+    local n, i = routable(s, p, init)
+    if n then
+      if plain or not find(p, SPECIALS) then
+        if (n - i + 2.0) * #p > ROUTE then return pplain(s, p, i) end -- a float: fengari's integers are 32-bit
+      elseif heavy(n - i + 1, p, byte(p) ~= 94) then
+        return pfind(s, p, i, true)
+      end
+    end
+    return cfind(...)
+  end, "string.find")
+  string.match = guard(function(...)
+    local s, p, init = ...
+    cost(s)
+    local n, i = routable(s, p, init)
+    if n and heavy(n - i + 1, p, byte(p) ~= 94) then return pfind(s, p, i, false) end
+    return cmatch(...)
+  end, "string.match")
+  string.gmatch = guard(function(...)
+    local s, p, init = ...
+    cost(s)
+    if type(s) == "string" and type(p) == "string" and (V53 or init == nil or mtype(init) == "integer") and heavy(#s, p, true) then
+      local n = #s
+      local src, last = 0, nil
+      if not V53 then src = start(clamp(init, n), n) - 1 end
+      if src > n then src = n + 1 end
+      local function took(i, j, ...)
+        if i == nil then return end
+        src, last = j, j
+        return ...
+      end
+      return guard(function() return took(pscan(s, p, src, last, false)) end)
+    end
+    return cgmatch(...)
+  end, "string.gmatch")
+  local function gsubCalling(s, p, repl, max, tr)
+    local anchor = byte(p) == 94
+    local out, k, n, src, last = {}, 0, 0, 0, nil
+    local function value(i, j, ...)
+      if i == nil then return nil end
+      if tr == "function" then return i, j, (repl(...)) end
+      return i, j, repl[(...)]
+    end
+    while n < max do
+      local i, j, v = value(pscan(s, p, src, last, anchor, tr == "table"))
+      if i == nil then break end
+      n = n + 1
+      if not v then
+        v = sub(s, i + 1, j)
+      elseif type(v) ~= "string" and type(v) ~= "number" then
+        error("invalid replacement value (a " .. type(v) .. ")")
+      end
+      out[k + 1], out[k + 2] = sub(s, src + 1, i), v
+      k = k + 2
+      src, last = j, j
+      if anchor then break end
+    end
+    out[k + 1] = sub(s, src + 1)
+    return concat(out), n
+  end
+  string.gsub = guard(function(...)
+    local s, p, repl, max = ...
+    cost(s)
+    local r, n
+    -- a string replacement that could build a huge result (each of #s + 1 matches adding #repl bytes, each
+    -- capture in it at most the subject again) runs on the step-counting matcher too, which caps the result
+    local tr = type(repl)
+    if type(s) == "string" and type(p) == "string" and (max == nil or mtype(max) == "integer")
+      and (heavy(#s, p, byte(p) ~= 94) or tr == "string" and #s + (#s + 1.0) * #repl + #s * select(2, gsub(repl, "%%", "")) > MAX_REP) then
+      if tr == "string" then
+        r, n = pgsub(s, p, repl, max or #s + 1)
+      elseif tr == "function" or tr == "table" then
+        r, n = gsubCalling(s, p, repl, max or #s + 1, tr)
+      end
+    end
+    if r == nil then r, n = gsub(...) end
+    cost(r)
+    return r, n
+  end, "string.gsub")
+  string.rep = guard(function(...)
+    local s, n, sep = ...
+    -- sized after the coercions rep itself makes (numbers as strings, numeric strings as counts)
+    -- only when rep will not raise first (a count that is no integer, a separator that is no string)
+    local text, count = s, int(n)
+    if type(s) == "number" then text = tostring(s) end
+    local between = type(sep) == "number" and tostring(sep) or sep
+    if type(text) == "string" and count and count > 1 and (between == nil or type(between) == "string") then
+      local total = #text * count + (type(between) == "string" and #between * (count - 1) or 0)
+      if total > MAX_REP then
+        error("resulting string too large (string.rep is limited to " .. MAX_REP .. " bytes in the simulator)")
+      end
+      if total > FROM then charge(total // PER) end
+    end
+    return pass(rep(...))
+  end, "string.rep")
+  -- "%a" and "%q" of a subnormal float: glibc (AIPack on Linux) writes 0x0.<hex>p-1022, this build's libc
+  -- normalizes it (0x1.<hex>p-10xx). Only a result holding such an exponent is formatted again, item by item.
+  local SUBNORMAL = 2.2250738585072014e-308
+  local function subnormal(x, upper)
+    local digits = gsub(format("%013x", tointeger((x < 0 and -x or x) * 2^1022 * 2^52)), "0+$", "")
+    local s = (x < 0 and "-" or "") .. "0x0." .. digits .. "p-1022"
+    return upper and upper(s) or s
+  end
+  local function reformat(fmt, ...)
+    local out, argi, i = {}, 1, 1
+    while true do
+      local p = find(fmt, "%", i, true)
+      if not p then
+        out[#out + 1] = sub(fmt, i)
+        return concat(out)
+      end
+      out[#out + 1] = sub(fmt, i, p - 1)
+      if sub(fmt, p + 1, p + 1) == "%" then
+        out[#out + 1] = "%"
+        i = p + 2
+      else
+        local spec = match(fmt, "^%%[-+ #0]*%d*%.?%d*%a", p)
+        if not spec then return nil end
+        local v = select(argi, ...)
+        argi = argi + 1
+        if (spec == "%a" or spec == "%A" or spec == "%q") and mtype(v) == "float" and v ~= 0 and v > -SUBNORMAL and v < SUBNORMAL then
+          out[#out + 1] = subnormal(v, spec == "%A" and upper)
+        else
+          out[#out + 1] = format(spec, v)
+        end
+        i = p + #spec
+      end
+    end
+  end
+  string.format = guard(function(...)
+    local r = format(...)
+    if not V53 and find(r, "p%-10[2-7]%d") then r = reformat(...) or r end
+    cost(r)
+    return r
+  end, "string.format")
+  -- the simulator's own functions (print, the aip functions' Lua side) are native code in AIPack
+  local dump, hosted = string.dump, host.hosted
+  string.dump = guard(function(...)
+    local f = ...
+    if type(f) == "function" and hosted(f) then error("unable to dump given function") end
+    return dump(...)
+  end, "string.dump")
+  -- table.concat's loop stops at the first element that is not a string: on a plain table a range is run in
+  -- chunks, each charged before it runs, so a call that fails at index 1 of a huge range fails as in Lua instead
+  -- of spending the budget on elements never read (the result is the same: the chunks joined with sep). A table
+  -- with a metatable (its __len/__index may be C functions) is charged for its whole range first.
+  local CHUNK = 2 * FROM
+  table.concat = guard(function(...)
+    local list, sep, i, j = ...
+    if type(list) == "table" and (sep == nil or type(sep) == "string" or type(sep) == "number") then
+      local a, b = i, j
+      if a == nil then a = 1 else a = int(a) end
+      if b == nil then b = #list else b = int(b) end
+      if a and b and b + 0.0 - a >= CHUNK and plain(list) then
+        local parts, k = {}, 0
+        while a <= b do
+          local last = b + 0.0 - a >= CHUNK and a + CHUNK - 1 or b
+          span(list, a, last)
+          k = k + 1
+          parts[k] = concat(list, sep or "", a, last)
+          if last == b then break end
+          a = last + 1
+        end
+        local r = concat(parts, sep or "")
+        cost(r)
+        return r
+      elseif a and b then
+        span(list, a, b)
+      end
+    end
+    local r = concat(...)
+    cost(r)
+    return r
+  end, "table.concat")
+  if not V53 then
+    -- positions past 2^32 (see clamp)
+    string.sub = guard(positioned(sub, 1, 2, 3), "string.sub", sub)
+    string.byte = guard(positioned(byte, 1, 2, 3), "string.byte", byte)
+  end
+  do
+    -- string.pack formats: the sizes of AIPack's 64-bit Lua ("l", "L", "T" and the length of "s" are 8 bytes; the
+    -- WebAssembly build's and fengari's are 4). Digits after l/L/T are an error either way: left as they are.
+    local pack, packsize, unpack = string.pack, string.packsize, string.unpack
+    local WIDE = { l = "i8", L = "I8", T = "I8" }
+    local function wide(fmt)
+      if type(fmt) ~= "string" or not find(fmt, "[lLTs]") then return fmt end
+      local out, n = {}, #fmt
+      for i = 1, n do
+        local c = sub(fmt, i, i)
+        local after = byte(fmt, i + 1)
+        local digit = after and after >= 48 and after <= 57
+        if WIDE[c] and not digit then
+          c = WIDE[c]
+        elseif c == "s" and not digit then
+          c = "s8"
+        end
+        out[i] = c
+      end
+      return concat(out)
+    end
+    local punpack = positioned(unpack, 2, 3)
+    -- f(wide(fmt), ...), no argument when there was none
+    local function formatted(f, name)
+      return guard(function(...)
+        if select("#", ...) == 0 then return f() end
+        return f(wide((...)), select(2, ...))
+      end, name)
+    end
+    string.pack = formatted(pack, "string.pack")
+    string.packsize = formatted(packsize, "string.packsize")
+    -- An "s" length takes 8 bytes here as in AIPack's Lua, but this build keeps only its low 32 bits: a length
+    -- past 2^32 (more than any data string holds) is refused as Lua refuses it. Each one is read first, as the
+    -- integer ("j") the format up to it would unpack next.
+    local tpack, probe = table.pack, pcall
+    local function lengths(fmt, ...)
+      local at = 1
+      while true do
+        local i = find(fmt, "s8", at, true)
+        if not i then return end
+        local after = byte(fmt, i + 2)
+        if byte(fmt, i - 1) ~= 88 and not (after and after >= 48 and after <= 57) then
+          local r = tpack(probe(punpack, sub(fmt, 1, i - 1) .. "j", ...))
+          local len = r[1] and r[r.n - 1]
+          -- 2^32 as an integer: this branch runs on Lua 5.4 only (not V53), whose integers are 64-bit
+          if mtype(len) == "integer" and (len < 0 or len >= 4294967296) then -- check:allow int-too-large
+            error("bad argument #2 to 'unpack' (data string too short)")
+          end
+        end
+        at = i + 2
+      end
+    end
+    string.unpack = guard(function(...)
+      if select("#", ...) == 0 then return unpack() end
+      local fmt = wide((...))
+      if not V53 and type(fmt) == "string" and find(fmt, "s8", 1, true) then lengths(fmt, select(2, ...)) end
+      return punpack(fmt, select(2, ...))
+    end, "string.unpack")
+  end
+end
+do
+  -- Table functions whose C loops run over a whole range in one instruction are charged by its size first.
+  -- Each is charged only when its loop will run, after the checks the library makes first (ltablib.c), so that
+  -- within the budget a call raises what Lua raises ("destination wrap around", "position out of bounds").
+  local move, insert, remove, unpack = table.move, table.insert, table.remove, table.unpack
+  -- a value the library's checktab may take for a table (a string's metatable has __index)
+  local function tabish(t) return type(t) == "table" or type(t) == "string" end
+  table.move = guard(function(...)
+    local a1, f, e, t, a2 = ...
+    f, e, t = int(f), int(e), int(t)
+    if f and e and t and e >= f and tabish(a1) and (a2 == nil or tabish(a2))
+      and (f > 0 or e < MAXI + f) and t <= MAXI - (e - f) then
+      span(a1, f, e, a2)
+    end
+    return move(...)
+  end, "table.move")
+  -- insert and remove at a position shift the elements after it (#list: the length the library reads too)
+  table.insert = guard(function(...)
+    local list, pos = ...
+    pos = int(pos)
+    if select("#", ...) == 3 and type(list) == "table" and pos and pos >= 1 then
+      local e = #list + 1
+      if pos <= e then span(list, pos, e) end
+    end
+    return insert(...)
+  end, "table.insert")
+  table.remove = guard(function(...)
+    local list, pos = ...
+    pos = int(pos)
+    if select("#", ...) >= 2 and type(list) == "table" and pos and pos >= 1 then
+      local size = #list
+      if pos < size then span(list, pos, size) end
+    end
+    return pass(remove(...))
+  end, "table.remove")
+  local function counted(...)
+    local n = select("#", ...)
+    if n > FROM then charge(n * ELEMENT) end
+    return ...
+  end
+  table.unpack = guard(function(...) return counted(unpack(...)) end, "table.unpack")
+end
+if collectgarbage then
+  -- The collector's mode and parameters are the state's, not the stage's: a change is noted so that the put-back
+  -- sets them as a new state has them (sandboxed-state.ts resetCollector). lua54 only: fengari has no collector API.
+  local collect, changed = collectgarbage, host.gc_changed
+  local READS = { count = true, step = true, collect = true, isrunning = true }
+  _G.collectgarbage = guard(function(...)
+    local opt = ...
+    if opt ~= nil and not READS[opt] then changed() end
+    return pass(collect(...))
+  end, "collectgarbage")
+end
+do
+  -- Finalizers: Lua 5.4 runs __gc with hooks off, where no budget or deadline can stop a loop (fengari never runs
+  -- them at all). A metatable that would mark its object for finalization is refused, loudly, on both engines.
+  local setmetatable, rawget = setmetatable, rawget
+  _G.setmetatable = guard(function(...)
+    local _, mt = ...
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("__gc metamethods are not supported in the simulator's sandbox (finalizers run beyond its instruction budget)")
+    end
+    return setmetatable(...)
+  end, "setmetatable")
+end
