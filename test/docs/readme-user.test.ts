@@ -33,7 +33,7 @@ describe('README: Use it in your own project', () => {
     const dir = tmpDir();
     const file = write(dir, 'coder-subagents.config.toml', toml);
     const c = loadConfig(file);
-    expect(Object.keys(c).sort()).toEqual(['aipack_version', 'budget', 'engine', 'file', 'output_file', 'paths', 'reporter', 'slow_ms', 'strict']);
+    expect(Object.keys(c).sort()).toEqual(['aipack_version', 'budget', 'engine', 'file', 'output_file', 'paths', 'project', 'reporter', 'slow_ms', 'strict']);
   });
 
   it('its CI steps, run in a project made by its install steps, write the JUnit report', async () => {

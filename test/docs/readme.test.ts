@@ -35,7 +35,9 @@ function program(): Command {
   return p;
 }
 
-const flagsOf = (cmd: Command) => new Set(cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)));
+// a command with subcommands (`record import`) is documented with its subcommand's flags
+const flagsOf = (cmd: Command): Set<string> =>
+  new Set([...cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => !!f)), ...cmd.commands.flatMap((c) => [...flagsOf(c)])]);
 
 const FLAG = /(?:^|[\s[])(--?[a-z][a-z-]*)/g;
 

@@ -49,8 +49,8 @@ describe('the packed package in a fresh project', () => {
     expect(modules.length).toBeGreaterThan(5);
     for (const f of modules) expect(Object.keys(bundle.chunks), f).toContain(createHash('sha1').update(readFileSync(nodePath.join(packLua, f))).digest('hex'));
     const unwanted = listing.filter((f) => /^package\/(src|test|bench|\.ci|lua|scripts|types)\//.test(f) || /\.ts$/.test(f.replace(/\.d\.ts$/, '')));
-    // the demo workspace holds .ts files of its pretend project; they are data, not code
-    expect(unwanted.filter((f) => !f.startsWith('package/fixtures/demo/'))).toEqual([]);
+    // the demo and the built-ins' upstream prompt hold .ts files of their pretend projects; they are data, not code
+    expect(unwanted.filter((f) => !f.startsWith('package/fixtures/demo/') && !f.startsWith('package/fixtures/builtins/upstream-prompt/'))).toEqual([]);
     const installed = JSON.parse(readFileSync(nodePath.join(dir, 'node_modules/coder-subagents/package.json'), 'utf8'));
     expect(Object.keys(installed.dependencies)).not.toContain('tsx');
     // nothing runs at install: the tarball ships dist/ built
@@ -62,7 +62,8 @@ describe('the packed package in a fresh project', () => {
     const root = nodePath.join(dir, 'node_modules/coder-subagents');
     const readme = readFileSync(nodePath.join(root, 'README.md'), 'utf8');
     // markdown links to files of the package, and the docs/ and fixtures/ paths its text and commands name
-    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
+    // a link written as code (`![the screen](mockup.png)`) is an example of the user's, not a link
+    const links = [...readme.replace(/`[^`\n]*`/g, '').matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!).filter((l) => !/^[a-z]+:/.test(l));
     const named = [...readme.matchAll(/(?<![\w./-])((?:docs|fixtures)\/[\w.@/-]*[\w@])/g)].map((m) => m[1]!);
     const wanted = [...new Set([...links, ...named])];
     expect(wanted).toEqual(expect.arrayContaining(['docs/builtins.md', 'docs/speed.md', 'fixtures/builtins/upstream-prompt', 'fixtures/runtime/agents/holes.aip', 'pack/SUB_AGENTS.md']));
@@ -147,11 +148,13 @@ describe('the packed package in a fresh project', () => {
       `<FILE_CHANGES>\n<FILE_PATCH file_path="src/app.ts">\n\`\`\`\`ts\n@@\n-export const add = (a: number, b: number) => a + b;\n+${to}\n\`\`\`\`\n</FILE_PATCH>\n</FILE_CHANGES>\n`;
     const ai = (to: string) =>
       `[[response]]\nagent = "agents/advisor.aip"\ncontent = "Keep the exports stable."\n\n[[response]]\nagent = "pro@coder"\nmatch = 'WORKING_FILE file_path="src/app\\.ts"'\ncontent = """\nRenamed.\n\n${patch(to)}"""\n`;
-    // the guard refuses the answer: nothing is written, and the run says why
+    // the guard refuses the answer: the source is not written (what earlier stages saved is, as in AIPack), and the
+    // run says why
     put('ws/ai.toml', ai('export const sum = (a: number, b: number) => a + b; // TODO'));
     const refused = inProject(nodePath.join(dir, 'ws'), bin('coder-subagents'), ['run', '--ai', 'ai.toml', '--write']);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('files (not written: the run failed):');
+    expect(refused.stdout).toContain('files written (the run failed: as in AIPack, what its stages saved before the failure stays written):');
+    expect(refused.stdout).not.toMatch(/(created|changed) src\/app\.ts/);
     expect(refused.stderr).toBe('error: Sub-agent [agents/todo-guard.aip] failed: the answer adds a TODO\n');
     expect(readFileSync(nodePath.join(dir, 'ws/src/app.ts'), 'utf8')).toContain('export const add');
     // a clean answer is written; the model never saw the key

@@ -17,7 +17,8 @@ import { manyCaseSuite } from '../helpers/report-suite.ts';
 import { suiteHtml } from '../../src/harness/reporters/html.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const SCREENS = nodePath.join(ROOT, 'test-output', 'report');
+// one folder per engine project: both run this file at once, and each starts by emptying its folder
+export const SCREENS = nodePath.join(ROOT, 'test-output', 'report', process.env.CODER_SUBAGENTS_ENGINE ?? 'fengari');
 
 /** The Chromium to drive: $CHROMIUM_PATH, else the first of Debian's names found on PATH. */
 function findChromium(): string | undefined {
@@ -147,8 +148,13 @@ describe.skipIf(!CHROMIUM)('HTML reports in Chromium', () => {
     const page = await open(demoReport);
     await page.locator('button[role="tab"][data-tab="ai"]').click();
     const agents = await page.locator('.ai-panel tbody td:first-child').allTextContents();
-    expect(agents).toEqual(['my-agents/instruction-clarifier.aip', 'pro@coder', 'pro@coder']);
-    await page.locator('.ai-panel button.link', { hasText: 'pro@coder' }).first().click();
+    // the demo's model calls: its clarifier, the built-in auto-context (a code map per context file, then the pick),
+    // the coder per task, and the two reviewers of its parallel group
+    expect(agents).toEqual([
+      'my-agents/instruction-clarifier.aip', 'pro@coder/code-map', 'pro@coder/code-map', 'pro@coder/code-map', 'pro@coder/auto-context',
+      'pro@coder', 'pro@coder', 'my-agents/review.aip', 'my-agents/review.aip',
+    ]);
+    await page.locator('.ai-panel button.link', { hasText: /^pro@coder$/ }).first().click();
     const detail = page.locator('aside.detail');
     await expect(detail.locator('h2').textContent()).resolves.toBe('Model call: demo-model');
     const files = await detail.locator('table.grid:not(.sizes) tbody tr').allTextContents();
@@ -159,7 +165,7 @@ describe.skipIf(!CHROMIUM)('HTML reports in Chromium', () => {
     await detail.locator('details[data-fold="part-6"] > summary').click();
     await expect(detail.locator('details[data-fold="part-6"] pre').textContent()).resolves.toContain('My instruction:');
     const totals = await page.locator('table.totals tbody tr').allTextContents();
-    expect(totals.at(-1)).toMatch(/^the run3/);
+    expect(totals.at(-1)).toMatch(/^the run9/);
     await shot(page, 'run-ai-call');
     await page.close();
   });

@@ -27,6 +27,8 @@ export function register(program: Command, setExit: SetExit): void {
     .option('--input <json>', 'one input (JSON); repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--inputs <json-array>', 'inputs as a JSON array (after the --input values)');
   addSimOptions(cmd).action(async (agent: string, o: RunAgentOptions) => {
+    // the workspace first: a missing one is the cause, whatever else is missing in it
+    workspaceOf(o);
     requireAgentFile(agent);
     const inputs = o.input.map((v) => parseJson(v, '--input'));
     if (o.inputs !== undefined) {

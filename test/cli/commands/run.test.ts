@@ -86,7 +86,7 @@ describe('coder-subagents run', () => {
     expect(r.stdout).not.toContain('use --write');
     expect(r.stderr).toBe('error: Sub-agent [my/todo-guard.aip] failed: the answer adds a TODO\n');
     expect(readFileSync(`${ws}/src/a.ts`, 'utf8')).toBe('export const a = 1;\n');
-    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache/last_prompt_file_paths.md`)).toBe(true);
+    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/workbench-default/.cache/last_prompt_file_paths.md`)).toBe(true);
     // the Lua traceback into the pack is there when asked for
     const traced = await runCli(['run', '--ai', 'ai.toml', '--trace'], ws);
     expect(traced.stderr).toMatch(/^error: Sub-agent \[my\/todo-guard\.aip\] failed: the answer adds a TODO\nstack traceback:/);
@@ -102,11 +102,11 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--write'], ws);
     expect(r.code).toBe(1);
     // the writes of Before All and of the task are on disk; After All's (the planted file, the prompt file) are not
-    expect(r.stdout).toMatch(/\nfiles written \(written stage by stage\):\n( {2}created \.aipack\/\.prompt\/pro@coder\/\.cache\/\S+\n)+/);
+    expect(r.stdout).toMatch(/\nfiles written \(written stage by stage\):\n( {2}created \.aipack\/\.prompt\/pro@coder\/\S+\n)+/);
     expect(r.stdout).toMatch(/\nfiles not written \(the writes of After All and later: \d+ changes? cannot be written, so nothing was written:\):\n/);
     expect(r.stdout).toContain('  created .aipack/pack/custom/planted.txt');
     expect(r.stderr).toMatch(/^error: \d+ changes? cannot be written, so nothing was written: \S+: inside \.aipack\/pack\/, which a simulated run does not write\n$/);
-    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/.cache/last_ai_responses_for_raw.md`)).toBe(true);
+    expect(existsSync(`${ws}/.aipack/.prompt/pro@coder/workbench-default/.cache/last_ai_responses_for_raw.md`)).toBe(true);
     expect(existsSync(`${ws}/.aipack/pack/custom/planted.txt`)).toBe(false);
   });
 

@@ -139,7 +139,7 @@ describe('coder-subagents test', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       "error: agents/bad.contract.toml: case #1 \"typo\": unknown key 'promt' (did you mean 'prompt'?) " +
-        '(allowed: name, skip, order_check, stage, on, during, redo_count, prompt, prompts, params, config, files, ai, commands, web, mocks, task, response, responses, prev, expect)\n',
+        '(allowed: name, skip, todo, order_check, stage, on, during, redo_count, prompt, prompts, params, config, files, ai, commands, web, mocks, task, response, responses, prev, expect)\n',
     );
     expect(lines(r.stdout).at(-1)).toBe('13 passed, 0 failed, 1 skipped, 1 case file not run (see the error above)');
   });
