@@ -64,6 +64,12 @@ const detail = (text: string) => pc.dim(`      │ ${text}`);
  * What the demo shows under each sub-agent call, in this order; each returns its lines (none when it has nothing
  * to say). A new kind of detail is one more function here.
  */
+/** JSON of a Lua value with its keys sorted: a Lua table has no key order, and the engines iterate differently. */
+const sortedJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+
 const DETAILS: ((call: SubAgentCall, r: CoderRunReport) => string[])[] = [
   // the instruction segments after a change
   (call) => (call.effect.prompts.changed ? call.effect.prompts.after.map((seg) => detail(firstLine(seg))) : []),
@@ -72,7 +78,7 @@ const DETAILS: ((call: SubAgentCall, r: CoderRunReport) => string[])[] = [
   // a parallel group: each member, its model calls and its result
   (call) =>
     (call.group?.members ?? []).map((m) => {
-      const result = m.result !== undefined ? JSON.stringify(m.result) : undefined;
+      const result = m.result !== undefined ? sortedJson(m.result) : undefined;
       const models = m.models.length ? `${m.models.length} model call${m.models.length === 1 ? '' : 's'} (${[...new Set(m.models)].join(', ')})` : 'no model call';
       return detail(`[${m.index}] ${m.agent}: ${m.error !== undefined ? `failed: ${firstLine(m.error)}` : models}${result ? ` → ${result}` : ''}`);
     }),
