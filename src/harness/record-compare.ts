@@ -1,7 +1,4 @@
-import nodePath from 'node:path';
-import { readIfFile } from '../support/host-fs.ts';
-import type { FilesSentEvent, RecordEvent, RunRecord, SubAgentEvent } from './record-file.ts';
-import { hashOf } from './record-import.ts';
+import { isTable, sentFilesNow, type RecordEvent, type RunRecord, type SubAgentEvent } from './record-file.ts';
 
 /**
  * Compares a run record with the record of its replay, step by step, and classes each difference:
@@ -80,7 +77,6 @@ function stepsOf(events: RecordEvent[]): Map<string, Step> {
   return steps;
 }
 
-const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Lua has one table type: an empty list and an empty map are the same value */
 const isEmpty = (v: unknown): boolean => (Array.isArray(v) && v.length === 0) || (isTable(v) && Object.keys(v).length === 0);
 
@@ -139,18 +135,12 @@ function localizer(record: RunRecord, ctx: CompareContext): (v: unknown) => unkn
 
 /** The tasks whose files changed on disk since the run (a file's current hash is not the recorded one). */
 function changedFiles(record: RunRecord, workspaceDir: string): Map<number, string[]> {
-  const written = new Set(record.events.flatMap((e) => (e.kind === 'files_written' ? (e.changed ?? []) : [])));
   const out = new Map<number, string[]>();
-  for (const e of record.events) {
-    if (e.kind !== 'files_sent') continue;
-    const sent = e as FilesSentEvent;
-    for (const f of [...(sent.knowledge ?? []), ...(sent.context ?? []), ...(sent.working ?? [])]) {
-      const bytes = readIfFile(nodePath.resolve(workspaceDir, f.path));
-      if (bytes !== undefined && hashOf(bytes) === f.hash) continue;
-      // a file the run wrote itself differs from what it sent: that is the run's own doing, not a later change
-      const why = written.has(f.path) ? `${f.path} (written by the run: replay before applying, or from a clean checkout)` : f.path;
-      out.set(sent.task_num, [...(out.get(sent.task_num) ?? []), why]);
-    }
+  for (const f of sentFilesNow(record, workspaceDir)) {
+    if (f.same) continue;
+    // a file the run wrote itself differs from what it sent: that is the run's own doing, not a later change
+    const why = f.writtenByRun ? `${f.path} (written by the run: replay before applying, or from a clean checkout)` : f.path;
+    out.set(f.task, [...(out.get(f.task) ?? []), why]);
   }
   return out;
 }

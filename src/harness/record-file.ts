@@ -1,6 +1,7 @@
 import nodePath from 'node:path';
 import { z } from 'zod';
-import { exists, isDirectory, listNames, readText } from '../support/host-fs.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { exists, isDirectory, listNames, readIfFile, readText } from '../support/host-fs.ts';
 
 /**
  * A run record, as the pack writes it when the prompt's meta block says `record = true` (lua/recorder.lua):
@@ -138,14 +139,17 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
   if (!run.success) throw new RecordError(`${runFile}: ${issueText(run.error)}`);
   const eventsFile = nodePath.join(dir, 'events.ndjson');
   const events: RecordEvent[] = [];
-  eventsText.split('\n').forEach((line, i) => {
+  const lines = eventsText.split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && lines[last]!.trim() === '') last--;
+  lines.forEach((line, i) => {
     if (line.trim() === '') return;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch (err) {
       // a run stopped mid-write leaves a torn last line: the events before it are still the run's
-      if (i === eventsText.split('\n').length - 1 || eventsText.split('\n').slice(i + 1).every((l) => l.trim() === '')) return;
+      if (i === last) return;
       throw new RecordError(`${eventsFile}:${i + 1}: not JSON (${(err as Error).message})`);
     }
     const parsed = RecordEventSchema.safeParse(raw);
@@ -204,4 +208,38 @@ export function findRecord(arg: string, workspaceDir: string, cwd = process.cwd(
   throw new RecordError(
     `no run record '${arg}': not a folder with run.json, nor a run id in ${workspaceDir}${known.length ? ` (records: ${known.slice(-5).join(', ')})` : ' (it has no records)'}`,
   );
+}
+
+export const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The hash the pack records (aip.hash.sha256_b64u: SHA-256, base64url without padding). */
+export function hashOf(bytes: Uint8Array | string): string {
+  const data = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes;
+  return Buffer.from(sha256(data)).toString('base64url');
+}
+
+/** A file a task sent to the coder, and how it is on disk now. */
+export interface SentFile {
+  task: number;
+  path: string;
+  /** its bytes now (undefined when it is gone) */
+  now?: Uint8Array;
+  /** still as the run sent it (same hash) */
+  same: boolean;
+  /** one of the files the run's own answers changed */
+  writtenByRun: boolean;
+}
+
+/** Every file each task sent, read from the workspace as it is now, in record order. */
+export function sentFilesNow(record: RunRecord, workspaceDir: string): SentFile[] {
+  const written = new Set(record.events.flatMap((e) => (e.kind === 'files_written' ? (e.changed ?? []) : [])));
+  const out: SentFile[] = [];
+  for (const e of record.events) {
+    if (e.kind !== 'files_sent') continue;
+    for (const f of [...(e.knowledge ?? []), ...(e.context ?? []), ...(e.working ?? [])]) {
+      const now = readIfFile(nodePath.resolve(workspaceDir, f.path));
+      out.push({ task: e.task_num, path: f.path, now, same: now !== undefined && hashOf(now) === f.hash, writtenByRun: written.has(f.path) });
+    }
+  }
+  return out;
 }

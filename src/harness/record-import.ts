@@ -1,9 +1,8 @@
 import nodePath from 'node:path';
 import { stringify as stringifyToml } from 'smol-toml';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { exists, readIfFile, readText } from '../support/host-fs.ts';
+import { exists, readText } from '../support/host-fs.ts';
 import { parseAgentDoc } from '../runtime/agent-doc.ts';
-import type { RecordEvent, RunRecord, SubAgentEvent } from './record-file.ts';
+import { isTable, sentFilesNow, type RecordEvent, type RunRecord, type SubAgentEvent } from './record-file.ts';
 
 /**
  * `record import`: contract cases from a run record, one per recorded call of a sub-agent, with the input as it
@@ -44,7 +43,6 @@ export interface ImportedFile {
 const ENTRY_KEYS_SET_BY_CASE = new Set(['name', 'enabled', 'stages', 'on']);
 const EVENT_POST_FIELDS = ['content_extruded', 'file_changes_status', 'content_raw_path'] as const;
 
-const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Params that switch on a built-in sub-agent: in a case's stage run they would run it beside the agent under test
@@ -69,7 +67,7 @@ function tomlValue(v: unknown): unknown {
   return v;
 }
 
-const regexEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const regexEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether a call is of the sub-agent `wanted` (entry name, or its file name with or without `.aip`). */
 export function isAgent(name: string, wanted: string): boolean {
@@ -156,31 +154,19 @@ function expectOf(e: SubAgentEvent): Record<string, unknown> {
  * by anything else is left out (`changed`): the cases then say so.
  */
 function workspaceFiles(record: RunRecord, workspaceDir: string): { files: Record<string, string>; writtenByRun: string[]; changed: string[] } {
-  const written = new Set(record.events.flatMap((e) => (e.kind === 'files_written' ? (e.changed ?? []) : [])));
   const files: Record<string, string> = {};
   const writtenByRun: string[] = [];
   const changed: string[] = [];
-  for (const e of record.events) {
-    if (e.kind !== 'files_sent') continue;
-    for (const f of [...(e.knowledge ?? []), ...(e.context ?? []), ...(e.working ?? [])]) {
-      if (f.path in files || changed.includes(f.path)) continue;
-      const bytes = readIfFile(nodePath.resolve(workspaceDir, f.path));
-      const same = bytes !== undefined && hashOf(bytes) === f.hash;
-      if (bytes && (same || written.has(f.path))) {
-        files[f.path] = Buffer.from(bytes).toString('utf8');
-        if (!same) writtenByRun.push(f.path);
-      } else {
-        changed.push(f.path);
-      }
+  for (const f of sentFilesNow(record, workspaceDir)) {
+    if (f.path in files || changed.includes(f.path)) continue;
+    if (f.now && (f.same || f.writtenByRun)) {
+      files[f.path] = Buffer.from(f.now).toString('utf8');
+      if (!f.same) writtenByRun.push(f.path);
+    } else {
+      changed.push(f.path);
     }
   }
   return { files, writtenByRun, changed };
-}
-
-/** The hash the pack records (aip.hash.sha256_b64u: SHA-256, base64url without padding). */
-export function hashOf(bytes: Uint8Array | string): string {
-  const data = typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes;
-  return Buffer.from(sha256(data)).toString('base64url');
 }
 
 function caseName(e: SubAgentEvent, n: number, runId: string): string {

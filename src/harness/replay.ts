@@ -6,7 +6,7 @@ import { REPO_PACK } from '../runtime/packs.ts';
 import { Simulator } from '../runtime/simulator.ts';
 import { compareRecords, type RecordDifference } from './record-compare.ts';
 import { parseRecord, RECORD_DIR, type RunRecord } from './record-file.ts';
-import type { ScriptedAnswer } from './record-import.ts';
+import { regexEscape, type ScriptedAnswer } from './record-import.ts';
 
 /**
  * `replay`: a recorded run, run again on the simulator: the prompt as it was read, the coder's answers as they
@@ -40,7 +40,6 @@ export interface ReplayResult {
 }
 
 const CODER = 'pro@coder';
-const regexEscape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The coder's answers of the record, one per task, each matched to its task by the task's first working file. */
 export function coderAnswers(record: RunRecord): ScriptedResponse[] {

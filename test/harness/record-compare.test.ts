@@ -3,8 +3,7 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRecords } from '../../src/harness/record-compare.ts';
-import type { RecordEvent, RunRecord } from '../../src/harness/record-file.ts';
-import { hashOf } from '../../src/harness/record-import.ts';
+import { hashOf, type RecordEvent, type RunRecord } from '../../src/harness/record-file.ts';
 
 const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-compare-'));
 fs.mkdirSync(nodePath.join(ws, 'src'));
