@@ -105,10 +105,10 @@ C.PARAM_KEYS = {
     "workbench",
     "dev",
     "workbench_data_globs",
+    "udiffx_inst_debug",
+    "explicit_code_map_selections",
   },
-  not_implemented = {
-    udiffx_inst_debug = "this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)",
-  },
+  not_implemented = {},
 }
 
 -- wording of validation messages
