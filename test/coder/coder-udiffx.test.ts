@@ -25,12 +25,28 @@ function coder(answer: string, o: { version?: string; mocks?: Mocks; meta?: stri
   const file = (rel: string) => sim.vfs.readFile(nodePath.join(ws, rel));
   const answerText = file(PROMPT)!.split('\n====\n')[1]!;
   const report = file('.aipack/.prompt/pro@coder/workbench-default/.cache/last_file_change_fails_report.md');
-  return { file, answer: answerText, report };
+  const sent = sim.trace.of('ai').map((e) => e.prompt).join('\n');
+  const prints = sim.trace.of('print').filter((e) => e.agent === 'pro@coder').map((e) => e.text);
+  return { file, answer: answerText, report, sent, prints };
 }
 
 const changes = (...directives: string[]) => `Done.\n\n<FILE_CHANGES>\n${directives.join('\n')}\n</FILE_CHANGES>\n`;
 
 describe('coder pack, udiffx mode (the default)', () => {
+  it("udiffx_inst_debug sends the pack's own udiffx instruction instead of AIPack's, and prints its value", () => {
+    const meta = 'context_globs = ["src/**/*.ts"]';
+    const plain = coder('Nothing.', { meta });
+    expect(plain.sent).toContain('# How to change files'); // AIPack 0.8.33's aip.udiffx.file_changes_instruction()
+    expect(plain.prints.filter((p) => p.startsWith('udiffx_inst_debug'))).toEqual([]);
+    const debug = coder('Nothing.', { meta: `${meta}\nudiffx_inst_debug = true` });
+    expect(debug.sent).not.toContain('# How to change files');
+    expect(debug.sent).toContain('<FILE_CHANGES>');
+    expect(debug.prints.filter((p) => p.startsWith('udiffx_inst_debug')).map((p) => p.split(/\s+/))).toEqual([['udiffx_inst_debug', 'true']]);
+    // any value but false turns it on; false is off
+    expect(coder('Nothing.', { meta: `${meta}\nudiffx_inst_debug = "yes"` }).sent).not.toContain('# How to change files');
+    expect(coder('Nothing.', { meta: `${meta}\nudiffx_inst_debug = false` }).sent).toContain('# How to change files');
+  });
+
   it('applies a patch with several hunks located without line numbers', () => {
     const r = coder(changes('<FILE_PATCH file_path="src/util.ts">\n@@\n-export const a = 1;\n+export const a = 10;\n@@\n export const b = 2;\n-export const c = 3;\n+export const c = 30;\n</FILE_PATCH>'));
     expect(r.file('src/util.ts')).toBe('export const a = 10;\nexport const b = 2;\nexport const c = 30;\n');
