@@ -92,7 +92,7 @@ function M.config(sub)
   local concurrency = U.nil_if_null(cfg.code_map_input_concurrency) or U.nil_if_null(cfg.input_concurrency)
 
   -- reduce picks among the context files; expand adds to them from the structure files. A code map named in
-  -- context_globs / knowledge_globs (`docs/code-map.json`, `pro@rust10x/code-map.json`) offers its entries.
+  -- context_globs / knowledge_globs (a `*code-map*.json` file, or a pack's `ns@pack/code-map.json`) offers its entries.
   local context_globs, context_maps = CM.split_map_paths(glob_list(params.context_globs, "context_globs"))
   local candidate_globs = context_globs
   if mode == "expand" then candidate_globs = glob_list(params.structure_globs, "structure_globs") end
