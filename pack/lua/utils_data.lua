@@ -21,8 +21,13 @@ local SUGGEST_COMMIT_TEMPLATE = "suggest-commit.md"
 local workbench_view
 
 -- The file-change instructions of a mode. In udiffx mode, as upstream pro@coder does, the instruction of the
--- udiffx that will apply the answer (AIPack 0.8.17+), else the pack's own template.
-local function format_instructions_for(mode)
+-- udiffx that will apply the answer (AIPack 0.8.17+), else the pack's own template; `udiffx_inst_debug` (any
+-- value but false) asks for the pack's template anyway, and is printed, as upstream does.
+local function format_instructions_for(mode, inst_debug)
+  if mode == "udiffx" and inst_debug then
+    print("udiffx_inst_debug ", inst_debug)
+    return F.template(FORMAT_TEMPLATES[mode])
+  end
   if mode == "udiffx" and aip.udiffx and aip.udiffx.file_changes_instruction then -- check:allow aip-too-new
     return aip.udiffx.file_changes_instruction() -- check:allow aip-too-new
   end
@@ -160,7 +165,7 @@ function M.load_task(task)
   end
 
   local format_instructions, suggest_commit
-  if settings.write_mode then format_instructions = format_instructions_for(settings.file_content_mode) end
+  if settings.write_mode then format_instructions = format_instructions_for(settings.file_content_mode, settings.udiffx_inst_debug) end
   if settings.suggest_git_commit then
     local err
     suggest_commit, err = W.load_user_template(task.run.prompt_dir_as_given or task.run.prompt_dir, SUGGEST_COMMIT_TEMPLATE)

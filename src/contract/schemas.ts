@@ -121,10 +121,10 @@ export const CODER_PARAM_KEYS = {
     'workbench',
     'dev',
     'workbench_data_globs',
+    'udiffx_inst_debug',
+    'explicit_code_map_selections',
   ],
-  not_implemented: {
-    udiffx_inst_debug: 'this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)',
-  },
+  not_implemented: {} as Record<string, string>,
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------------
