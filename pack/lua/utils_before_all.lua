@@ -253,7 +253,7 @@ function M.prepare_run(prompt, pre)
     files = listed.files,
     attachments = attachments_of(inst, prompt.dir, settings.attachments),
     task_count = math.max(#listed.groups, 1),
-    reports = PF.report_paths(prompt.dir, prompt.workbench and aip.path.resolve(prompt.workbench.cache_dir)),
+    reports = PF.report_paths(prompt.dir, prompt.workbench and aip.path.resolve(prompt.workbench.cache_dir), prompt.workbench and prompt.workbench.cache_dir),
     coder_workbench = coder_workbench,
   }
   return run, listed.groups, options

@@ -283,7 +283,10 @@ local function relax_emit(name, res)
   if not blank then return res end
   local copy = shallow_copy(res)
   copy.emit_events = kept
-  print("WARNING: " .. C.msg.lax("laxEmitBlank", { name = tostring(name) }))
+  local names = {}
+  for i, event in ipairs(kept) do names[i] = '"' .. tostring(event) .. '"' end
+  local list = names[1] and ("{ " .. table.concat(names, ", ") .. " }") or "{}"
+  print("WARNING: " .. C.msg.lax("laxEmitBlank", { name = tostring(name), list = list }))
   return copy
 end
 
