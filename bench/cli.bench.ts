@@ -16,17 +16,16 @@
  * Growth: per-call CPU over chains of 50..400 (flat when linear), and `test` on 1k / 10k cases: wall time per case
  * and peak RSS (`--cases` adds 10k; `--quick` skips the growth tables; `--rounds N`; `--bin <path>` measures another
  * build's bin.js).
- *
- * CPU time of a child comes from the shell's `times` (getrusage of reaped children, 1 ms resolution); peak RSS from
- * GNU time's %M when it is installed.
+ * Process timing (CPU, wall, peak RSS): process-timing.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { contractCasesDir } from './contract-cases.ts';
 import { nativeAipStub } from './native-aip-stub.ts';
+import { load, median, ms, type Sample, timed } from './process-timing.ts';
 import { printTable } from './table.ts';
 
 const ROOT = nodePath.resolve(nodePath.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,12 +39,6 @@ const GROWTH_LENGTHS = [50, 100, 200, 400];
 const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 7;
 const LONG_CHAINS = 12;
 const FIRST_REPEATS = 3;
-const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 function agent(ws: string, name: string, stage: string, code: string): void {
   writeFileSync(nodePath.join(ws, name), `# ${stage}\n\n\`\`\`lua\n${code}\n\`\`\`\n`);
@@ -75,36 +68,6 @@ print(agent_run(arg[1], {}).outputs[1])
   return file;
 }
 
-interface Sample {
-  cpuMs: number;
-  wallMs: number;
-  rssMb?: number;
-}
-
-/** Runs `argv` as a child of a shell that reports its children's CPU time; checks its output. */
-function timed(argv: string[], cwd: string, expect: (stdout: string) => boolean): Sample {
-  const rssFile = nodePath.join(os.tmpdir(), `bench-cli-rss-${process.pid}`);
-  const cmd = (GNU_TIME ? [GNU_TIME, '-f', '%M', '-o', rssFile, ...argv] : argv).map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  const out = nodePath.join(os.tmpdir(), `bench-cli-out-${process.pid}`);
-  const t0 = performance.now();
-  const r = spawnSync('bash', ['-c', `${cmd} >'${out}' 2>&1; echo "exit $?"; times`], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CODER_SUBAGENTS_DIST: '1' },
-  });
-  const wallMs = performance.now() - t0;
-  const stdout = readFileSync(out, 'utf8');
-  const lines = r.stdout.trim().split('\n');
-  if (!expect(stdout)) throw new Error(`${argv.join(' ')}: unexpected output (${lines[0]}):\n${stdout.slice(-800)}`);
-  // `times`: the shell's own user/sys, then its children's
-  const [user, sys] = lines[2].trim().split(/\s+/).map((t) => {
-    const m = /^(\d+)m([\d.]+)s$/.exec(t) as RegExpExecArray;
-    return (Number(m[1]) * 60 + Number(m[2])) * 1000;
-  });
-  const rssMb = GNU_TIME ? Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop()) / 1024 : undefined;
-  return { cpuMs: user + sys, wallMs, rssMb };
-}
-
 function runAgent(runner: Runner, ws: string, name: string, expected: number): Sample {
   const argv = runner === 'native' ? ['lua5.4', nodePath.join(ws, 'native-stub.lua'), name] : [process.execPath, BIN, 'run-agent', name, '--engine', runner];
   return timed(argv, ws, (s) => (runner === 'native' ? s.trim() === String(expected) : s.includes(`after_all: ${expected}\n`)));
@@ -116,8 +79,6 @@ function testRun(engine: Runner, dir: string, n: number): Sample {
   return timed([process.execPath, BIN, 'test', dir, '--engine', engine, '--timeout', '0'], dir, (s) => new RegExp(`\\b${n} passed`).test(s));
 }
 
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
-const ms = (v: number, d = 2) => `${v.toFixed(d)} ms`;
 
 function headline(ws: string): void {
   const runners: Runner[] = [...ENGINES, 'native'];

@@ -72,22 +72,23 @@ local function entry_key_warnings(entry, label, event_form, member, out)
   end
 end
 
+-- The warnings about one entry of a raw list and, for a parallel group, about its members.
+local function entry_and_member_warnings(entry, where, out)
+  local event_form = rawget(entry, "on") ~= nil
+  entry_key_warnings(entry, where, event_form, false, out)
+  local members = rawget(entry, "parallel")
+  if type(members) ~= "table" then return end
+  for j, m in ipairs(members) do
+    if type(m) == "table" then entry_key_warnings(m, where .. ": parallel[" .. j .. "]", event_form, true, out) end
+  end
+end
+
 --- The warnings about the keys of a raw `sub_agents` (or `sub_agents_next`) list, labelled `<label>[i]`.
 function M.entry_key_warnings(list, label)
   local out = {}
   if type(list) ~= "table" then return out end
   for i, entry in ipairs(list) do
-    if type(entry) == "table" then
-      local where = label .. "[" .. i .. "]"
-      local event_form = rawget(entry, "on") ~= nil
-      entry_key_warnings(entry, where, event_form, false, out)
-      local members = rawget(entry, "parallel")
-      if type(members) == "table" then
-        for j, m in ipairs(members) do
-          if type(m) == "table" then entry_key_warnings(m, where .. ": parallel[" .. j .. "]", event_form, true, out) end
-        end
-      end
-    end
+    if type(entry) == "table" then entry_and_member_warnings(entry, label .. "[" .. i .. "]", out) end
   end
   return out
 end
@@ -100,21 +101,24 @@ local function sent_events()
   return list
 end
 
+-- An event neither the pack sends nor a sub-agent's `ns::event` (which a sub-agent may emit).
+local function never_sent(event)
+  return type(event) == "string" and C.EVENT_STAGES[event] == nil and event ~= C.WORKBENCH_DONE_EVENT
+    and not event:find("::", 1, true)
+end
+
 --- Warnings about the events normalised configs listen to: one that is neither sent by the pack nor a
 --- sub-agent's `ns::event` never runs (`on = "strat"`).
 function M.event_warnings(configs, label)
   local out = {}
   local sent = sent_events()
   for i, config in ipairs(configs or {}) do
-    if type(config.on) == "table" then
-      for _, event in ipairs(config.on) do
-        if type(event) == "string" and C.EVENT_STAGES[event] == nil and event ~= C.WORKBENCH_DONE_EVENT
-          and not event:find("::", 1, true) then
-          out[#out + 1] = C.msg.named("eventNeverSent", {
-            label = label .. "[" .. i .. "]", name = tostring(config.name or "parallel group"), event = event,
-            hint = hint(M.suggest(event, sent)),
-          })
-        end
+    for _, event in ipairs(type(config.on) == "table" and config.on or {}) do
+      if never_sent(event) then
+        out[#out + 1] = C.msg.named("eventNeverSent", {
+          label = label .. "[" .. i .. "]", name = tostring(config.name or "parallel group"), event = event,
+          hint = hint(M.suggest(event, sent)),
+        })
       end
     end
   end

@@ -217,10 +217,10 @@ C.PARAM_KEYS = {
     "workbench",
     "dev",
     "workbench_data_globs",
+    "udiffx_inst_debug",
+    "explicit_code_map_selections",
   },
-  not_implemented = {
-    udiffx_inst_debug = "this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)",
-  },
+  not_implemented = {},
 }
 
 -- wording of validation messages
@@ -266,7 +266,7 @@ local M = {
   laxOnEmpty = "{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = \"start\")",
   laxOnBlank = "{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})",
   laxEmitString = "Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})",
-  laxEmitBlank = "Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)",
+  laxEmitBlank = "Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (write emit_events = {list})",
   laxEndParams = "Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)",
   laxAutoContextEmpty = "auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>[\"path\", ...]</{tag}>)",
   laxAutoContextOutside = "auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)",
@@ -759,10 +759,19 @@ function C.msg.failed(name, error_msg, error_details, form)
   return head
 end
 
---- Sub-agent [<name>] returned an invalid response: <what is wrong>
-function C.msg.invalid(name, what)
-  return fill(M.invalid, { name = tostring(name), what = tostring(what) })
+-- A message function whose arguments fill the template's named fields in order, each shown as text (nil as
+-- "nil": `fill` would leave the field's placeholder).
+local function positional(template, ...)
+  local keys = { ... }
+  return function(...)
+    local vars = {}
+    for i, key in ipairs(keys) do vars[key] = tostring((select(i, ...))) end
+    return fill(template, vars)
+  end
 end
+
+--- Sub-agent [<name>] returned an invalid response: <what is wrong>
+C.msg.invalid = positional(M.invalid, "name", "what")
 
 --- Sub-agent [<name>] failed: <error raised by aip.agent.run>
 function C.msg.raised(name, err)
@@ -775,14 +784,10 @@ function C.msg.step_cap(stage)
 end
 
 --- Sub-agent [<name>] not found: <path> does not exist (...)
-function C.msg.not_found(name, path)
-  return fill(M.notFound, { name = tostring(name), path = tostring(path) })
-end
+C.msg.not_found = positional(M.notFound, "name", "path")
 
 --- <label>: unknown key '<key>' (kept, ...)
-function C.msg.unknown_entry_key(label, key)
-  return fill(M.unknownEntryKey, { label = tostring(label), key = tostring(key) })
-end
+C.msg.unknown_entry_key = positional(M.unknownEntryKey, "label", "key")
 
 --- Sub-agent [<name>] returned coder_params without <keys>: ...
 function C.msg.dropped_params(name, keys)
@@ -790,9 +795,7 @@ function C.msg.dropped_params(name, keys)
 end
 
 --- event form: Sub-agent [<name>] failed: invalid response type, ...
-function C.msg.not_table_event(name)
-  return fill(M.notTableEvent, { name = tostring(name) })
-end
+C.msg.not_table_event = positional(M.notTableEvent, "name")
 
 --- event form: Sub-agent pipeline exceeded max steps (<MAX_DISPATCHES>).
 function C.msg.dispatch_cap()
@@ -800,9 +803,7 @@ function C.msg.dispatch_cap()
 end
 
 --- Unsupported workbench sub-agent <name> ...
-function C.msg.workbench_entry(name)
-  return fill(M.workbenchEntry, { name = tostring(name) })
-end
+C.msg.workbench_entry = positional(M.workbenchEntry, "name")
 
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
 function C.msg.redo_requested(count)
@@ -811,9 +812,7 @@ end
 function C.msg.redo_cap_reached(count)
   return fill(M.redoCapReached, { count = tostring(count), max = C.MAX_REDOS })
 end
-function C.msg.redo_uncounted(current)
-  return fill(M.redoUncounted, { current = tostring(current) })
-end
+C.msg.redo_uncounted = positional(M.redoUncounted, "current")
 
 --- a lax form upstream accepts (section 7): kind is a message key starting with "lax", values fill it
 function C.msg.lax(kind, values)

@@ -21,8 +21,13 @@ local SUGGEST_COMMIT_TEMPLATE = "suggest-commit.md"
 local workbench_view
 
 -- The file-change instructions of a mode. In udiffx mode, as upstream pro@coder does, the instruction of the
--- udiffx that will apply the answer (AIPack 0.8.17+), else the pack's own template.
-local function format_instructions_for(mode)
+-- udiffx that will apply the answer (AIPack 0.8.17+), else the pack's own template; `udiffx_inst_debug` (any
+-- value but false) asks for the pack's template anyway, and is printed, as upstream does.
+local function format_instructions_for(mode, inst_debug)
+  if mode == "udiffx" and inst_debug then
+    print("udiffx_inst_debug ", inst_debug)
+    return F.template(FORMAT_TEMPLATES[mode])
+  end
   if mode == "udiffx" and aip.udiffx and aip.udiffx.file_changes_instruction then -- check:allow aip-too-new
     return aip.udiffx.file_changes_instruction() -- check:allow aip-too-new
   end
@@ -103,6 +108,22 @@ local function path_list(title, paths, note)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- `# Explicit Code-map Selections`: per code map the prompt named, the files auto-context picked from it.
+local function explicit_selections(params)
+  local groups = U.nil_if_null(params and params.explicit_code_map_selections)
+  if type(groups) ~= "table" or groups[1] == nil then return nil end
+  local lines = { "# Explicit Code-map Selections", "" }
+  for _, g in ipairs(groups) do
+    lines[#lines + 1] = "## " .. (g.category == "knowledge" and "Knowledge" or "Context") .. " Map: " .. tostring(g.map_path)
+    lines[#lines + 1] = ""
+    local selected = U.nil_if_null(g.selected_files) or {}
+    if selected[1] == nil then lines[#lines + 1] = "None" end
+    for _, p in ipairs(selected) do lines[#lines + 1] = "- " .. p end
+    lines[#lines + 1] = ""
+  end
+  return table.concat(lines, "\n")
+end
+
 -- Appends the task's file lists to .cache/last_prompt_file_paths.md (one block per task, in completion order).
 local function report_files(task, attachments, context, working, data_refs)
   local parts = { "====\n\n" .. U.task_label(task.info) .. "\n" }
@@ -113,6 +134,7 @@ local function report_files(task, attachments, context, working, data_refs)
   end
   parts[#parts + 1] = path_list("Knowledge Files", F.paths(task.files.knowledge))
   parts[#parts + 1] = path_list("Context Files", F.paths(context))
+  parts[#parts + 1] = explicit_selections(task.params)
   parts[#parts + 1] = path_list("Working Files", F.paths(working))
   if data_refs[1] ~= nil then parts[#parts + 1] = path_list("Workbench Data Files", F.paths(data_refs)) end
   parts[#parts + 1] = path_list("Structure Files", F.paths(task.files.structure), "(Only file paths, not their content)")
@@ -162,7 +184,7 @@ function M.load_task(task)
   end
 
   local format_instructions, suggest_commit
-  if settings.write_mode then format_instructions = format_instructions_for(settings.file_content_mode) end
+  if settings.write_mode then format_instructions = format_instructions_for(settings.file_content_mode, settings.udiffx_inst_debug) end
   if settings.suggest_git_commit then
     local err
     suggest_commit, err = W.load_user_template(task.run.prompt_dir_as_given or task.run.prompt_dir, SUGGEST_COMMIT_TEMPLATE)

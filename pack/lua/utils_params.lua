@@ -155,6 +155,9 @@ function M.settings(params)
   settings.max_files_size_kb = settings.max_files_size_kb or settings.max_size_kb or M.DEFAULT_MAX_FILES_SIZE_KB
   settings.max_size_kb = nil
   settings.cache_explicit = settings.cache_explicit == true
+  -- any value but nil and false turns it on, as upstream reads it
+  settings.udiffx_inst_debug = U.nil_if_null(params.udiffx_inst_debug) or nil
+  if settings.udiffx_inst_debug == false then settings.udiffx_inst_debug = nil end
   local _, auto_fix_err = AF.settings(params)
   if auto_fix_err then return nil, auto_fix_err end
   if settings.suggest_git_commit == nil then settings.suggest_git_commit = settings.write_mode end

@@ -54,42 +54,46 @@ function caseKinds(c: Record<string, unknown> | undefined): InputKind[] {
 // aip.md.extract_meta needs no stage environment
 const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: string) => LuaMulti;
 
+/** The raw `sub_agents` of a prompt file's first meta block; undefined when it has none or cannot be read. */
+function subAgentsOfPrompt(file: string): unknown {
+  try {
+    return (extractMeta(readText(file)).values[0] as Record<string, unknown> | undefined)?.sub_agents;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The named entries of a prompt file's `sub_agents` (a parallel group's members in its place: they run in the
+ * group's stages) with the workspace root their names resolve from, as the pack runs them; undefined when the
+ * file has none or they do not normalise.
+ */
+function namedEntriesOfPrompt(file: string, enabledOnly: boolean) {
+  const entries = subAgentsOfPrompt(file);
+  if (entries === undefined) return undefined;
+  const r = normalizeList(relaxEntries(entries).value);
+  if (!r.ok) return undefined;
+  const configs = enabledOnly ? r.configs.filter((c) => c.enabled !== false) : r.configs;
+  const named = configs.flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
+  return { ws: findWorkspace(nodePath.dirname(file)), named };
+}
+
 /** The `sub_agents` entries of a prompt file; names resolve from the workspace root, as the pack runs them. */
 export function stagesFromPrompt(file: string, map: StageMap): void {
-  let meta: unknown;
-  try {
-    meta = extractMeta(readText(file)).values[0];
-  } catch {
-    return;
-  }
-  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
-  if (entries === undefined) return;
-  const r = normalizeList(relaxEntries(entries).value);
-  if (!r.ok) return;
-  const ws = findWorkspace(nodePath.dirname(file));
-  // a parallel group's members run in the group's stages
-  const named = r.configs.flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
-  for (const c of named) {
+  const found = namedEntriesOfPrompt(file, false);
+  if (!found) return;
+  for (const c of found.named) {
     if (c.name.includes('@')) continue;
-    const agent = resolveAgentFile(nodePath.resolve(ws, c.name));
+    const agent = resolveAgentFile(nodePath.resolve(found.ws, c.name));
     if (agent) add(map, agent, configStages(c).map((s) => kindOf(s, entryForm(c))));
   }
 }
 
 /** The local `sub_agents` names of a prompt file whose agent file does not exist: the name and the path looked at. */
 export function missingAgentsOfPrompt(file: string): { name: string; path: string }[] {
-  let meta: unknown;
-  try {
-    meta = extractMeta(readText(file)).values[0];
-  } catch {
-    return [];
-  }
-  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
-  if (entries === undefined) return [];
-  const r = normalizeList(relaxEntries(entries).value);
-  if (!r.ok) return [];
-  const ws = findWorkspace(nodePath.dirname(file));
-  const named = r.configs.filter((c) => c.enabled !== false).flatMap((c) => (Array.isArray(c.parallel) ? (c.parallel as typeof r.configs) : [c]));
+  const found = namedEntriesOfPrompt(file, true);
+  if (!found) return [];
+  const { ws, named } = found;
   return named
     .filter((c) => !c.name.includes('@') && resolveAgentFile(nodePath.resolve(ws, c.name)) === undefined)
     .map((c) => {
@@ -100,13 +104,7 @@ export function missingAgentsOfPrompt(file: string): { name: string; path: strin
 
 /** The warnings of a prompt file's lax `sub_agents` entries (upstream's readings of `on`, section 7). */
 export function laxWarningsOfPrompt(file: string): string[] {
-  let meta: unknown;
-  try {
-    meta = extractMeta(readText(file)).values[0];
-  } catch {
-    return [];
-  }
-  const entries = (meta as Record<string, unknown> | undefined)?.sub_agents;
+  const entries = subAgentsOfPrompt(file);
   return entries === undefined ? [] : relaxEntries(entries).warnings;
 }
 

@@ -346,10 +346,19 @@ function C.msg.failed(name, error_msg, error_details, form)
   return head
 end
 
---- Sub-agent [<name>] returned an invalid response: <what is wrong>
-function C.msg.invalid(name, what)
-  return fill(M.invalid, { name = tostring(name), what = tostring(what) })
+-- A message function whose arguments fill the template's named fields in order, each shown as text (nil as
+-- "nil": `fill` would leave the field's placeholder).
+local function positional(template, ...)
+  local keys = { ... }
+  return function(...)
+    local vars = {}
+    for i, key in ipairs(keys) do vars[key] = tostring((select(i, ...))) end
+    return fill(template, vars)
+  end
 end
+
+--- Sub-agent [<name>] returned an invalid response: <what is wrong>
+C.msg.invalid = positional(M.invalid, "name", "what")
 
 --- Sub-agent [<name>] failed: <error raised by aip.agent.run>
 function C.msg.raised(name, err)
@@ -362,14 +371,10 @@ function C.msg.step_cap(stage)
 end
 
 --- Sub-agent [<name>] not found: <path> does not exist (...)
-function C.msg.not_found(name, path)
-  return fill(M.notFound, { name = tostring(name), path = tostring(path) })
-end
+C.msg.not_found = positional(M.notFound, "name", "path")
 
 --- <label>: unknown key '<key>' (kept, ...)
-function C.msg.unknown_entry_key(label, key)
-  return fill(M.unknownEntryKey, { label = tostring(label), key = tostring(key) })
-end
+C.msg.unknown_entry_key = positional(M.unknownEntryKey, "label", "key")
 
 --- Sub-agent [<name>] returned coder_params without <keys>: ...
 function C.msg.dropped_params(name, keys)
@@ -377,9 +382,7 @@ function C.msg.dropped_params(name, keys)
 end
 
 --- event form: Sub-agent [<name>] failed: invalid response type, ...
-function C.msg.not_table_event(name)
-  return fill(M.notTableEvent, { name = tostring(name) })
-end
+C.msg.not_table_event = positional(M.notTableEvent, "name")
 
 --- event form: Sub-agent pipeline exceeded max steps (<MAX_DISPATCHES>).
 function C.msg.dispatch_cap()
@@ -387,9 +390,7 @@ function C.msg.dispatch_cap()
 end
 
 --- Unsupported workbench sub-agent <name> ...
-function C.msg.workbench_entry(name)
-  return fill(M.workbenchEntry, { name = tostring(name) })
-end
+C.msg.workbench_entry = positional(M.workbenchEntry, "name")
 
 --- the pins of a post sub-agent asking for a redo: requested / cap reached / not countable
 function C.msg.redo_requested(count)
@@ -398,9 +399,7 @@ end
 function C.msg.redo_cap_reached(count)
   return fill(M.redoCapReached, { count = tostring(count), max = C.MAX_REDOS })
 end
-function C.msg.redo_uncounted(current)
-  return fill(M.redoUncounted, { current = tostring(current) })
-end
+C.msg.redo_uncounted = positional(M.redoUncounted, "current")
 
 --- a lax form upstream accepts (section 7): kind is a message key starting with "lax", values fill it
 function C.msg.lax(kind, values)

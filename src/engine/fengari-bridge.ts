@@ -183,7 +183,7 @@ export function pushJs(L: L, value: unknown, topNullIsNil: boolean): void {
 }
 
 /** a Lua error in flight: fengari unwinds by throwing the thread's error record (ldo.js luaD_throw) */
-const isUnwind = (err: unknown) => !(err instanceof Error) && typeof err === 'object' && err !== null && 'status' in err;
+export const isUnwind = (err: unknown) => !(err instanceof Error) && typeof err === 'object' && err !== null && 'status' in err;
 
 const hostCalls: HostCallIO<L> = {
   top: (L) => lua.lua_gettop(L),

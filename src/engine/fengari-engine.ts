@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { LuaEngine, StateOptions } from './engine.ts';
-import { pushJs, toJs, NULL_TOKEN, setArrayMetatable, luaBytes, jsString } from './fengari-bridge.ts';
+import { pushJs, toJs, NULL_TOKEN, setArrayMetatable, luaBytes, jsString, isUnwind } from './fengari-bridge.ts';
 import { getField, getInt, lua, lauxlib, NIL, setField, lualib, luaString, protoOf, pushLuaString, pushProto, setBigStringHook, TAG, to_luastring, valueAt, type LuaState as L, type LuaString, type LuaTable, type Proto } from './fengari-vm.ts';
 import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, spent, type RunLimits } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
@@ -500,6 +500,10 @@ class FengariState extends SandboxedState<L> {
 
   protected pushFunction(L: L, fn: CFunction<L>): void {
     lua.lua_pushjsfunction(L, fn);
+  }
+
+  protected isUnwind(err: unknown): boolean {
+    return isUnwind(err);
   }
 
   protected pushValue(L: L, value: unknown, topNullIsNil: boolean): void {

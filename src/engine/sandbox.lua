@@ -49,6 +49,58 @@ local function span(t, i, j, t2)
     charge((b - a + 1.0) * ELEMENT * ((plain(t) and (t2 == nil or plain(t2))) and 1 or METHOD))
   end
 end
+-- A table whose metatable has __len: the library reads its length once, calling __len, which a script can see; a
+-- charge must not call it again. Any other table's length is its raw length.
+local rawlen, rawmeta, rawget = rawlen, host.rawmeta, rawget
+local function counts(t)
+  local mt = rawmeta(t)
+  return mt ~= nil and rawget(mt, "__len") ~= nil
+end
+-- luaL_len: #t, once, as an integer
+local function getn(t)
+  local n = int(#t)
+  if not n then error("object length is not an integer") end
+  return n
+end
+-- the calls on a table with __len run here in Lua, after one length read as the library's: each element is then an
+-- instruction the hook counts, so nothing is charged ahead (ltablib.c tconcat, tinsert, tremove)
+local ult, concat0 = math.ult, table.concat
+local function inRange(pos, e)
+  if host.dialect == "5.3" then return pos >= 1 and pos <= e end
+  return ult(pos - 1, e)
+end
+local function concatCounted(list, sep, a)
+  local last, out, k = getn(list), {}, 0
+  for i = a, last do
+    local v = list[i]
+    local tv = type(v)
+    if tv ~= "string" and tv ~= "number" then
+      error("invalid value (" .. tv .. ") at index " .. i .. " in table for 'concat'")
+    end
+    k = k + 1
+    out[k] = v
+  end
+  return concat0(out, sep or "")
+end
+local function insertCounted(list, pos, v)
+  local e = getn(list) + 1
+  if not inRange(pos, e) then error("bad argument #2 to 'insert' (position out of bounds)") end
+  for i = e, pos + 1, -1 do list[i] = list[i - 1] end
+  list[pos] = v
+end
+local function removeCounted(list, pos)
+  local size = getn(list)
+  if pos ~= size and not (inRange(pos, size) or pos - 1 == size) then
+    error("bad argument #1 to 'remove' (position out of bounds)")
+  end
+  local r = list[pos]
+  while pos < size do
+    list[pos] = list[pos + 1]
+    pos = pos + 1
+  end
+  list[pos] = nil
+  return r
+end
 do
   local load = load
   -- the refusal names the mode the caller gave, as Lua's own does ("attempt to load a text chunk (mode is 'b')")
@@ -359,7 +411,8 @@ do
     if type(list) == "table" and (sep == nil or type(sep) == "string" or type(sep) == "number") then
       local a, b = i, j
       if a == nil then a = 1 else a = int(a) end
-      if b == nil then b = #list else b = int(b) end
+      if a and j == nil and counts(list) then return concatCounted(list, sep, a) end
+      if b == nil then b = rawlen(list) else b = int(b) end
       if a and b and b + 0.0 - a >= CHUNK and plain(list) then
         local parts, k = {}, 0
         while a <= b do
@@ -467,7 +520,8 @@ do
     local list, pos = ...
     pos = int(pos)
     if select("#", ...) == 3 and type(list) == "table" and pos and pos >= 1 then
-      local e = #list + 1
+      if counts(list) then return insertCounted(list, pos, (select(3, ...))) end
+      local e = rawlen(list) + 1
       if pos <= e then span(list, pos, e) end
     end
     return insert(...)
@@ -476,7 +530,8 @@ do
     local list, pos = ...
     pos = int(pos)
     if select("#", ...) >= 2 and type(list) == "table" and pos and pos >= 1 then
-      local size = #list
+      if counts(list) then return removeCounted(list, pos) end
+      local size = rawlen(list)
       if pos < size then span(list, pos, size) end
     end
     return pass(remove(...))

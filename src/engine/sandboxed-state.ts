@@ -147,6 +147,27 @@ export abstract class SandboxedState<L> implements LuaState {
   protected abstract protect(body: (L: L, arg: number) => void, arg?: number): void;
   /** pushes a host C function */
   protected abstract pushFunction(L: L, fn: CFunction<L>): void;
+  /** true for the exception by which the engine unwinds a Lua error (it must pass through host frames) */
+  protected abstract isUnwind(err: unknown): boolean;
+
+  /**
+   * Pushes a core function whose work reaches the host (files, print): a JS error thrown by that work (a read
+   * refused, a file too large) is raised as a Lua error, which pcall catches like any other, instead of unwinding
+   * through the VM (lua54: past every pcall; fengari: as an error object of its own).
+   */
+  private pushHostFunction(L: L, fn: CFunction<L>): void {
+    this.pushFunction(L, (L) => {
+      let failure: string;
+      try {
+        return fn(L);
+      } catch (err) {
+        if (this.isUnwind(err)) throw err;
+        failure = err instanceof Error ? err.message : String(err);
+      }
+      // raised after the catch: the raise unwinds with an exception that must not be caught above
+      return this.api.raise(L, failure);
+    });
+  }
   /** pushes a JS value (conversion.ts) */
   protected abstract pushValue(L: L, value: unknown, topNullIsNil: boolean): void;
   /** the Lua value at `idx` as JS data */
@@ -194,31 +215,31 @@ export abstract class SandboxedState<L> implements LuaState {
     this.installedPath = packagePath(this.options);
     api.pushstring(L, this.installedPath);
     api.setfield(L, -2, 'path');
-    this.pushFunction(L, this.searchpath);
+    this.pushHostFunction(L, this.searchpath);
     api.setfield(L, -2, 'searchpath');
     api.createtable(L, 2, 0);
     api.getfield(L, -2, 'searchers');
     api.rawgeti(L, -1, 1); // the preload searcher
     api.rawseti(L, -3, 1);
     api.settop(L, -2);
-    this.pushFunction(L, this.searcher);
+    this.pushHostFunction(L, this.searcher);
     api.rawseti(L, -2, 2);
     api.setfield(L, -2, 'searchers');
     api.settop(L, -2);
     // io: AIPack has it; here only write(), routed to print (no files, no process streams).
     api.createtable(L, 0, 1);
-    this.pushFunction(L, this.ioWrite);
+    this.pushHostFunction(L, this.ioWrite);
     api.setfield(L, -2, 'write');
     api.getfield(L, api.registry, '_LOADED');
     api.pushvalue(L, -2);
     api.setfield(L, -2, 'io');
     api.settop(L, -2);
     api.setglobal(L, 'io');
-    this.pushFunction(L, this.print);
+    this.pushHostFunction(L, this.print);
     api.setglobal(L, 'print');
-    this.pushFunction(L, this.loadfile);
+    this.pushHostFunction(L, this.loadfile);
     api.setglobal(L, 'loadfile');
-    this.pushFunction(L, this.dofile);
+    this.pushHostFunction(L, this.dofile);
     api.setglobal(L, 'dofile');
     // the library functions the put-back resets the state with, before the sandbox wraps them
     api.getglobal(L, 'collectgarbage');
@@ -252,6 +273,8 @@ export abstract class SandboxedState<L> implements LuaState {
       return 1;
     });
     api.setfield(L, -2, 'hosted');
+    this.pushFunction(L, this.rawMetatable);
+    api.setfield(L, -2, 'rawmeta');
     // private(t): t is the sandbox's own memo, never handed to a script: the put-back leaves it out (PRISTINE_LUA)
     this.pushFunction(L, (L) => {
       api.getfield(L, api.registry, PRIVATE_KEY);

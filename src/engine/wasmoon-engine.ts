@@ -349,6 +349,10 @@ class WasmoonState extends SandboxedState<number> {
     pushCFunction(L, registerCFunction(f, this.ids));
   }
 
+  protected isUnwind(err: unknown): boolean {
+    return isLongjmp(err);
+  }
+
   protected openLibraries(L: number): void {
     // luaL_requiref, done by hand: each luaopen_* leaves its table, stored as a global and in package.loaded
     M._luaL_getsubtable(L, REGISTRY, cstr('_LOADED'));

@@ -439,10 +439,8 @@ describe('upstream event form (pack/SUB_AGENTS.md section 7), in Lua as in TS', 
     expect(runLua('return C.unknown_entry_keys(case.e)', { e })).toEqual(['named_maps', 'zeta']);
     const params = { model: 'x', workbench: { chat: true }, udiffx_inst_debug: true, contxt_globs: [] };
     const want = messages.paramWarnings(params);
-    expect(want).toEqual([
-      "unknown prompt parameter 'contxt_globs': it is ignored",
-      "prompt parameter 'udiffx_inst_debug' is not supported by this pack (this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)): it is ignored",
-    ]);
+    // udiffx_inst_debug is read (the pack's own udiffx instruction): no warning
+    expect(want).toEqual(["unknown prompt parameter 'contxt_globs': it is ignored"]);
     expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });
 });
@@ -452,8 +450,8 @@ describe('param warnings', () => {
     const params = { auto_context: { model: 'luna', enabled: false }, auto_fix: false, udiffx_inst_debug: false, workbench: null, dev: { chat: true } };
     const want = messages.paramWarnings(params);
     expect(want).toEqual([]);
-    const on = { ...params, udiffx_inst_debug: true };
-    expect(messages.paramWarnings(on).map((w) => w.split("'")[1])).toEqual(['udiffx_inst_debug']);
+    const on = { ...params, udiffx_inst_debug: true, explicit_code_map_selections: [], contxt: 1 };
+    expect(messages.paramWarnings(on).map((w) => w.split("'")[1])).toEqual(['contxt']);
     expect(runLua('return C.param_warnings(case.p)', { p: on })).toEqual(messages.paramWarnings(on));
     expect(runLua('return C.param_warnings(case.p)', { p: params })).toEqual(want);
   });

@@ -150,3 +150,54 @@ describe(`library functions the sandbox replaces or wraps (${ENGINE_NAME})`, () 
     expect(runIn('_G.x = 5 return load("return x")()')).toBe(5);
   });
 });
+
+describe(`charges read no length a script can see (${ENGINE_NAME})`, () => {
+  // each call on a table whose __len counts its calls: the library reads the length once (ltablib.c aux_getn,
+  // luaL_len), and a charge must not read it again. Expected values are native lua5.4's.
+  const counted = (call: string) =>
+    run(`local n = 0
+local t = setmetatable({ "a", "b", "c" }, { __len = function() n = n + 1 return 3 end })
+local ok, e = pcall(function() return ${call} end)
+local after = {}
+for i = 1, 5 do after[i] = tostring(rawget(t, i)) end
+return { n = n, ok = ok, e = tostring(e), after = table.concat(after, ",") }`);
+
+  it.each([
+    ['table.insert(t, 1, "x")', { n: 1, ok: true, e: 'nil', after: 'x,a,b,c,nil' }],
+    ['table.insert(t, 4, "x")', { n: 1, ok: true, e: 'nil', after: 'a,b,c,x,nil' }],
+    ['table.insert(t, "x")', { n: 1, ok: true, e: 'nil', after: 'a,b,c,x,nil' }],
+    ['table.remove(t, 1)', { n: 1, ok: true, e: 'a', after: 'b,c,nil,nil,nil' }],
+    ['table.remove(t, 4)', { n: 1, ok: true, e: 'nil', after: 'a,b,c,nil,nil' }],
+    ['table.remove(t)', { n: 1, ok: true, e: 'c', after: 'a,b,nil,nil,nil' }],
+    ['table.concat(t, ",", 2)', { n: 1, ok: true, e: 'b,c', after: 'a,b,c,nil,nil' }],
+    ['table.concat(t, ",", 1, 2)', { n: 1, ok: true, e: 'a,b', after: 'a,b,c,nil,nil' }],
+    ['table.concat(t)', { n: 1, ok: true, e: 'abc', after: 'a,b,c,nil,nil' }],
+  ])('%s calls __len once', (call, expected) => {
+    expect(counted(call)).toEqual(expected);
+  });
+
+  it.each([
+    ['table.insert(t, 9, "x")', /^t\.lua:3: bad argument #2 to 'insert' \(position out of bounds\)$/],
+    ['table.remove(t, 9)', /^t\.lua:3: bad argument #1 to 'remove' \(position out of bounds\)$/],
+    ['table.concat(t, ",", 1, 4)', /^t\.lua:3: invalid value \(nil\) at index 4 in table for 'concat'$/],
+    ['table.concat(t, ",", 3)', /^ok$/],
+  ])('%s fails as in Lua, after one __len call', (call, message) => {
+    const r = counted(call) as { n: number; ok: boolean; e: string };
+    expect(r.n).toBe(1);
+    expect(r.ok ? 'ok' : r.e).toMatch(message);
+  });
+
+  it('a length that is no integer fails as luaL_len does', () => {
+    for (const call of ['table.insert(t, 1, 2)', 'table.remove(t, 1)', 'table.concat(t)']) {
+      expect(run(`local t = setmetatable({}, { __len = function() return "x" end })\nlocal ok, e = pcall(function() return ${call} end)\nreturn e`)).toBe('t.lua:2: object length is not an integer');
+    }
+  });
+
+  it('a __len loop of a huge length is still stopped by the budget', () => {
+    const huge = onLua54 ? '2^40' : '2^30';
+    for (const call of ['table.insert(t, 1, 0)', 'table.remove(t, 1)', 'table.concat(t, "", 1)']) {
+      const code = `local t = setmetatable({}, { __len = function() return math.tointeger(${huge}) end, __index = function() return "x" end, __newindex = rawset })\n${call}`;
+      expect(() => testEngine.createState({ budget: 100_000, budgetMessage: 'budget', moduleDirs: [], readFile: () => undefined, loadRoots: ['/nowhere'], baseDir: '/nowhere', print: () => {}, displayPath: (p) => p }).runChunk(code, 't.lua', 1, {}, 'serde')).toThrow(/budget$/);
+    }
+  });
+});

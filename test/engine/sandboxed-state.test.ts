@@ -108,6 +108,29 @@ describe(`libraries and loaders the core installs (${ENGINE_NAME})`, () => {
     expect(go('local ok, e = pcall(dofile, "bad.lua") return { ok, (e:gsub(":.*", "")) }')).toEqual([false, 'bad.lua']);
   });
 
+  it('a host error while require, dofile or loadfile reads a file is a Lua error that pcall catches', () => {
+    const s = testEngine.createState({
+      budget: 1e7,
+      budgetMessage: 'budget',
+      moduleDirs: ['/w/lib'],
+      readFile: (abs) => {
+        if (abs.includes('refused')) throw new Error(`cannot read ${abs}: refused by the host`);
+        return undefined;
+      },
+      loadRoots: ['/w'],
+      baseDir: '/w',
+      print: () => {},
+      displayPath: (p) => p,
+    });
+    const go = (code: string) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
+    expect(go('return { pcall(require, "refused") }')).toEqual([false, 'cannot read /w/lib/refused.lua: refused by the host']);
+    expect(go('return { pcall(dofile, "refused.lua") }')).toEqual([false, 'cannot read /w/refused.lua: refused by the host']);
+    expect(go('return { pcall(loadfile, "refused.lua") }')).toEqual([false, 'cannot read /w/refused.lua: refused by the host']);
+    expect(go('return { pcall(package.searchpath, "refused", package.path) }')).toEqual([false, 'cannot read /w/lib/refused.lua: refused by the host']);
+    // the state goes on
+    expect(go('return 1 + 1')).toBe(2);
+  });
+
   it('setGlobal refuses a value that cannot cross, naming why', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

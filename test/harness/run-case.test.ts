@@ -405,9 +405,8 @@ config = { enable = false, focus = "auth" }
 `;
     const lax = only(toml);
     expect(lax.status).toBe('passed');
-    expect(lax.warnings.slice(0, 3)).toEqual([
+    expect(lax.warnings.slice(0, 2)).toEqual([
       "unknown prompt parameter 'contxt_globs': it is ignored",
-      "prompt parameter 'udiffx_inst_debug' is not supported by this pack (this pack sends aip.udiffx.file_changes_instruction() when AIPack has it (its own template before 0.8.17)): it is ignored",
       "config: unknown key 'enable' (kept, the agent reads it as input.agent_config.enable; put an agent's own settings under config = { ... }, which is never warned about); did you mean 'enabled'?",
     ]);
     expect(only(toml, true).status).toBe('failed');

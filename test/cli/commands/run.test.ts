@@ -133,6 +133,7 @@ describe('coder-subagents run', () => {
       'working_globs = ["src/*.ts"]',
       'write_mode = true',
       'udiffx_inst_debug = true',
+      'contxt_globs = []',
       'auto_fix = false',
       'sub_agents = [{ name = "my/noop.aip", focus = "typo" }, { name = "my/noop.aip", config = { focus = "auth" } }]',
     ].join('\n');
@@ -144,7 +145,9 @@ describe('coder-subagents run', () => {
     const r = await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21'], ws);
     expect(r.stdout).toMatch(/\nchanges not applied:\n {2}src\/a\.ts: FILE_PATCH: .*; Hunk 1 failed: .+\n/);
     expect(r.stdout).toContain("\nwarning: sub_agents[1]: unknown key 'focus' (kept, the agent reads it as input.agent_config.focus;");
-    expect(r.stdout).toMatch(/\nwarning: prompt parameter 'udiffx_inst_debug' is not supported by this pack/);
+    // udiffx_inst_debug is read: the pack's own udiffx instruction is sent, and the value printed
+    expect(r.stdout).not.toContain("'udiffx_inst_debug'");
+    expect(r.stdout).toContain("\nwarning: unknown prompt parameter 'contxt_globs': it is ignored");
     // the entry's own config table is the user's: never warned about
     expect(r.stdout).not.toContain('sub_agents[2]');
     const json = JSON.parse((await runCli(['run', '--ai', 'ai.toml', '--aipack-version', '0.8.21', '--json'], ws)).stdout);
