@@ -167,32 +167,6 @@ local function item_reason(item)
   return reason
 end
 
--- The content, before the changes, of each file named by a FILE_PATCH and by no other directive of the answer:
--- a failed patch may have written the hunks that fitted, and the pack puts such a file back (nothing
--- half-applied). false = the file did not exist. A file other directives touch too cannot be put back alone.
-local function snapshot_patched(accepted)
-  local touches = {}
-  for _, entry in ipairs(accepted) do
-    for _, t in ipairs(entry.targets) do touches[t.target] = (touches[t.target] or 0) + 1 end
-  end
-  local before = {}
-  for _, entry in ipairs(accepted) do
-    local target = entry.targets[1].target
-    if entry.change.kind == "FILE_PATCH" and touches[target] == 1 then
-      if aip.path.exists(target) then before[target] = aip.file.load(target).content else before[target] = false end
-    end
-  end
-  return before
-end
-
-local function restore(target, content)
-  if content == false then
-    if aip.path.exists(target) then aip.file.delete(target) end
-  elseif not aip.path.exists(target) or aip.file.load(target).content ~= content then
-    aip.file.save(target, content)
-  end
-end
-
 -- Applies the accepted directives with one call to AIPack's udiffx, as upstream pro@coder does:
 -- { {changed, reason | nil} } in the order of `accepted`. Items are matched to directives by path, in order, so a
 -- directive this AIPack's udiffx does not know (no item) is reported instead of shifting the others.
@@ -209,7 +183,6 @@ local function apply_udiffx(accepted, base_dir)
   local raws = {}
   for i, entry in ipairs(accepted) do raws[i] = entry.change.raw end
   local block = "<FILE_CHANGES>\n" .. table.concat(raws, "\n\n") .. "\n</FILE_CHANGES>"
-  local before = snapshot_patched(accepted)
   local dir = base_dir
   if dir == "" then dir = nil end
   local ok, status = pcall(aip.udiffx.apply_file_changes, block, dir)
@@ -235,16 +208,9 @@ local function apply_udiffx(accepted, base_dir)
     elseif item.success == true then
       results[i] = { true, nil }
     else
-      local target = entry.targets[1].target
-      -- the third value is AIPack's own status item: upstream hands it on as it is (error_msg, error_hunks)
-      if entry.change.kind == "FILE_PATCH" and before[target] ~= nil then
-        restore(target, before[target])
-        results[i] = { false, item_reason(item) .. "\n\nThe file was left as it was (hunks that fitted were undone).", item }
-      elseif entry.change.kind == "FILE_PATCH" then
-        results[i] = { false, item_reason(item) .. "\n\nOther changes of this answer touch the file too: the hunks that fitted are kept.", item }
-      else
-        results[i] = { false, item_reason(item), item }
-      end
+      -- the third value is AIPack's own status item: upstream hands it on as it is (error_msg, error_hunks). A
+      -- patch that failed part-way keeps the hunks that fitted, as AIPack's udiffx wrote them.
+      results[i] = { false, item_reason(item), item }
     end
   end
   return results

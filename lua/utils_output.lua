@@ -97,30 +97,74 @@ local function pin(iden, label, content)
   aip.task.pin(iden, 0, { label = label, content = content })
 end
 
+-- "1/2 hunks" (or "1 hunks" when the total is unknown), upstream's wording.
+local function hunk_count_text(failed, total)
+  if total and total > 0 then return failed .. "/" .. U.int_text(total) .. " hunks" end
+  return failed .. " hunks"
+end
+
+-- The failed changes of an answer in upstream's `files_changes_failed` shape; a failure that has no such item (an
+-- unclosed <FILE_CHANGES> block) is added with its reason as message.
+local function failed_items(applied)
+  local items, seen = {}, {}
+  for _, fc in ipairs(applied.failed_changes or {}) do
+    items[#items + 1] = fc
+    seen[fc.path] = true
+  end
+  for _, failure in ipairs(applied.failures) do
+    if not seen[failure.path] then items[#items + 1] = { path = failure.path, error_msg = failure.reason } end
+  end
+  return items
+end
+
+--- The failure report in upstream's layout (aipack-ai/packs-pro pro/coder/lua/utils_output.lua): a title, the
+-- count of files, then per file its hunk count, AIPack's message and each failed hunk with its cause.
+function M.fails_report(failed, raw_path)
+  local lines = { "# Apply Fail Repport", "", #failed .. "/" .. #failed .. " files have hunk apply failures." }
+  for _, fc in ipairs(failed) do
+    local hunks = U.nil_if_null(fc.error_hunks)
+    if type(hunks) ~= "table" then hunks = {} end
+    local total = tonumber(U.nil_if_null(fc.total_count))
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = "## " .. tostring(fc.path or "")
+    if #hunks == 0 and total == nil and fc.error_msg and fc.error_msg ~= "" then
+      lines[#lines + 1] = "(apply failed, no failed hunk details reported)"
+    else
+      lines[#lines + 1] = "(" .. hunk_count_text(#hunks, total) .. " failed to apply)"
+    end
+    if fc.error_msg and fc.error_msg ~= "" then
+      lines[#lines + 1] = ""
+      lines[#lines + 1] = fc.error_msg
+    end
+    for i, hunk in ipairs(hunks) do
+      local cause, body = U.nil_if_null(hunk.cause), U.nil_if_null(hunk.hunk_body)
+      lines[#lines + 1] = ""
+      lines[#lines + 1] = "### Failed Hunk " .. i
+      lines[#lines + 1] = ""
+      if cause and cause ~= "" then
+        lines[#lines + 1] = cause
+        lines[#lines + 1] = ""
+      end
+      lines[#lines + 1] = "````"
+      if body and body ~= "" then lines[#lines + 1] = body end
+      lines[#lines + 1] = "````"
+    end
+  end
+  return table.concat(lines, "\n") .. "\n\nFull raw AI response:\n" .. raw_path .. "\n\n"
+end
+
 -- The failure report (appended: tasks may run at the same time) and a pin that points the user to it.
 local function report_failures(run, data, applied)
   if applied.failures[1] == nil then return end
   local reports = run.reports
-  local lines = {
-    "====", "", U.task_label(data.task) .. ": some file changes could not be applied.",
-    "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR), "",
-  }
-  for _, failure in ipairs(applied.failures) do
-    lines[#lines + 1] = "# " .. failure.path
-    lines[#lines + 1] = ""
-    lines[#lines + 1] = "````"
-    lines[#lines + 1] = failure.reason
-    lines[#lines + 1] = "````"
-    lines[#lines + 1] = ""
-  end
-  aip.file.append(reports.fails, table.concat(lines, "\n") .. "\n")
+  aip.file.append(reports.fails, M.fails_report(failed_items(applied), reports.raw_shown))
 
   local text = { "Failed to apply some file changes:" }
   for _, failure in ipairs(applied.failures) do
     text[#text + 1] = "- " .. failure.path .. " (" .. failure_line(failure.reason) .. ")"
   end
   text[#text + 1] = "Failure report: " .. aip.path.diff(reports.fails, CTX.WORKSPACE_DIR)
-  text[#text + 1] = "Full AI answer: " .. aip.path.diff(reports.raw, CTX.WORKSPACE_DIR)
+  text[#text + 1] = "Full AI answer: " .. reports.raw_shown
   pin("changes_failed", "WARNING", table.concat(text, "\n"))
 end
 
@@ -151,6 +195,8 @@ function M.record_answer(input, data, ai_response, applied, fixes)
   local info = table.concat(info_lines(data, ai_response, applied, fixes), "\n")
   local raw = (ai_response and U.nil_if_null(ai_response.content)) or ""
   aip.file.append(input.run.reports.raw, "====\n" .. info .. "\n\n" .. raw .. "\n\n")
+  -- a request for missing files is handed to the next auto-context run
+  require("missing_files").save(raw, input.run.coder_workbench)
   report_failures(input.run, data, applied)
   pin_directives(applied.answer)
   local block = "====\n" .. info .. "\n\n" .. U.trim(applied.answer) .. "\n"
@@ -174,7 +220,7 @@ function M.task_info(input, data, content, applied, fixes)
     file_changes_status = AF.status_of(applied.status_items or {}),
     files_changes_failed = applied.failed_changes or {},
     deferred_failure_report = false,
-    content_raw_path = aip.path.diff(input.run.reports.raw, CTX.WORKSPACE_DIR) or input.run.reports.raw,
+    content_raw_path = input.run.reports.raw_shown,
     auto_fix = AF.upstream_state(data.params, data.settings, input.run.task_count == 1),
     auto_fix_result = fixes and fixes.result or nil,
   }

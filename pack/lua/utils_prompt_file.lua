@@ -125,12 +125,18 @@ local REPORT_NAMES = {
 local LEGACY_FILES_NAME = "last_prompt_files_path.md"
 
 --- { files, raw, for_prompt, fails }: paths of the report files, in `cache_dir` (the workbench's `.cache/`, as
--- upstream) or else <prompt_dir>/.cache/.
-function M.report_paths(prompt_dir, cache_dir)
+-- upstream) or else <prompt_dir>/.cache/. `raw_shown`: the raw answers' file as upstream names it to the user and
+-- to sub-agents, under the cache folder as given (`shown_cache_dir`, "./prompt/workbench-default/.cache").
+function M.report_paths(prompt_dir, cache_dir, shown_cache_dir)
   cache_dir = cache_dir or (prompt_dir .. "/.cache")
   local paths = {}
   for key, name in pairs(REPORT_NAMES) do paths[key] = cache_dir .. "/" .. name end
   paths.legacy_files = cache_dir .. "/" .. LEGACY_FILES_NAME
+  if shown_cache_dir then
+    paths.raw_shown = shown_cache_dir .. "/" .. REPORT_NAMES.raw
+  else
+    paths.raw_shown = aip.path.diff(paths.raw, CTX.WORKSPACE_DIR) or paths.raw
+  end
   return paths
 end
 

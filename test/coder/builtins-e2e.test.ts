@@ -84,8 +84,9 @@ describe('auto_fix repairs failed hunks with the next model of its sequence', ()
   // the coder's patch: hunk 1 fits, hunks 2 and 3 name lines the file does not have
   const patch =
     '<FILE_PATCH file_path="src/util.ts">\n@@\n-export const a = 1;\n+export const a = 10;\n@@\n-export const bb = 2;\n+export const b = 20;\n@@\n-export const cc = 3;\n+export const c = 30;\n</FILE_PATCH>';
+  // the file auto-fix sees keeps hunk 1 (AIPack writes the hunks that fit), so the repair patches b and c
   const fixed =
-    '<FILE_CHANGES>\n<FILE_PATCH file_path="src/util.ts">\n@@\n-export const a = 1;\n-export const b = 2;\n-export const c = 3;\n+export const a = 10;\n+export const b = 20;\n+export const c = 30;\n</FILE_PATCH>\n</FILE_CHANGES>';
+    '<FILE_CHANGES>\n<FILE_PATCH file_path="src/util.ts">\n@@\n export const a = 10;\n-export const b = 2;\n-export const c = 3;\n+export const b = 20;\n+export const c = 30;\n</FILE_PATCH>\n</FILE_CHANGES>';
   const vfs = createOverlayVfs(WS, {
     files: { 'src/util.ts': UTIL, [PROMPT]: prompt('model = "big"\nwrite_mode = true\nauto_fix = "model-a, model-b"', 'Multiply by ten.') },
   });

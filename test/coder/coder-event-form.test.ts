@@ -89,7 +89,7 @@ describe('event form: start, an emitted event, agent_on, end', () => {
       'response 1: 1/1 ok, success=true\n- Patch src/greet.ts true\nextruded: Ended the sentence with a period.\nraw file exists: true\n',
     );
     const responses = post!.input.coder_responses as Record<string, unknown>[];
-    expect(responses[0]!.content_raw_path).toBe('prompts/event-flow/workbench-default/.cache/last_ai_responses_for_raw.md');
+    expect(responses[0]!.content_raw_path).toBe('./prompts/event-flow/workbench-default/.cache/last_ai_responses_for_raw.md');
     // the stage-form fields are there as well
     expect(responses[0]).toMatchObject({ task_num: 1, files_changed: ['src/greet.ts'], files_failed: [] });
   });

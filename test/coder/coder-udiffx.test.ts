@@ -1,6 +1,6 @@
 /**
  * The coder pack's udiffx mode against the simulated aip.udiffx (no stub): one call for the checked directives,
- * items matched to directives by path, a file whose patch failed part-way put back, and every failure reported
+ * items matched to directives by path, a file whose patch failed part-way keeping the hunks that fitted (as AIPack), and every failure reported
  * per file with the answer kept.
  */
 import nodePath from 'node:path';
@@ -54,23 +54,26 @@ describe('coder pack, udiffx mode (the default)', () => {
     expect(r.report).toBeUndefined();
   });
 
-  it('a patch that fails part-way leaves its file as it was, and the next directives still apply', () => {
+  it('a patch that fails part-way keeps the hunks that fitted (as AIPack does), fails with its hunks, and the next directives still apply', () => {
     const r = coder(
       changes(
         '<FILE_PATCH file_path="src/util.ts">\n@@\n-export const a = 1;\n+export const a = 10;\n@@\n-export const zz = 0;\n+export const zz = 1;\n</FILE_PATCH>',
         '<FILE_NEW file_path="src/new.ts">\nnew\n</FILE_NEW>',
       ),
     );
-    expect(r.file('src/util.ts')).toBe(UTIL);
+    expect(r.file('src/util.ts')).toBe(UTIL.replace('a = 1;', 'a = 10;'));
     expect(r.file('src/new.ts')).toBe('new\n');
     expect(r.answer).toContain("> FAILED: src/util.ts: FILE_PATCH: 1 of 2 hunks failed to apply for 'src/util.ts'");
     expect(r.answer).toContain('> Files changed: 1 (src/new.ts)');
     expect(r.answer).toContain('Done.');
-    expect(r.report).toContain('Hunk 1 failed: patch completion error: Could not find patch context in original file');
-    expect(r.report).toContain('The file was left as it was (hunks that fitted were undone).');
+    // upstream's layout of the report: the file, its hunk count, AIPack's message, each failed hunk with its cause
+    expect(r.report).toBe(
+      "# Apply Fail Repport\n\n1/1 files have hunk apply failures.\n\n## src/util.ts\n(1/1 hunks failed to apply)\n\n1 of 2 hunks failed to apply for 'src/util.ts'\n\n### Failed Hunk 1\n\npatch completion error: Could not find patch context in original file (starting search from line 1)\n\n````\n@@\n-export const zz = 0;\n+export const zz = 1;\n\n````\n\nFull raw AI response:\n.aipack/.prompt/pro@coder/workbench-default/.cache/last_ai_responses_for_raw.md\n\n",
+    );
+    expect(r.report).not.toContain('left as it was');
   });
 
-  it('a file other directives touch too keeps the hunks that fitted, and says so', () => {
+  it('a file other directives touch too keeps the hunks that fitted as well', () => {
     const r = coder(
       changes(
         '<FILE_APPEND file_path="src/util.ts">\nexport const d = 4;\n</FILE_APPEND>',
@@ -78,7 +81,7 @@ describe('coder pack, udiffx mode (the default)', () => {
       ),
     );
     expect(r.file('src/util.ts')).toBe('export const a = 10;\nexport const b = 2;\nexport const c = 3;\nexport const d = 4;\n');
-    expect(r.report).toContain('Other changes of this answer touch the file too: the hunks that fitted are kept.');
+    expect(r.report).toContain("1 of 2 hunks failed to apply for 'src/util.ts'");
   });
 
   it("a directive this AIPack's udiffx does not know is reported, and the others are matched to their own status", () => {
