@@ -13,6 +13,7 @@ import { filesBelow } from './check-layers.mjs';
  */
 export const EXEMPT = {
   'src/contract/index.ts': 're-exports',
+  'src/support/host-fs.ts': 're-exports',
   'src/cli/bin.ts': 'entry',
   'src/aip/types.ts': 'types',
   'src/aip/support/lifecycle-stage.ts': 'types',

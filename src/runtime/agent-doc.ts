@@ -87,6 +87,26 @@ export function mapScriptLine(script: LuaScript, codeLine: number): number {
   return seg.fileLine + (codeLine - seg.codeLine);
 }
 
+/**
+ * The chunk a stage's script runs as: each code line at its .aip line (blocks of a repeated heading included), so
+ * Lua's own line numbers are the file's.
+ */
+export function stageChunk(script: LuaScript): string {
+  const lines = script.code.split('\n');
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    const target = mapScriptLine(script, i + 1);
+    while (out.length < target - 1) out.push('');
+    out.push(line);
+  });
+  return out.join('\n');
+}
+
+/** The chunks of an agent's Lua stages, in lifecycle order (what fengari's build precompiles of the driver). */
+export function stageChunks(doc: AgentDoc): string[] {
+  return [doc.beforeAll, doc.data, doc.output, doc.afterAll].filter((s) => s !== undefined).map(stageChunk);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Options
 

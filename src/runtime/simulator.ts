@@ -7,7 +7,7 @@ import { defaultEngineName, getEngine } from '../engine/index.ts';
 import { ChunkCache, CHUNK_CACHE_BYTES } from '../engine/chunk-cache.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
-import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
+import { hasTaskStages, parseAgentDoc, stageChunk, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
 import { mergeOptions, STOCK_OPTIONS } from './option-layers.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
@@ -484,7 +484,7 @@ export class Simulator implements StageHost {
       state = this.engine.createState(options);
       bindStage(state, env);
       setStageCtx(state, buildCtx(this.session, frame, stage, taskNum));
-      const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      const ret = state.runChunk(stageChunk(script), frame.doc.path, 1, scope, 'serde');
       // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
       if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
       return ret;
@@ -609,18 +609,6 @@ function taskOrderOf(order: number[] | undefined, count: number): number[] {
   if (!order || order.length !== count) return identity;
   const sorted = [...order].sort((a, b) => a - b);
   return sorted.every((v, i) => v === i) ? order : identity;
-}
-
-/** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */
-function layoutScript(script: LuaScript): string {
-  const lines = script.code.split('\n');
-  const out: string[] = [];
-  lines.forEach((line, i) => {
-    const target = mapScriptLine(script, i + 1);
-    while (out.length < target - 1) out.push('');
-    out.push(line);
-  });
-  return out.join('\n');
 }
 
 function withDisplay(input: unknown): unknown {

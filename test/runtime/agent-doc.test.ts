@@ -6,6 +6,8 @@ import {
   mapScriptLine,
   parseAgentDoc,
   parseAgentOptions,
+  stageChunk,
+  stageChunks,
 } from '../../src/runtime/agent-doc.ts';
 
 const doc = (...lines: string[]) => parseAgentDoc(lines.join('\n') + '\n', 'agent.aip');
@@ -141,6 +143,13 @@ describe('parseAgentDoc: lua sections', () => {
     expect(mapScriptLine(s, 1)).toBe(3);
     expect(mapScriptLine(s, 2)).toBe(9);
     expect(mapScriptLine(s, 3)).toBe(10);
+  });
+
+  it('lays a stage out as the chunk it runs as: each code line at its .aip line', () => {
+    const d = doc('# Data', '```lua', 'local a = 1', '```', '# Instruction', 'hi', '# Data', '```lua', 'local b = 2', 'return a + b', '```');
+    expect(stageChunk(d.data!)).toBe('\n\nlocal a = 1\n\n\n\n\n\nlocal b = 2\nreturn a + b\n');
+    const all = doc('# Output', '```lua', 'return 2', '```', '# Before All', '```lua', 'return 1', '```');
+    expect(stageChunks(all)).toEqual(['\n\n\n\n\n\nreturn 1\n', '\n\nreturn 2\n']);
   });
 
   it('maps lines from startLine when segments are absent', () => {
