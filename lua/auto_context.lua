@@ -84,6 +84,12 @@ function M.config(sub)
       kinds = W.include_kinds(wb.include_kinds, "all"),
       file_path = wb.cache_dir .. "/code-map/data-code-map.json",
     }
+    -- no data file of those kinds: no data map (upstream maps and offers data only when there is some)
+    local any = false
+    for _, file in ipairs(aip.file.list(data.globs)) do
+      any = any or (not CM.is_map_path(file.path) and CM.kind_in(file, data.kinds) ~= nil)
+    end
+    if not any then data = nil end
   end
   local helper_globs = glob_list(cfg.helper_globs, "helper_globs")
   local model = U.nil_if_null(cfg.model) or U.nil_if_null(params.model)
@@ -91,12 +97,14 @@ function M.config(sub)
   local code_map_model = U.nil_if_null(cfg.code_map_model) or model
   local concurrency = U.nil_if_null(cfg.code_map_input_concurrency) or U.nil_if_null(cfg.input_concurrency)
 
-  -- reduce picks among the context files; expand adds to them from the structure files
-  local context_globs = glob_list(params.context_globs, "context_globs")
+  -- reduce picks among the context files; expand adds to them from the structure files. A code map named in
+  -- context_globs / knowledge_globs (a `*code-map*.json` file, or a pack's `ns@pack/code-map.json`) offers its entries.
+  local context_globs, context_maps = CM.split_map_paths(glob_list(params.context_globs, "context_globs"))
   local candidate_globs = context_globs
   if mode == "expand" then candidate_globs = glob_list(params.structure_globs, "structure_globs") end
-  local knowledge_globs = glob_list(params.knowledge_globs, "knowledge_globs")
-  local knowledge = U.nil_if_null(cfg.knowledge) ~= false and knowledge_globs[1] ~= nil
+  local knowledge_globs, knowledge_maps = CM.split_map_paths(glob_list(params.knowledge_globs, "knowledge_globs"))
+  local knowledge = U.nil_if_null(cfg.knowledge) ~= false and (knowledge_globs[1] ~= nil or knowledge_maps[1] ~= nil)
+  if not knowledge then knowledge_maps = {} end
 
   local cache_explicit = params.cache_explicit == true
   if U.nil_if_null(cfg.cache_explicit) ~= nil then cache_explicit = cfg.cache_explicit == true end
@@ -121,20 +129,28 @@ function M.config(sub)
     context_globs = context_globs,
     candidate_globs = candidate_globs,
     knowledge_globs = knowledge_globs,
+    context_maps = context_maps,
+    knowledge_maps = knowledge_maps,
     prompt = prompt or "",
   }
 end
 
 --- The code-map entry auto-context runs: the candidates (relative to base_dir) and, when on, the knowledge
--- files (relative to the workspace), each in its named map.
+-- files (relative to the workspace), each in its named map keyed by workspace-relative path (as upstream), or
+-- nil when there is no file to map (only code maps named).
 function M.code_map_entry(config, cfg)
-  local named = { { name = "context", globs = config.candidate_globs, base_dir = config.base_dir or "", include_kinds = config.kinds } }
-  if config.knowledge then
-    named[#named + 1] = { name = "knowledge", globs = config.knowledge_globs, base_dir = "", include_kinds = config.kinds }
+  local ws = CTX.WORKSPACE_DIR
+  local named = {}
+  if config.candidate_globs[1] ~= nil then
+    named[#named + 1] = { name = "context", globs = config.candidate_globs, base_dir = config.base_dir or "", path_base_dir = ws, include_kinds = config.kinds }
+  end
+  if config.knowledge and config.knowledge_globs[1] ~= nil then
+    named[#named + 1] = { name = "knowledge", globs = config.knowledge_globs, base_dir = "", path_base_dir = ws, include_kinds = config.kinds }
   end
   if config.data then
-    named[#named + 1] = { name = "data", globs = config.data.globs, base_dir = "", include_kinds = config.data.kinds, file_path = config.data.file_path }
+    named[#named + 1] = { name = "data", globs = config.data.globs, base_dir = "", path_base_dir = ws, include_kinds = config.data.kinds, file_path = config.data.file_path }
   end
+  if named[1] == nil then return nil end
   local entry = { name = "pro@coder/code-map", named_maps = named, model = config.code_map_model }
   if config.input_concurrency then entry.input_concurrency = config.input_concurrency end
   local max_kb = U.nil_if_null(cfg.max_file_size_kb)
@@ -171,12 +187,13 @@ local function describe(entry)
 end
 
 --- The candidates of one map: { paths (sorted), text (one description per mapped file) }. A listed file
--- without a map entry (too large, or not summarized) is not offered.
+-- without a map entry (too large, or not summarized) is not offered. Entries are keyed by workspace path.
 function M.candidates(globs, base_dir, map_path, kinds)
-  local file_map = CM.load(map_path)
+  if map_path == nil then return { paths = {}, text = "" } end
+  local file_map = CM.load(map_path).file_map
   local paths, blocks = {}, {}
   for _, path in ipairs(listed(globs, base_dir, kinds)) do
-    local entry = file_map[path]
+    local entry = file_map[base_dir and aip.path.join(base_dir, path) or path]
     if type(entry) == "table" then
       paths[#paths + 1] = path
       local shown = U.deep_copy(entry)
@@ -185,6 +202,106 @@ function M.candidates(globs, base_dir, map_path, kinds)
     end
   end
   return { paths = paths, text = table.concat(blocks, "\n\n") }
+end
+
+-- One entry of a named map as upstream describes it: path, Summary, When To Use, then Types, Functions, Topics.
+local function map_entry_lines(entry)
+  local lines = { "- " .. entry.file_path, "    - Summary: " .. tostring(U.nil_if_null(entry.summary) or ""),
+    "    - When To Use: " .. tostring(U.nil_if_null(entry.when_to_use) or "") }
+  for _, pair in ipairs({ { "Types", entry.public_types }, { "Functions", entry.public_functions }, { "Topics", entry.topics } }) do
+    local list = U.nil_if_null(pair[2])
+    if type(list) == "table" and list[1] ~= nil then lines[#lines + 1] = "    - " .. pair[1] .. ": " .. table.concat(list, ", ") end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- The code maps a prompt names in context_globs / knowledge_globs, in that order: one group each
+-- { category, map_path, display_path, cache_file_name, paths, kinds (by path), text }. Each entry stands for the
+-- file its stored path names through the map's `rel_base`, shown workspace-relative (or `~/...`). A map that
+-- cannot be read offers nothing.
+function M.explicit_groups(config)
+  local groups, used = {}, {}
+  local function add(map_path, category)
+    local ok, doc = pcall(CM.load, map_path)
+    if not ok then doc = { file_map = {} } end
+    local keys = {}
+    for key in pairs(doc.file_map) do keys[#keys + 1] = key end
+    table.sort(keys)
+    local paths, kinds, blocks = {}, {}, {}
+    for _, key in ipairs(keys) do
+      local shown = U.deep_copy(doc.file_map[key])
+      local source = CM.source_path(map_path, doc, U.nil_if_null(shown.file_path) or key)
+      shown.file_path = CM.display_path(source)
+      if U.nil_if_null(shown.kind) == nil then shown.kind = W.file_kind(source) end
+      paths[#paths + 1] = shown.file_path
+      kinds[shown.file_path] = shown.kind
+      blocks[#blocks + 1] = map_entry_lines(shown)
+    end
+    local stem = CM.cache_stem(map_path)
+    local cache_file_name = stem .. ".md"
+    if used[cache_file_name] and used[cache_file_name] ~= map_path then
+      cache_file_name = stem .. "-" .. aip.hash.sha256(map_path):sub(1, 8) .. ".md"
+    end
+    used[cache_file_name] = map_path
+    groups[#groups + 1] = {
+      category = category,
+      map_path = map_path,
+      display_path = CM.display_path(map_path),
+      cache_file_name = cache_file_name,
+      paths = paths,
+      kinds = kinds,
+      -- upstream's layout: one block per entry, each ending with a newline, a blank line between them
+      text = table.concat(blocks, "\n"),
+    }
+  end
+  for _, p in ipairs(config.context_maps) do add(p, "context") end
+  for _, p in ipairs(config.knowledge_maps) do add(p, "knowledge") end
+  return groups
+end
+
+--- The candidates of a category with its explicit map groups added: { paths, text }, each group under an
+-- `## Explicit Code Map: <map>` heading.
+function M.with_groups(candidates, groups, category)
+  local paths, text = {}, { candidates and candidates.text or "" }
+  for _, p in ipairs(candidates and candidates.paths or {}) do paths[#paths + 1] = p end
+  for _, g in ipairs(groups) do
+    if g.category == category then
+      for _, p in ipairs(g.paths) do paths[#paths + 1] = p end
+      local body = U.trim(g.text)
+      if body == "" then body = "None" end
+      text[#text + 1] = "## Explicit Code Map: " .. g.display_path .. "\n\n" .. body
+    end
+  end
+  return { paths = paths, text = U.trim(table.concat(text, "\n\n")) }
+end
+
+--- The description file of one named map, `<prompt dir>/.cache/auto-context/<stem>.md`, in upstream's layout.
+function M.save_group_description(prompt_dir, group)
+  local count = #group.paths
+  local lines = {
+    "# " .. (group.category == "knowledge" and "Knowledge" or "Context") .. " Code Map Descriptions", "",
+    "Detected files: " .. count,
+    "Mapped descriptions: " .. count,
+    "Code map: " .. group.display_path, "",
+    count > 0 and "## Descriptions Sent to AI" or "## Descriptions Not Sent to AI", "",
+    group.text:find("%S") and group.text or "None",
+  }
+  aip.file.save(prompt_dir .. "/.cache/auto-context/" .. group.cache_file_name, table.concat(lines, "\n") .. "\n")
+end
+
+--- `coder_params.explicit_code_map_selections`: per named map, the files of it the answer picked.
+function M.group_selections(groups, context_picked, knowledge_picked)
+  local out = {}
+  for _, g in ipairs(groups) do
+    local picked = {}
+    for _, p in ipairs(g.category == "knowledge" and knowledge_picked or context_picked) do picked[p] = true end
+    local selected = {}
+    for _, p in ipairs(g.paths) do
+      if picked[p] then selected[#selected + 1] = p end
+    end
+    out[#out + 1] = { category = g.category, map_path = g.display_path, selected_files = selected }
+  end
+  return out
 end
 
 -- Upstream takes an answer without the tag, or with one that is not a JSON array, as an empty selection: so does

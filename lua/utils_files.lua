@@ -1,6 +1,8 @@
 -- Finding and loading the files a task sends to the model.
 -- A file ref is { path, size }: `path` as aip.file.list gives it (relative to the base it was listed from).
 
+local CM = require("code_map")
+
 local M = {}
 
 -- nil and "" both mean the workspace root, which is aip.file's default base.
@@ -122,15 +124,36 @@ local function merged(...)
   return refs
 end
 
+-- The refs that are not code maps (a `*code-map*.json` / `*content-map*.json` file is read by auto-context,
+-- never sent as a file, as upstream).
+local function without_maps(refs)
+  local out = {}
+  for _, ref in ipairs(refs) do
+    if not CM.is_map_path(ref.path) then out[#out + 1] = ref end
+  end
+  return out
+end
+
+-- The refs AIPack finds likely text (upstream lists its main knowledge and context globs so): an image or a PDF
+-- matched there is neither sent as a file nor counted in max_files_size_kb (an AIPack that does not tell keeps all).
+local function likely_text(refs)
+  if refs[1] == nil or refs[1].is_likely_text == nil then return refs end
+  local out = {}
+  for _, ref in ipairs(refs) do
+    if ref.is_likely_text ~= false then out[#out + 1] = ref end
+  end
+  return out
+end
+
 -- Knowledge files come from the workspace; context and structure files from base_dir. The pinned
--- `*_globs_pre` / `*_globs_post` lists go before / after their main list.
+-- `*_globs_pre` / `*_globs_post` lists go before / after their main list (listed whatever their kind, as upstream).
 function M.resolve(settings)
   local base = settings.base_dir
   return {
-    knowledge = merged(M.list(settings.knowledge_globs_pre, nil), M.list(settings.knowledge_globs, nil),
-      M.list(settings.knowledge_globs_post, nil)),
-    context = merged(M.list(settings.context_globs_pre, base), M.list(settings.context_globs, base),
-      M.list(settings.context_globs_post, base)),
+    knowledge = without_maps(merged(M.list(settings.knowledge_globs_pre, nil), likely_text(M.list(settings.knowledge_globs, nil)),
+      M.list(settings.knowledge_globs_post, nil))),
+    context = without_maps(merged(M.list(settings.context_globs_pre, base), likely_text(M.list(settings.context_globs, base)),
+      M.list(settings.context_globs_post, base))),
     structure = M.list(settings.structure_globs, base),
   }
 end

@@ -154,7 +154,7 @@ local M = {
   laxOnEmpty = "{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = \"start\")",
   laxOnBlank = "{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})",
   laxEmitString = "Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})",
-  laxEmitBlank = "Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (list event names only)",
+  laxEmitBlank = "Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (write emit_events = {list})",
   laxEndParams = "Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)",
   laxAutoContextEmpty = "auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>[\"path\", ...]</{tag}>)",
   laxAutoContextOutside = "auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)",

@@ -176,6 +176,21 @@ local function attachments_of(inst, prompt_dir, listed)
   return U.nil_if_empty(list)
 end
 
+-- The run pin upstream sets when the request carries attachments: one line per file, with its size.
+local function pin_attachments(list)
+  if list == nil then return end
+  local lines = {}
+  for _, att in ipairs(list) do
+    local line = "- " .. att.file_source
+    local info = aip.file.info and aip.file.info(att.file_source)
+    if type(info) == "table" and type(U.nil_if_null(info.size)) == "number" and aip.text.format_size then
+      line = line .. " (" .. aip.text.format_size(info.size) .. ")"
+    end
+    lines[#lines + 1] = line
+  end
+  aip.run.pin("attachments", 10, { label = "Attachments:", content = table.concat(lines, "\n") })
+end
+
 -- The workbench data files sent as text: auto-context's selection when it made one ({} = none), else the
 -- `workbench_data_globs` param, else everything under the workbench's data/. Only files likely text: without a
 -- selection, images and PDFs there are neither sent nor attached (as upstream).
@@ -256,6 +271,7 @@ function M.prepare_run(prompt, pre)
     reports = PF.report_paths(prompt.dir, prompt.workbench and aip.path.resolve(prompt.workbench.cache_dir), prompt.workbench and prompt.workbench.cache_dir),
     coder_workbench = coder_workbench,
   }
+  pin_attachments(run.attachments)
   return run, listed.groups, options
 end
 

@@ -107,6 +107,22 @@ local function path_list(title, paths, note)
   return table.concat(lines, "\n") .. "\n"
 end
 
+-- `# Explicit Code-map Selections`: per code map the prompt named, the files auto-context picked from it.
+local function explicit_selections(params)
+  local groups = U.nil_if_null(params and params.explicit_code_map_selections)
+  if type(groups) ~= "table" or groups[1] == nil then return nil end
+  local lines = { "# Explicit Code-map Selections", "" }
+  for _, g in ipairs(groups) do
+    lines[#lines + 1] = "## " .. (g.category == "knowledge" and "Knowledge" or "Context") .. " Map: " .. tostring(g.map_path)
+    lines[#lines + 1] = ""
+    local selected = U.nil_if_null(g.selected_files) or {}
+    if selected[1] == nil then lines[#lines + 1] = "None" end
+    for _, p in ipairs(selected) do lines[#lines + 1] = "- " .. p end
+    lines[#lines + 1] = ""
+  end
+  return table.concat(lines, "\n")
+end
+
 -- Appends the task's file lists to .cache/last_prompt_file_paths.md (one block per task, in completion order).
 local function report_files(task, attachments, context, working, data_refs)
   local parts = { "====\n\n" .. U.task_label(task.info) .. "\n" }
@@ -117,6 +133,7 @@ local function report_files(task, attachments, context, working, data_refs)
   end
   parts[#parts + 1] = path_list("Knowledge Files", F.paths(task.files.knowledge))
   parts[#parts + 1] = path_list("Context Files", F.paths(context))
+  parts[#parts + 1] = explicit_selections(task.params)
   parts[#parts + 1] = path_list("Working Files", F.paths(working))
   if data_refs[1] ~= nil then parts[#parts + 1] = path_list("Workbench Data Files", F.paths(data_refs)) end
   parts[#parts + 1] = path_list("Structure Files", F.paths(task.files.structure), "(Only file paths, not their content)")

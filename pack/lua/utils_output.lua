@@ -196,6 +196,8 @@ function M.record_answer(input, data, ai_response, applied, fixes)
   local info = table.concat(info_lines(data, ai_response, applied, fixes), "\n")
   local raw = (ai_response and U.nil_if_null(ai_response.content)) or ""
   aip.file.append(input.run.reports.raw, "====\n" .. info .. "\n\n" .. raw .. "\n\n")
+  -- a request for missing files is handed to the next auto-context run
+  require("missing_files").save(raw, input.run.coder_workbench)
   report_failures(input.run, data, applied)
   pin_directives(applied.answer)
   local block = "====\n" .. info .. "\n\n" .. U.trim(applied.answer) .. "\n"

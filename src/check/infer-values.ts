@@ -16,6 +16,8 @@ export interface TableT {
   open: boolean;
   /** filled from the input's params (a copy loop over them, or aip.lua.merge with them) */
   spread: boolean;
+  /** the positional values of the constructor (`{ "a", "b" }`), in order */
+  items?: T[];
 }
 
 export type T =

@@ -269,7 +269,8 @@ class Checker extends ScopeWalker<T> {
     const t: TableT = { k: 'table', keys: new Map(), open: false, spread: false };
     for (const f of e.fields) {
       const value = this.expression(f.value);
-      if (f.type === 'TableKeyString') t.keys.set(f.key.name, { node: f.key, value });
+      if (f.type === 'TableValue') (t.items ??= []).push(value);
+      else if (f.type === 'TableKeyString') t.keys.set(f.key.name, { node: f.key, value });
       else if (f.type === 'TableKey') {
         this.expression(f.key);
         const k = staticKey(f.key);
@@ -438,6 +439,12 @@ class Checker extends ScopeWalker<T> {
         const list = value.k === 'string' && value.value !== undefined ? `{ ${JSON.stringify(value.value)} }` : '{ "..." }';
         this.report(line, column, 'lax-form', messages.lax('laxEmitString', { name: this.opts.agent ?? 'this agent', list }), 'warning');
         continue;
+      }
+      // and drops an empty event name of the list
+      if (key === 'emit_events' && value.k === 'table' && eventOnly && value.items?.some((i) => i.k === 'string' && i.value === '')) {
+        const kept = value.items.filter((i) => !(i.k === 'string' && i.value === '')).map((i) => (i.k === 'string' && i.value !== undefined ? JSON.stringify(i.value) : '...'));
+        const list = kept.length === 0 ? '{}' : `{ ${kept.join(', ')} }`;
+        this.report(line, column, 'lax-form', messages.lax('laxEmitBlank', { name: this.opts.agent ?? 'this agent', list }), 'warning');
       }
       const laxStages = stages.filter((k) => laxIn(f, stageOfKind(k), formOfKind(k)));
       if (eventOnly && laxStages.length === stages.length) {

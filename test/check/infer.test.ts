@@ -56,6 +56,16 @@ describe('type check: the input of a sub-agent', () => {
 });
 
 describe('type check: the response', () => {
+  it('warns about the lax emit_events forms of the event form, naming the stricter form, and runs them as upstream', () => {
+    expect(shown('return { emit_events = { "", "plan::ready" } }', ['on:pre' as SubAgentStage])).toEqual([
+      '1:10 lax-form (warning): Sub-agent [a.lua] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (write emit_events = { "plan::ready" })',
+    ]);
+    expect(shown('return { emit_events = "plan::ready" }', ['on:pre' as SubAgentStage])).toEqual([
+      '1:10 lax-form (warning): Sub-agent [a.lua] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = { "plan::ready" })',
+    ]);
+    expect(shown('return { emit_events = { "plan::ready" } }', ['on:pre' as SubAgentStage])).toEqual([]);
+  });
+
   it('reports keys that are no response field, with the right one', () => {
     expect(shown('return { coder_promt = "x" }', ['pre'])).toEqual([
       "1:10 response-key: response key 'coder_promt' is not a sub-agent response field; did you mean coder_prompt?",

@@ -45,6 +45,16 @@ describe('lax forms: as upstream, with one warning each', () => {
     ]);
   });
 
+  it('an empty name in the emit_events list is dropped and the others are emitted', () => {
+    const r = scenario('lax-emit-blank');
+    completed(r);
+    expect(r.calls.map((c) => c.agent)).toEqual(['my-agents/emitter.aip', 'my-agents/listener.aip']);
+    expect(r.file('notes/listener.md')).toBe('ran\n');
+    expect(warnings(r)).toEqual([
+      'WARNING: Sub-agent [my-agents/emitter.aip] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (write emit_events = { "ctx::ready" })',
+    ]);
+  });
+
   it('coder_params and coder_prompt returned at end reach the later end agents, merged, and change nothing else', () => {
     const r = scenario('lax-end-params');
     completed(r);
@@ -85,6 +95,22 @@ describe("the post input in upstream's shape", () => {
       },
     ]);
     expect(r.file('notes/status.md')).toContain("- Patch src/greet.ts false No changes applied to 'src/greet.ts'\n  hunk: patch completion error");
+  });
+
+  it('a patch failing part-way keeps the hunk that fitted, as AIPack writes it; its item fails with the other hunk', () => {
+    const r = scenario('partial-patch');
+    completed(r);
+    expect(r.file('src/greet.ts')).toBe(r.original('src/greet.ts').replace('export function greet', '/** Greets someone. */\nexport function greet'));
+    expect(r.file('src/math.ts')).toBe(r.original('src/math.ts').replace('export function add', '/** The sum of a and b. */\nexport function add'));
+    expect(r.file('notes/status.md')).toBe(
+      [
+        'response 1: 1/2 ok, fail_count=1, success=false',
+        "- Patch src/greet.ts false 1 of 2 hunks failed to apply for 'src/greet.ts'",
+        '  hunk: patch completion error: Could not find patch context in original file (starting search from line 1)',
+        '- Patch src/math.ts true nil',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('gives empty file-ref lists as lists, the answer with its trailing newlines, and the auto_fix settings', () => {
