@@ -76,8 +76,11 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 const ma = median(a);
 const mb = median(b);
+// the two runs of a round ran under the same load: the median of their ratios is the steadier figure
+const paired = median(a.map((x, i) => b[i]! / x));
 console.log(`${AGENTS} sub-agents over 2 tasks (${AGENTS} calls a run), ${ENGINE}, ${ROUNDS} rounds, CPU ms per run (median):`);
 printTable(['run', 'CPU ms', 'vs without'], [
   ['without record', ma.toFixed(1), '1.00'],
   ['record = true', mb.toFixed(1), (mb / ma).toFixed(3)],
 ]);
+console.log(`median of the rounds' ratios (record / without): ${paired.toFixed(3)}`);
