@@ -2,6 +2,7 @@ import nodePath from 'node:path';
 import { stringify as stringifyToml } from 'smol-toml';
 import { exists, readText } from '../support/host-fs.ts';
 import { parseAgentDoc } from '../runtime/agent-doc.ts';
+import { suggest } from '../support/suggest.ts';
 import { isTable, sentFilesNow, type RecordEvent, type RunRecord, type SubAgentEvent } from './record-file.ts';
 
 /**
@@ -215,7 +216,9 @@ export function importRecord(record: RunRecord, options: ImportOptions): Importe
   const names = [...new Set(calls.map((e) => e.name))];
   const wanted = options.agent === undefined ? names : names.filter((n) => isAgent(n, options.agent!));
   if (options.agent !== undefined && wanted.length === 0) {
-    throw new Error(`record ${record.run.id} has no call of sub-agent '${options.agent}' (it recorded: ${names.join(', ') || 'no sub-agent call'})`);
+    const near = suggest(options.agent.replace(/\.aip$/, ''), names.map((n) => nodePath.basename(n).replace(/\.aip$/, '')), { affix: false });
+    const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
+    throw new Error(`record ${record.run.id} has no call of sub-agent '${options.agent}'${hint} (it recorded: ${names.join(', ') || 'no sub-agent call'})`);
   }
   const sent = workspaceFiles(record, options.workspaceDir);
   const out: ImportedFile[] = [];

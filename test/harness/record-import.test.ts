@@ -55,7 +55,8 @@ describe('record import: the demo run', () => {
   });
 
   it('refuses an agent the record has no call of, naming those it has', () => {
-    expect(() => importRecord(record, { workspaceDir: ws, agent: 'reviewer' })).toThrow(/has no call of sub-agent 'reviewer' \(it recorded: my-agents\/prompt-refiner\.aip, /);
+    expect(() => importRecord(record, { workspaceDir: ws, agent: 'reviewer' })).toThrow(/has no call of sub-agent 'reviewer' \(did you mean 'review'\?\) \(it recorded: my-agents\/prompt-refiner\.aip, /);
+    expect(() => importRecord(record, { workspaceDir: ws, agent: 'linter' })).toThrow(/has no call of sub-agent 'linter' \(it recorded: /);
   });
 });
 

@@ -48,6 +48,6 @@ describe('record import', () => {
     expect(missing.stderr).toMatch(/no run record 'nope': not a folder with run\.json, nor a run id in /);
     const agent = await runCli(['record', 'import', 'latest', '--agent', 'reviewr', '--workspace', ws], ws);
     expect(agent.code).toBe(2);
-    expect(agent.stderr).toMatch(/has no call of sub-agent 'reviewr'/);
+    expect(agent.stderr).toMatch(/has no call of sub-agent 'reviewr' \(did you mean 'review'\?\)/);
   });
 });
