@@ -20,6 +20,7 @@ export const EXEMPT = {
   'src/report/suite-view.ts': 'types',
   'src/engine/engine.ts': 'types',
   'src/engine/lua-api.ts': 'types',
+  'src/runtime/simulator-options.ts': 'types',
 };
 
 const REASONS = new Set(['types', 're-exports', 'entry']);

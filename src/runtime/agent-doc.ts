@@ -4,6 +4,7 @@
  */
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { nextFence, rustLines, type Fence } from '../support/lines.ts';
+import { ChunkCache, CHUNK_CACHE_BYTES } from '../engine/chunk-cache.ts';
 
 export interface AgentOptions {
   model?: string;
@@ -345,4 +346,21 @@ function findKeyLine(script: LuaScript, key: string | undefined): number | undef
   const codeLines = script.code.split('\n');
   const idx = codeLines.findIndex((l) => re.test(l));
   return idx < 0 ? undefined : mapScriptLine(script, idx + 1);
+}
+
+/**
+ * Parsed agents, by file and text, for the process: bounded in entries and in bytes (a parsed agent holds about
+ * its text again), so a case with huge agents does not leave them held for every later case.
+ */
+const DOC_CACHE_LIMIT = 500;
+const docCache = new ChunkCache<AgentDoc>(DOC_CACHE_LIMIT, CHUNK_CACHE_BYTES);
+
+/** parseAgentDoc, kept for the process by file and text. */
+export function parseAgentDocCached(content: string, file: string): AgentDoc {
+  let doc = docCache.get(file, content);
+  if (!doc) {
+    doc = parseAgentDoc(content, file);
+    docCache.set(file, content, doc);
+  }
+  return doc;
 }

@@ -5,6 +5,7 @@ import {
   hasTaskStages,
   mapScriptLine,
   parseAgentDoc,
+  parseAgentDocCached,
   parseAgentOptions,
   stageChunk,
   stageChunks,
@@ -257,5 +258,15 @@ describe('parseAgentOptions', () => {
       expect(e).toBeInstanceOf(AgentOptionsError);
       expect((e as AgentOptionsError).key).toBe('model');
     }
+  });
+});
+
+describe('parseAgentDocCached', () => {
+  it('parses a file once for the same text, again when its text changes', () => {
+    const a = parseAgentDocCached('# Output\n```lua\nreturn 1\n```\n', '/cache/agent.aip');
+    expect(parseAgentDocCached('# Output\n```lua\nreturn 1\n```\n', '/cache/agent.aip')).toBe(a);
+    const b = parseAgentDocCached('# Output\n```lua\nreturn 2\n```\n', '/cache/agent.aip');
+    expect(b).not.toBe(a);
+    expect(b.output?.code).toBe('return 2\n');
   });
 });
