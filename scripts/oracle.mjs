@@ -95,6 +95,26 @@ export function snapshot(dir) {
   return out;
 }
 
+/** A code map's JSON file (`*code-map*.json`, `*content-map*.json`), as both packs name theirs. */
+const CODE_MAP_FILE = /(^|\/)[^/]*(code-map|content-map)[^/]*\.json$/i;
+
+/**
+ * A code map as compared: each entry's `mtime` left out (the two runs copy the files at different times) and the
+ * copy's workspace folder written `<workspace>` (a map keyed by absolute path names it). Not JSON: as it is.
+ */
+export function codeMapView(text, workspace) {
+  let doc;
+  try {
+    doc = JSON.parse(text.split(workspace).join('<workspace>'));
+  } catch {
+    return text;
+  }
+  if (doc && typeof doc.file_map === 'object' && doc.file_map !== null) {
+    for (const entry of Object.values(doc.file_map)) if (entry && typeof entry === 'object') delete entry.mtime;
+  }
+  return JSON.stringify(doc, null, 2);
+}
+
 /** The files a model call was sent (the `<X_FILE file_path=...>` blocks and the attachments), in order. */
 export function filesSent(prompt) {
   const files = [];
@@ -236,7 +256,8 @@ export function runScenario(scenario, engine, upstreamDir) {
     } catch {
       json = undefined;
     }
-    const files = Object.fromEntries(Object.entries(snapshot(ws)).map(([k, v]) => [k, local(v)]));
+    const files = snapshot(ws);
+    for (const p of Object.keys(files)) files[p] = CODE_MAP_FILE.test(p) ? codeMapView(files[p], ws) : local(files[p]);
     return { code: r.status ?? -1, json, stderr: local(r.stderr), files };
   } finally {
     rmSync(ws, { recursive: true, force: true });

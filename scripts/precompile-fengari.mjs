@@ -1,5 +1,5 @@
 // Writes dist/engine/fengari-chunks.json: fengari bytecode of the simulator's own Lua (the sandbox, the prelude,
-// the put-back, the pack's lua/ modules), which fengari would otherwise parse in JavaScript at the start of every
+// the put-back, the pack's lua/ modules, the contract driver's stages as the simulator runs them), which fengari would otherwise parse in JavaScript at the start of every
 // run (see src/engine/fengari-chunks.ts). Runs after tsc, on the compiled modules.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
@@ -11,6 +11,8 @@ const { compileBundle } = await dist('engine/fengari-chunks.js');
 const { SANDBOX_LUA } = await dist('engine/sandbox.js');
 const { PRISTINE_LUA } = await dist('engine/sandboxed-state.js');
 const { PRELUDE } = await dist('aip/prelude.js');
+const { DRIVER_AIP, DRIVER_FILE } = await dist('harness/driver.js');
+const { parseAgentDoc, stageChunks } = await dist('runtime/agent-doc.js');
 
 const packLua = nodePath.join(root, 'pack', 'lua');
 const modules = readdirSync(packLua)
@@ -22,6 +24,7 @@ const bundle = compileBundle([
   { name: 'prelude', code: PRELUDE },
   { name: 'pristine', code: PRISTINE_LUA },
   ...modules,
+  ...stageChunks(parseAgentDoc(DRIVER_AIP, DRIVER_FILE)).map((code, i) => ({ name: `${DRIVER_FILE} stage ${i + 1}`, code })),
 ]);
 writeFileSync(nodePath.join(root, 'dist', 'engine', 'fengari-chunks.json'), JSON.stringify(bundle));
 console.log(`precompiled ${Object.keys(bundle.chunks).length} fengari chunks`);

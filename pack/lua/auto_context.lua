@@ -85,6 +85,12 @@ function M.config(sub)
       kinds = W.include_kinds(wb.include_kinds, "all"),
       file_path = wb.cache_dir .. "/code-map/data-code-map.json",
     }
+    -- no data file of those kinds: no data map (upstream maps and offers data only when there is some)
+    local any = false
+    for _, file in ipairs(aip.file.list(data.globs)) do
+      any = any or (not CM.is_map_path(file.path) and CM.kind_in(file, data.kinds) ~= nil)
+    end
+    if not any then data = nil end
   end
   local helper_globs = glob_list(cfg.helper_globs, "helper_globs")
   local model = U.nil_if_null(cfg.model) or U.nil_if_null(params.model)
@@ -199,6 +205,17 @@ function M.candidates(globs, base_dir, map_path, kinds)
   return { paths = paths, text = table.concat(blocks, "\n\n") }
 end
 
+-- One entry of a named map as upstream describes it: path, Summary, When To Use, then Types, Functions, Topics.
+local function map_entry_lines(entry)
+  local lines = { "- " .. entry.file_path, "    - Summary: " .. tostring(U.nil_if_null(entry.summary) or ""),
+    "    - When To Use: " .. tostring(U.nil_if_null(entry.when_to_use) or "") }
+  for _, pair in ipairs({ { "Types", entry.public_types }, { "Functions", entry.public_functions }, { "Topics", entry.topics } }) do
+    local list = U.nil_if_null(pair[2])
+    if type(list) == "table" and list[1] ~= nil then lines[#lines + 1] = "    - " .. pair[1] .. ": " .. table.concat(list, ", ") end
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
 --- The code maps a prompt names in context_globs / knowledge_globs, in that order: one group each
 -- { category, map_path, display_path, cache_file_name, paths, kinds (by path), text }. Each entry stands for the
 -- file its stored path names through the map's `rel_base`, shown workspace-relative (or `~/...`). A map that
@@ -219,7 +236,7 @@ function M.explicit_groups(config)
       if U.nil_if_null(shown.kind) == nil then shown.kind = W.file_kind(source) end
       paths[#paths + 1] = shown.file_path
       kinds[shown.file_path] = shown.kind
-      blocks[#blocks + 1] = describe(shown)
+      blocks[#blocks + 1] = map_entry_lines(shown)
     end
     local stem = CM.cache_stem(map_path)
     local cache_file_name = stem .. ".md"
@@ -234,7 +251,8 @@ function M.explicit_groups(config)
       cache_file_name = cache_file_name,
       paths = paths,
       kinds = kinds,
-      text = table.concat(blocks, "\n\n"),
+      -- upstream's layout: one block per entry, each ending with a newline, a blank line between them
+      text = table.concat(blocks, "\n"),
     }
   end
   for _, p in ipairs(config.context_maps) do add(p, "context") end
@@ -250,8 +268,8 @@ function M.with_groups(candidates, groups, category)
   for _, g in ipairs(groups) do
     if g.category == category then
       for _, p in ipairs(g.paths) do paths[#paths + 1] = p end
-      local body = g.text
-      if not body:find("%S") then body = "None" end
+      local body = U.trim(g.text)
+      if body == "" then body = "None" end
       text[#text + 1] = "## Explicit Code Map: " .. g.display_path .. "\n\n" .. body
     end
   end

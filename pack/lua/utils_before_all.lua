@@ -177,6 +177,21 @@ local function attachments_of(inst, prompt_dir, listed)
   return U.nil_if_empty(list)
 end
 
+-- The run pin upstream sets when the request carries attachments: one line per file, with its size.
+local function pin_attachments(list)
+  if list == nil then return end
+  local lines = {}
+  for _, att in ipairs(list) do
+    local line = "- " .. att.file_source
+    local info = aip.file.info and aip.file.info(att.file_source)
+    if type(info) == "table" and type(U.nil_if_null(info.size)) == "number" and aip.text.format_size then
+      line = line .. " (" .. aip.text.format_size(info.size) .. ")"
+    end
+    lines[#lines + 1] = line
+  end
+  aip.run.pin("attachments", 10, { label = "Attachments:", content = table.concat(lines, "\n") })
+end
+
 -- The workbench data files sent as text: auto-context's selection when it made one ({} = none), else the
 -- `workbench_data_globs` param, else everything under the workbench's data/. Only files likely text: without a
 -- selection, images and PDFs there are neither sent nor attached (as upstream).
@@ -257,7 +272,16 @@ function M.prepare_run(prompt, pre)
     reports = PF.report_paths(prompt.dir, prompt.workbench and aip.path.resolve(prompt.workbench.cache_dir), prompt.workbench and prompt.workbench.cache_dir),
     coder_workbench = coder_workbench,
   }
+  pin_attachments(run.attachments)
   return run, listed.groups, options
+end
+
+-- Model names the meta block gives that AIPack would not take as meant (utils_names.lua), against the aliases the
+-- run knows (this stage's `options`: AIPack's stock ones, the user's and the workspace's config).
+local function warn_model_names(meta)
+  local opts = options
+  local aliases = type(opts) == "table" and type(opts.model_aliases) == "table" and opts.model_aliases or {}
+  for _, warning in ipairs(require("utils_names").model_warnings(meta, aliases)) do print("WARNING: " .. warning) end
 end
 
 --- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
@@ -266,6 +290,7 @@ end
 local function run(inputs)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
+  warn_model_names(prompt.meta)
   local record = R.start(prompt, inputs and inputs[1])
 
   prompt.workbench, err = M.prepare_workbench(prompt)
@@ -293,6 +318,12 @@ end
 function M.run(inputs)
   local new_inputs, options, err = run(inputs)
   R.flush()
+  if R.stopped() ~= nil then
+    -- said once, here: the stages after this one record nothing
+    R.warn(R.stopped())
+    local first = new_inputs and new_inputs[1]
+    if type(first) == "table" and type(first.run) == "table" then first.run.record = nil end
+  end
   return new_inputs, options, err
 end
 

@@ -135,14 +135,25 @@ local function without_maps(refs)
   return out
 end
 
+-- The refs AIPack finds likely text (upstream lists its main knowledge and context globs so): an image or a PDF
+-- matched there is neither sent as a file nor counted in max_files_size_kb (an AIPack that does not tell keeps all).
+local function likely_text(refs)
+  if refs[1] == nil or refs[1].is_likely_text == nil then return refs end
+  local out = {}
+  for _, ref in ipairs(refs) do
+    if ref.is_likely_text ~= false then out[#out + 1] = ref end
+  end
+  return out
+end
+
 -- Knowledge files come from the workspace; context and structure files from base_dir. The pinned
--- `*_globs_pre` / `*_globs_post` lists go before / after their main list.
+-- `*_globs_pre` / `*_globs_post` lists go before / after their main list (listed whatever their kind, as upstream).
 function M.resolve(settings)
   local base = settings.base_dir
   return {
-    knowledge = without_maps(merged(M.list(settings.knowledge_globs_pre, nil), M.list(settings.knowledge_globs, nil),
+    knowledge = without_maps(merged(M.list(settings.knowledge_globs_pre, nil), likely_text(M.list(settings.knowledge_globs, nil)),
       M.list(settings.knowledge_globs_post, nil))),
-    context = without_maps(merged(M.list(settings.context_globs_pre, base), M.list(settings.context_globs, base),
+    context = without_maps(merged(M.list(settings.context_globs_pre, base), likely_text(M.list(settings.context_globs, base)),
       M.list(settings.context_globs_post, base))),
     structure = M.list(settings.structure_globs, base),
   }

@@ -174,8 +174,10 @@ local function redo_count()
   return tonumber(CTX.RUN_FLOW_REDO_COUNT) or 0 -- check:allow aip-too-new
 end
 
--- The single input a sub-agent receives (sections 2 and 7). It is deep-copied as a whole, so whatever the
--- sub-agent does to it never reaches the pipeline's own tables.
+-- The single input a sub-agent receives (sections 2 and 7). It is not deep-copied: aip.agent.run hands the agent a
+-- copy of it (AIPack serialises the input into the agent's own state, as the simulator converts it), so nothing
+-- the sub-agent does reaches the pipeline's tables. What the pipeline itself changes after the call (the history,
+-- the params' sub_agents, the response, the prompts) is copied, so the input stays what was sent.
 local function build_input(stage, state, progress, dispatch, index, form, member)
   -- a member of a parallel group gets the input the group's entry would get, with its own config
   local config = member or dispatch.configs[index]
@@ -214,9 +216,13 @@ local function build_input(stage, state, progress, dispatch, index, form, member
     if stage == "post_task" then input.coder_response = progress.response end
     if stage == "post" then input.coder_responses = state.responses end
   end
-  local copy = U.deep_copy(input)
-  copy.coder_params.sub_agents = nil
-  return copy
+  input.coder_params = shallow_copy(input.coder_params)
+  input.coder_params.sub_agents = nil
+  input.coder_prompts = slice(input.coder_prompts, 1)
+  input.sub_agents_prev = slice(input.sub_agents_prev, 1)
+  input.coder_response = U.deep_copy(input.coder_response)
+  input.coder_task = U.deep_copy(input.coder_task)
+  return input
 end
 
 -- The sub-agent's answer: its After All value, else the output of its single task.

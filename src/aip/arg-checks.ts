@@ -2,37 +2,56 @@
  * Argument checks at an aip.* function's entry, derived from its declared parameters (functions.ts), so that a
  * namespace module holds only the function's own work: a `string` parameter must be a string (nil or null too when
  * optional), a `string|nil` one a string or nil, worded as the entry's `args` says AIPack words it. Other types
- * are the function's business, and so are the parameters its entry lists as `own`.
+ * are the function's business, and so are the parameters its entry lists as `own`; the few checks a function
+ * makes itself (an option table's fields, a parameter read only after another) use the helpers at the end of this
+ * file, so each wording lives here once.
  */
 import { HOST_OPTIONS, LuaError, luaTypeName, type HostFunction } from '../engine/values.ts';
 import { aipEntry, type AipEntry, type Param } from './functions.ts';
 
-type Check = (v: unknown) => void;
+/** Checks argument i of args; may replace it (a number taken as its text). */
+type Check = (args: unknown[], i: number) => void;
+
+const TEMPLATES = {
+  expected: "{path}: expected '{name}' to be {want}, got {got}",
+  must: '{path}: {name} must be {want}, got {got}',
+  accepted: '{name} - accepted argument types are {types}, but was {got}',
+} as const;
 
 function message(e: AipEntry, p: Param, orNil: boolean, v: unknown): string {
-  const got = luaTypeName(v);
-  const want = orNil ? 'a string or nil' : 'a string';
-  switch (e.args?.style ?? 'expected') {
-    case 'expected':
-      return `${e.path}: expected '${e.args?.names?.[p.name] ?? p.name}' to be ${want}, got ${got}`;
-    case 'must':
-      return `${e.path}: ${e.args?.names?.[p.name] ?? p.name} must be ${want}, got ${got}`;
-    case 'accepted':
-      return `${e.args?.names?.[p.name] ?? e.path} - accepted argument types are ${orNil ? 'String or Nil' : 'String'}, but was ${got}`;
-  }
+  const style = e.args?.style ?? 'expected';
+  const vars: Record<string, string> = {
+    path: e.path,
+    name: e.args?.names?.[p.name] ?? (style === 'accepted' && !e.args?.message ? e.path : p.name),
+    want: orNil ? 'a string or nil' : 'a string',
+    types: orNil ? 'String or Nil' : 'String',
+    got: luaTypeName(v),
+  };
+  return (e.args?.message ?? TEMPLATES[style]).replace(/\{(\w+)\}/g, (_, k: string) => vars[k]);
 }
 
 /** The check of one parameter, or undefined when its type is not one the entry checks. */
 function paramCheck(e: AipEntry, p: Param): Check | undefined {
   if (p.variadic || e.args?.own?.includes(p.name)) return undefined;
-  const orNil = p.type === 'string|nil' || (p.type === 'string' && e.args?.nilOk?.includes(p.name) === true);
+  const nullOk = e.args?.nullAsNil?.includes(p.name) === true;
+  const orNil = p.type === 'string|nil' || (p.type === 'string' && (e.args?.nilOk?.includes(p.name) === true || nullOk));
   if (!orNil && p.type !== 'string') return undefined;
   const fail = (v: unknown): never => {
     throw new LuaError(message(e, p, orNil, v));
   };
-  if (orNil) return (v) => void (v !== undefined && typeof v !== 'string' && fail(v));
-  if (p.optional) return (v) => void (v !== undefined && v !== null && typeof v !== 'string' && fail(v));
-  return (v) => void (typeof v !== 'string' && fail(v));
+  // nil (and null where the entry says so) passes; so does a string, and a number where the entry takes its text
+  const passes = nullOk || (p.optional && !orNil) ? (v: unknown) => v === undefined || v === null : orNil ? (v: unknown) => v === undefined : () => false;
+  if (e.args?.numberAsText) {
+    return (args, i) => {
+      const v = args[i];
+      if (typeof v === 'number') args[i] = String(v);
+      else if (typeof v !== 'string' && !passes(v)) fail(v);
+    };
+  }
+  return (args, i) => {
+    const v = args[i];
+    if (typeof v !== 'string' && !passes(v)) fail(v);
+  };
 }
 
 const checksByEntry = new Map<AipEntry, [number, Check][]>();
@@ -60,19 +79,19 @@ function checkedFunction(e: AipEntry, f: HostFunction): HostFunction {
   if (at.length === 1) {
     const [[i, c]] = at;
     g = (...args: unknown[]) => {
-      c(args[i]);
+      c(args, i);
       return f(...args);
     };
   } else if (at.length === 2) {
     const [[i, c], [j, d]] = at;
     g = (...args: unknown[]) => {
-      c(args[i]);
-      d(args[j]);
+      c(args, i);
+      d(args, j);
       return f(...args);
     };
   } else {
     g = (...args: unknown[]) => {
-      for (const [i, c] of at) c(args[i]);
+      for (const [i, c] of at) c(args, i);
       return f(...args);
     };
   }
@@ -110,4 +129,33 @@ export function withArgChecks<T extends Record<string, unknown>>(ns: string, imp
     out[name] = here.get(f);
   }
   return out as T;
+}
+
+// --- the checks a function makes itself (option fields; a parameter its entry leaves to it) ---------------
+
+/** A string-or-nil value: nil -> undefined; anything else (the `null` sentinel too) is an error. */
+export function optStr(v: unknown, fnName: string, argName = 'content'): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') return v;
+  throw new LuaError(`${fnName}: expected '${argName}' to be a string or nil, got ${luaTypeName(v)}`);
+}
+
+/** A required string value. */
+export function reqStr(v: unknown, fnName: string, argName: string): string {
+  if (typeof v === 'string') return v;
+  throw new LuaError(`${fnName}: expected '${argName}' to be a string, got ${luaTypeName(v)}`);
+}
+
+/** A required integer-valued number (>= 0 unless allowNegative). */
+export function reqInt(v: unknown, fnName: string, argName: string, allowNegative = false): number {
+  if (typeof v === 'number' && Number.isInteger(v) && (allowNegative || v >= 0)) return v;
+  const want = allowNegative ? 'an integer' : 'a non-negative integer';
+  throw new LuaError(`${fnName}: expected '${argName}' to be ${want}, got ${luaTypeName(v)}${typeof v === 'number' ? ` ${v}` : ''}`);
+}
+
+/** A path value as AIPack reads one: a string, or a number as its text (Lua's string coercion). */
+export function pathArg(v: unknown, fnName: string, argName = 'path'): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  throw new LuaError(`${fnName}: expected '${argName}' to be a string, got ${luaTypeName(v)}`);
 }

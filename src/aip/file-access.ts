@@ -5,7 +5,8 @@
  */
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { StageEnv } from './types.ts';
-import { checkAccessWrite, displayForTrace, fileInfoOf, isPlainRelative, pathArg, relToWorkspace, renderHome, resolvePath } from './support/paths.ts';
+import { checkAccessWrite, displayForTrace, fileInfoOf, isPlainRelative, relToWorkspace, renderHome, resolvePath } from './support/paths.ts';
+import { pathArg } from './arg-checks.ts';
 
 export type FileOp = 'write' | 'append' | 'delete' | 'copy' | 'move';
 
@@ -26,8 +27,6 @@ export interface FileAccess {
   readText(p: string, abs: string, fn: string): string;
   /** Bytes of a file that must exist; `fail(why)` words the error ("it is a directory", "file not found ..."). */
   bytesOf(abs: string, fail: (why: string) => string): Uint8Array;
-  /** A string (or a number, as Lua coerces it) content argument. */
-  contentArg(v: unknown, fn: string): string;
   /** The file's bytes (none when missing) followed by `text`: what an append writes. */
   appended(abs: string, text: string): Uint8Array;
   /** Write-checked, traced append with the function's error wording. */
@@ -114,12 +113,6 @@ export function fileAccess(env: StageEnv): FileAccess {
       const bytes = vfs.readBytes(abs);
       if (bytes === undefined) throw new LuaError(fail(vfs.isDir(abs) ? 'it is a directory' : `file not found (resolved to '${abs}')`));
       return bytes;
-    },
-
-    contentArg(v, fn) {
-      if (typeof v === 'string') return v;
-      if (typeof v === 'number') return String(v);
-      throw new LuaError(`${fn}: expected 'content' to be a string, got ${luaTypeName(v)}`);
     },
 
     appendText(fn, p, abs, text) {

@@ -5,7 +5,7 @@
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { FileAccess } from './file-access.ts';
 import { digest, encode, type HashAlgo, type HashEncoding } from './hash.ts';
-import { pathArg, resolvePath } from './support/paths.ts';
+import { resolvePath } from './support/paths.ts';
 
 const N = (name: string) => `aip.file.${name}`;
 
@@ -51,8 +51,7 @@ export function fileBytes(access: FileAccess): Record<string, unknown> {
   for (const algo of ['sha256', 'sha512', 'blake3'] as HashAlgo[]) {
     for (const [suffix, enc] of SUFFIX) {
       const fn = N(`hash_${algo}${suffix}`);
-      out[`hash_${algo}${suffix}`] = (path: unknown): string => {
-        const p = pathArg(path, fn);
+      out[`hash_${algo}${suffix}`] = (p: string): string => {
         const bytes = access.bytesOf(resolvePath(env, p), (why) => `${fn} - Failed to hash file '${p}'.\nCause: ${why}`);
         return encode(digest(algo, bytes), enc);
       };
@@ -60,15 +59,13 @@ export function fileBytes(access: FileAccess): Record<string, unknown> {
   }
 
   // -- spans
-  const spansOf = (fn: string, split: (b: Uint8Array) => [number, number][]) => (path: unknown) => {
-    const p = pathArg(path, fn);
+  const spansOf = (fn: string, split: (b: Uint8Array) => [number, number][]) => (p: string) => {
     return split(access.bytesOf(resolvePath(env, p), (why) => `${fn} - Cannot read file '${p}'. Cause: ${why}`));
   };
   out.line_spans = spansOf(N('line_spans'), lineSpans);
   out.csv_row_spans = spansOf(N('csv_row_spans'), csvRowSpans);
-  out.read_span = (path: unknown, start: unknown, end: unknown): string => {
+  out.read_span = (p: string, start: unknown, end: unknown): string => {
     const fn = N('read_span');
-    const p = pathArg(path, fn);
     if (typeof start !== 'number' || typeof end !== 'number' || !Number.isInteger(start) || !Number.isInteger(end)) {
       throw new LuaError(`${fn} - start and end must be integers, got ${luaTypeName(start)} and ${luaTypeName(end)}`);
     }

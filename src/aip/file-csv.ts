@@ -5,7 +5,8 @@
 import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
 import type { FileAccess } from './file-access.ts';
 import { cellsOf, csvCell, csvOptionsArg, keysToLabels, parseCsv, writeCsv, type CsvContent } from './csv.ts';
-import { checkAccessWrite, pathArg, resolvePath } from './support/paths.ts';
+import { checkAccessWrite, resolvePath } from './support/paths.ts';
+import { pathArg } from './arg-checks.ts';
 
 const N = (name: string) => `aip.file.${name}`;
 
@@ -14,8 +15,7 @@ export function fileCsv(access: FileAccess): Record<string, unknown> {
   const { vfs } = env;
   const out: Record<string, unknown> = {};
 
-  const readCsv = (fn: string, path: unknown, options: unknown): CsvContent => {
-    const p = pathArg(path, fn);
+  const readCsv = (fn: string, p: string, options: unknown): CsvContent => {
     const o = csvOptionsArg(options);
     const fail = (why: string) => `${fn} - Failed to read csv file '${p}'.\nCause: ${why}`;
     const text = new TextDecoder().decode(access.bytesOf(resolvePath(env, p), fail));
@@ -25,13 +25,16 @@ export function fileCsv(access: FileAccess): Record<string, unknown> {
       throw new LuaError(fail((e as Error).message));
     }
   };
-  out.load_csv = (path: unknown, options?: unknown) => readCsv(N('load_csv'), path, options);
-  out.load_csv_headers = (path: unknown) => {
+  out.load_csv = (path: string, options?: unknown) => readCsv(N('load_csv'), path, options);
+  out.load_csv_headers = (path: string) => {
     const fn = N('load_csv_headers');
     return readCsv(fn, path, { has_header: true }).headers;
   };
 
-  /** Writes (or appends) records; the file's existing content decides whether headers are written on append. */
+  /**
+   * Writes (or appends) records; the file's existing content decides whether headers are written on append. The
+   * path is checked here, after the data (the writers' entries leave it to them).
+   */
   const writeRecords = (fn: string, verb: string, path: unknown, content: { headers: string[]; rows: string[][] }, o: ReturnType<typeof csvOptionsArg>, append: boolean) => {
     const p = pathArg(path, fn);
     const abs = resolvePath(env, p);

@@ -9,7 +9,7 @@ import { toLuaData } from './pure-args.ts';
 import { parseTomlData } from './toml.ts';
 import { parseYamlDocs } from './yaml.ts';
 import { allSections, filteredSections, mdLines, peekHeading, sectionTable } from './support/md-sections.ts';
-import { pathArg, resolvePath } from './support/paths.ts';
+import { resolvePath } from './support/paths.ts';
 
 const N = (name: string) => `aip.file.${name}`;
 
@@ -41,8 +41,7 @@ export function fileFormats(access: FileAccess): Record<string, unknown> {
    * Reads and parses a file; failures use AIPack's texts: "<fn> - Failed to read json file '<p>'.\nCause: ..."
    * (`msgs.read` for a missing/unreadable file, `msgs.parse` for bad content; markdown has no wording of its own).
    */
-  const loadParsed = <T>(fn: string, path: unknown, parse: (text: string) => T, msgs: { read: string; parse: string }): T => {
-    const p = pathArg(path, fn);
+  const loadParsed = <T>(fn: string, p: string, parse: (text: string) => T, msgs: { read: string; parse: string }): T => {
     const abs = resolvePath(env, p);
     const text = vfs.readFile(abs);
     if (text === undefined) {
@@ -58,19 +57,18 @@ export function fileFormats(access: FileAccess): Record<string, unknown> {
   };
 
   return {
-    load_json(path: unknown): unknown {
+    load_json(path: string | null | undefined): unknown {
       if (path === undefined || path === null) return undefined;
       const v = loadParsed(N('load_json'), path, parseRelaxedJson, { read: 'Failed to read json file', parse: 'Failed to read json file' });
       return v === null ? undefined : v; // top-level null reads as nil, as for stage values
     },
 
-    load_ndjson(path: unknown): unknown[] | undefined {
-      if (path === undefined || path === null) return undefined;
+    load_ndjson(p: string | null | undefined): unknown[] | undefined {
+      if (p === undefined || p === null) return undefined;
       // AIPack's texts (aipack src/script/aip_modules/aip_file/file_json.rs over simple-fs's NDJSON reader):
       // "<fn> - Failed to load newline json file '<p>'.\nCause: Cannot open file '<abs>'\nCause: <os error>" and
       // "...Cause: Error processing NDJSON: <fn> - Failed to parse JSON on line <n>. Cause: <parser message>"
       const fn = N('load_ndjson');
-      const p = pathArg(path, fn);
       const abs = resolvePath(env, p);
       const failed = (cause: string) => new LuaError(`${fn} - Failed to load newline json file '${p}'.\nCause: ${cause}`);
       const text = vfs.readFile(abs);
@@ -86,25 +84,23 @@ export function fileFormats(access: FileAccess): Record<string, unknown> {
       });
     },
 
-    load_toml(path: unknown): unknown {
+    load_toml(path: string): unknown {
       return loadParsed(N('load_toml'), path, parseTomlData, kindMsgs('toml'));
     },
 
-    load_yaml(path: unknown): unknown[] {
+    load_yaml(path: string): unknown[] {
       return loadParsed(N('load_yaml'), path, (text) => parseYamlDocs(text).map(toLuaData), kindMsgs('yaml'));
     },
 
-    append_json_line(path: unknown, data: unknown): Record<string, unknown> {
+    append_json_line(p: string, data: unknown): Record<string, unknown> {
       const fn = N('append_json_line');
-      const p = pathArg(path, fn);
       const abs = resolvePath(env, p);
       access.appendText(fn, p, abs, jsonLine(data, fn));
       return infoOf(writtenPath(p, abs), abs);
     },
 
-    append_json_lines(path: unknown, data: unknown): Record<string, unknown> {
+    append_json_lines(p: string, data: unknown): Record<string, unknown> {
       const fn = N('append_json_lines');
-      const p = pathArg(path, fn);
       // AIPack (aipack src/script/lua_helpers/lua_json.rs lua_value_list_to_serde_values) reads a table's sequence
       // part: a table without one appends nothing
       if (typeof data !== 'object' || data === null) {
@@ -119,14 +115,14 @@ export function fileFormats(access: FileAccess): Record<string, unknown> {
       return infoOf(writtenPath(p, abs), abs);
     },
 
-    load_md_sections(path: unknown, headings?: unknown): Record<string, unknown>[] {
+    load_md_sections(path: string, headings?: unknown): Record<string, unknown>[] {
       const fn = N('load_md_sections');
       const filters = mdFilters(headings, fn);
       const lines = loadParsed(fn, path, mdLines, kindMsgs('markdown'));
       return (filters ? filteredSections(lines, filters) : allSections(lines)).map(sectionTable);
     },
 
-    load_md_split_first(path: unknown): Record<string, unknown> {
+    load_md_split_first(path: string): Record<string, unknown> {
       const fn = N('load_md_split_first');
       const lines = loadParsed(fn, path, mdLines, kindMsgs('markdown'));
       const first = allSections(lines)[0];

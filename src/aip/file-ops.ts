@@ -7,26 +7,24 @@ import { compareVersions } from './catalog.ts';
 import type { FileAccess } from './file-access.ts';
 import { rustTrimEnd, rustTrimStart } from './text.ts';
 import { applyChanges, type ChangesInfo } from './support/change-blocks.ts';
-import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, pathArg, resolvePath } from './support/paths.ts';
+import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, resolvePath } from './support/paths.ts';
 
 const N = (name: string) => `aip.file.${name}`;
 
 export function fileOps(access: FileAccess): Record<string, unknown> {
-  const { env, guarded, infoOf, trace, writtenPath, contentArg } = access;
+  const { env, guarded, infoOf, trace, writtenPath } = access;
   const { vfs } = env;
 
-  const load = (path: unknown, options?: unknown): Record<string, unknown> => {
+  const load = (p: string, options?: unknown): Record<string, unknown> => {
     const fn = N('load');
-    const p = pathArg(path, fn);
     const o = optionsArg(options, fn);
     const abs = resolvePath(env, p, access.baseDirOf(o.base_dir, fn));
     return access.recordOf(p, abs, fn);
   };
 
-  const save = (path: unknown, content: unknown, options?: unknown): Record<string, unknown> => {
+  const save = (p: string, content: string, options?: unknown): Record<string, unknown> => {
     const fn = N('save');
-    const p = pathArg(path, fn);
-    let text = contentArg(content, fn);
+    let text = content;
     const o = optionsArg(options, fn);
     if (o.trim_start === true) text = rustTrimStart(text);
     if (o.trim_end === true) text = rustTrimEnd(text);
@@ -38,18 +36,15 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     return infoOf(writtenPath(p, abs), abs);
   };
 
-  const append = (path: unknown, content: unknown): Record<string, unknown> => {
+  const append = (p: string, content: string): Record<string, unknown> => {
     const fn = N('append');
-    const p = pathArg(path, fn);
-    const text = contentArg(content, fn);
     const abs = resolvePath(env, p);
-    access.appendText(fn, p, abs, text);
+    access.appendText(fn, p, abs, content);
     return infoOf(writtenPath(p, abs), abs);
   };
 
-  const del = (path: unknown): boolean => {
+  const del = (p: string): boolean => {
     const fn = N('delete');
-    const p = pathArg(path, fn);
     const abs = resolvePath(env, p);
     checkAccessDelete(env, abs);
     if (vfs.isDir(abs)) {
@@ -67,10 +62,8 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     return removed;
   };
 
-  const transfer = (kind: 'copy' | 'move', src: unknown, dest: unknown, options: unknown): Record<string, unknown> => {
+  const transfer = (kind: 'copy' | 'move', s: string, d: string, options: unknown): Record<string, unknown> => {
     const fn = N(kind);
-    const s = pathArg(src, fn, 'src_path');
-    const d = pathArg(dest, fn, 'dest_path');
     const o = optionsArg(options, fn);
     const srcAbs = resolvePath(env, s);
     const destAbs = resolvePath(env, d);
@@ -99,8 +92,7 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     return infoOf(writtenPath(d, destAbs), destAbs);
   };
 
-  const exists = (path: unknown): boolean => {
-    const p = pathArg(path, N('exists'));
+  const exists = (p: string): boolean => {
     try {
       const abs = resolvePath(env, p);
       return vfs.isFile(abs) || vfs.isDir(abs);
@@ -109,18 +101,15 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     }
   };
 
-  const info = (path: unknown): Record<string, unknown> | undefined => {
-    if (path === undefined || path === null) return undefined;
-    const p = pathArg(path, N('info'));
-    if (p.trim() === '') return undefined;
+  const info = (p: string | null | undefined): Record<string, unknown> | undefined => {
+    if (p === undefined || p === null || p.trim() === '') return undefined;
     const abs = resolvePath(env, p);
     return vfs.isFile(abs) ? infoOf(p, abs) : undefined;
   };
 
-  const ensure_exists = (path: unknown, content?: unknown, options?: unknown): Record<string, unknown> => {
+  const ensure_exists = (p: string, content?: string | null, options?: unknown): Record<string, unknown> => {
     const fn = N('ensure_exists');
-    const p = pathArg(path, fn);
-    const text = content === undefined || content === null ? '' : contentArg(content, fn);
+    const text = content ?? '';
     const o = optionsArg(options, fn);
     const abs = resolvePath(env, p);
     checkAccessWrite(env, abs);
@@ -135,9 +124,8 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     return infoOf(p, abs);
   };
 
-  const ensure_dir = (path: unknown): boolean => {
+  const ensure_dir = (p: string): boolean => {
     const fn = N('ensure_dir');
-    const p = pathArg(path, fn);
     const abs = resolvePath(env, p);
     checkAccessWrite(env, abs);
     if (vfs.isDir(abs)) return false;
@@ -146,10 +134,8 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     return true;
   };
 
-  const save_changes = (path: unknown, changes: unknown): LuaMulti => {
+  const save_changes = (p: string, text: string): LuaMulti => {
     const fn = N('save_changes');
-    const p = pathArg(path, fn);
-    const text = contentArg(changes, fn);
     const abs = resolvePath(env, p);
     checkAccessWrite(env, abs);
     let result: { content: string; info: ChangesInfo };
@@ -165,8 +151,8 @@ export function fileOps(access: FileAccess): Record<string, unknown> {
     save,
     append,
     delete: del,
-    copy: (src: unknown, dest: unknown, options?: unknown) => transfer('copy', src, dest, options),
-    move: (src: unknown, dest: unknown, options?: unknown) => transfer('move', src, dest, options),
+    copy: (src: string, dest: string, options?: unknown) => transfer('copy', src, dest, options),
+    move: (src: string, dest: string, options?: unknown) => transfer('move', src, dest, options),
     exists,
     info,
     ensure_exists,

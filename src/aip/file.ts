@@ -11,8 +11,9 @@ import { fileCsv } from './file-csv.ts';
 import { fileFormats } from './file-formats.ts';
 import { fileList } from './file-list.ts';
 import { fileOps } from './file-ops.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 export const file: AipNamespaceFactory = (env) => {
   const access = fileAccess(env);
-  return { ...fileBytes(access), ...fileCsv(access), ...fileOps(access), ...fileList(access), ...fileFormats(access) };
+  return withArgChecks('file', { ...fileBytes(access), ...fileCsv(access), ...fileOps(access), ...fileList(access), ...fileFormats(access) });
 };

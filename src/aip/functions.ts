@@ -48,6 +48,12 @@ export interface ArgSpec {
   own?: string[];
   /** `string` parameters AIPack also takes nil for (giving nil back), though it documents them as strings */
   nilOk?: string[];
+  /** parameters that take AIPack's null sentinel as nil (giving nil back) */
+  nullAsNil?: string[];
+  /** the entry's string parameters take a number as its text (Lua's string coercion, as mlua converts them) */
+  numberAsText?: boolean;
+  /** a wording of its own, over {path}, {name}, {want} ("a string"), {types} ("String") and {got} */
+  message?: string;
 }
 
 export interface AipEntry extends Signature {
@@ -59,6 +65,14 @@ export interface AipEntry extends Signature {
   /** a constant's LuaLS type */
   type?: string;
   args?: ArgSpec;
+  /**
+   * How the simulator does it, when not as AIPack does (`coder-subagents api`): `scripted`, answered from the
+   * responses file, never from the host; `stricter`, under the sandbox's rules (aip.file reads only inside the
+   * workspace, the packs and the agent's folder, loudly; aip.udiffx.apply_file_changes writes only in the workspace).
+   */
+  simulation?: 'scripted' | 'stricter';
+  /** written in Lua (prelude.lua), not among the namespace modules */
+  inLua?: boolean;
 }
 
 // --- a compact notation: "name: type, opt?: type, ...rest: type" -> Param[] ---------------------------
@@ -100,6 +114,14 @@ export function parseParams(list: string): Param[] {
 
 const ENTRIES: AipEntry[] = [];
 const HASH_ARGS: ArgSpec = { style: 'accepted', nilOk: ['input'] };
+// AIPack's path arguments (and aip.file's contents) are mlua strings: a number converts to its text
+const PATH_ARGS: ArgSpec = { numberAsText: true };
+const PATH_OR_NIL_ARGS: ArgSpec = { numberAsText: true, nullAsNil: ['path'] };
+// the CSV writers check the path after the data
+const CSV_WRITE_ARGS: ArgSpec = { numberAsText: true, own: ['path'] };
+const SEMVER_ARGS: ArgSpec = { message: "Invalid version '{got}': expected a string" };
+/** What the entries of a namespace check unless they say otherwise. */
+const NAMESPACE_ARGS: Record<string, ArgSpec> = { file: PATH_ARGS, path: PATH_ARGS };
 let since = '0.8.0';
 
 /** The entries that follow first exist in that AIPack version. */
@@ -108,11 +130,18 @@ function from(version: string): void {
 }
 
 /** `fn('file.load', 'path: string, options?: {base_dir?: string}', 'FileRecord', doc)` */
-function fn(path: string, params: string, returns: string, doc: string, more: { until?: string; overloads?: string[]; args?: ArgSpec } = {}): void {
+type More = { until?: string; overloads?: string[]; args?: ArgSpec; simulation?: AipEntry['simulation']; inLua?: boolean };
+
+function fn(path: string, params: string, returns: string, doc: string, more: More = {}): void {
   const e: AipEntry = { path: `aip.${path}`, since, kind: 'function', params: parseParams(params), returns: splitTop(returns), doc };
   if (more.until !== undefined) e.until = more.until;
   if (more.overloads) e.overloads = more.overloads.map(parseParams);
-  if (more.args) e.args = more.args;
+  const ns = path.slice(0, path.indexOf('.'));
+  const args = more.args ?? NAMESPACE_ARGS[ns];
+  if (args) e.args = args;
+  const simulation = more.simulation ?? (ns === 'file' ? 'stricter' : undefined);
+  if (simulation) e.simulation = simulation;
+  if (more.inLua) e.inLua = true;
   ENTRIES.push(e);
 }
 
@@ -122,26 +151,26 @@ function constant(path: string, type: string, doc: string): void {
 from('0.8.0');
 fn('agent.run', 'agent_name: string, options?: RunAgentOptions', 'RunAgentResponse', 'Runs another agent and waits for its outputs and After All value; errors are raised.');
 fn('agent.extract_options', 'value: any', 'AgentOptions|nil', 'Copies the agent-option keys of a table (nil for a non-table).');
-fn('cmd.exec', 'cmd_name: string, args?: string|string[], options?: {cwd?: string}', 'CmdResponse', 'Runs a program and returns its output and exit code.');
+fn('cmd.exec', 'cmd_name: string, args?: string|string[], options?: {cwd?: string}', 'CmdResponse', 'Runs a program and returns its output and exit code.', { args: { message: '{path} - {name} must be {want}, got {got}' }, simulation: 'scripted' });
 fn('code.comment_line', 'lang_ext: string, comment_content: string', 'string', 'Formats one comment line in the syntax of a file extension.');
 fn('file.load', 'path: string, options?: {base_dir?: string}', 'FileRecord', 'Reads a text file (relative to the workspace or base_dir); a missing file raises an error.');
 fn('file.save', 'path: string, content: string, options?: SaveOptions', 'FileInfo', 'Writes a file inside the workspace, creating its folders.');
 fn('file.append', 'path: string, content: string', 'FileInfo', 'Appends text to a file, creating it when missing.');
 fn('file.delete', 'path: string', 'boolean', 'Removes a workspace file; false when it did not exist.');
 fn('file.exists', 'path: string', 'boolean', 'Whether the path exists.');
-fn('file.info', 'path: string|nil', 'FileInfo|nil', 'Metadata of an existing file, nil otherwise.');
+fn('file.info', 'path: string|nil', 'FileInfo|nil', 'Metadata of an existing file, nil otherwise.', { args: PATH_OR_NIL_ARGS });
 fn('file.list', 'include_globs: string|string[], options?: ListOptions', 'FileInfo[]', 'Files matching globs (a leading ! excludes).');
 fn('file.list_load', 'include_globs: string|string[], options?: {base_dir?: string, absolute?: boolean}', 'FileRecord[]', 'Files matching globs, with their content.');
 fn('file.first', 'include_globs: string|string[], options?: {base_dir?: string, absolute?: boolean}', 'FileInfo|nil', 'The first file matching globs.');
 fn('file.stats', 'include_globs: string|string[]|nil, options?: {base_dir?: string, absolute?: boolean}', 'FileStats|nil', 'Count, total size and time range of the files matching globs.');
 fn('file.ensure_exists', 'path: string, content?: string, options?: {content_when_empty?: boolean}', 'FileInfo', 'Creates a file with some content when it does not exist.');
-fn('file.load_json', 'path: string|nil', 'any', 'Reads and parses a JSON (or JSONC) file.');
-fn('file.load_ndjson', 'path: string|nil', 'table[]|nil', 'Reads and parses a newline-delimited JSON file.');
+fn('file.load_json', 'path: string|nil', 'any', 'Reads and parses a JSON (or JSONC) file.', { args: PATH_OR_NIL_ARGS });
+fn('file.load_ndjson', 'path: string|nil', 'table[]|nil', 'Reads and parses a newline-delimited JSON file.', { args: PATH_OR_NIL_ARGS });
 fn('file.append_json_line', 'path: string, data: any', 'FileInfo', 'Appends a value as one JSON line.');
 fn('file.append_json_lines', 'path: string, data: any[]', 'FileInfo', 'Appends values as JSON lines.');
 fn('file.load_md_sections', 'path: string, headings?: string|string[]', 'MdSection[]', 'Reads a Markdown file into its sections, optionally only some headings.');
 fn('file.load_md_split_first', 'path: string', '{before: string, first: MdSection, after: string}', 'Splits a Markdown file around its first section.');
-fn('file.save_changes', 'path: string, changes: string', 'FileInfo, table', 'Applies search/replace changes to a file.');
+fn('file.save_changes', 'path: string, changes: string', 'FileInfo, table', 'Applies search/replace changes to a file.', { args: { numberAsText: true, names: { changes: 'content' } } });
 fn('file.save_html_to_md', 'html_path: string, dest?: string|DestOptions', 'FileInfo', 'Converts an HTML file to Markdown and saves it.');
 fn('file.save_html_to_slim', 'html_path: string, dest?: string|DestOptions', 'FileInfo', 'Saves a slimmed copy of an HTML file.');
 fn('file.load_html_as_md', 'html_path: string, options?: {trim?: boolean}', 'string', 'Reads an HTML file as Markdown.');
@@ -176,7 +205,7 @@ fn('hash.blake3', 'input: string', 'string', 'The blake3 hash of a string, hex-e
 fn('hash.blake3_b58', 'input: string', 'string', 'The blake3 hash of a string, b58-encoded.', { args: HASH_ARGS });
 fn('hash.blake3_b64', 'input: string', 'string', 'The blake3 hash of a string, b64-encoded.', { args: HASH_ARGS });
 fn('hash.blake3_b64u', 'input: string', 'string', 'The blake3 hash of a string, b64u-encoded.', { args: HASH_ARGS });
-fn('hbs.render', 'content: string, data: any', 'string', 'Renders a Handlebars template with data as its root.');
+fn('hbs.render', 'content: string, data: any', 'string', 'Renders a Handlebars template with data as its root.', { args: { names: { content: 'template' } } });
 fn('html.slim', 'html_content: string', 'string', 'Removes scripts, styles and other noise from HTML.');
 fn('html.select', 'html_content: string, selectors: string|string[]', 'table[]', 'Elements matching CSS selectors.');
 fn('html.to_md', 'html_content: string', 'string', 'Converts HTML to Markdown.');
@@ -186,7 +215,7 @@ fn('json.parse_ndjson', 'content: string|nil', 'table[]|nil', 'Parses newline-de
 fn('json.stringify', 'content: any', 'string', 'Serialises a value as one-line JSON.');
 fn('json.stringify_pretty', 'content: any', 'string', 'Serialises a value as indented JSON.');
 fn('json.stringify_to_line', 'content: any', 'string', 'Same as aip.json.stringify.');
-fn('lua.dump', 'value: any', 'string', 'A readable text form of any Lua value.');
+fn('lua.dump', 'value: any', 'string', 'A readable text form of any Lua value.', { inLua: true });
 fn('md.extract_blocks', 'md_content: string, options?: string|{lang?: string, extrude?: "content"}', 'MdBlock[], string|nil', 'Fenced code blocks of a Markdown text (by language; with extrude, also the rest).');
 fn('md.extract_meta', 'md_content: string|nil', 'table|nil, string|nil', 'Merges the #!meta blocks of a Markdown text, and returns the text without them.', { args: { names: { md_content: 'content' } } });
 fn('md.outer_block_content_or_raw', 'md_content: string', 'string', 'The content of the outer code block, or the text itself.');
@@ -198,13 +227,13 @@ fn('path.is_dir', 'path: string', 'boolean', 'Whether the path is an existing fo
 fn('path.diff', 'file_path: string, base_path: string', 'string', 'The relative path from base_path to file_path.');
 fn('path.parent', 'path: string', 'string|nil', 'The parent folder (nil for a root).');
 fn('path.join', 'base: string, ...parts: string|string[]', 'string', 'Appends the parts (concatenated, lists joined with /) to base.');
-fn('path.matches_glob', 'path: string|nil, globs: string|string[]', 'boolean|nil', 'Whether a path matches one of the globs.');
-fn('path.parse', 'path: string|nil', 'FileInfo|nil', 'The path parts of a path, without touching the disk.');
+fn('path.matches_glob', 'path: string|nil, globs: string|string[]', 'boolean|nil', 'Whether a path matches one of the globs.', { args: PATH_OR_NIL_ARGS });
+fn('path.parse', 'path: string|nil', 'FileInfo|nil', 'The path parts of a path, without touching the disk.', { args: PATH_OR_NIL_ARGS });
 fn('rust.prune_to_declarations', 'code: string', 'string', 'Rust source with function bodies removed.');
-fn('semver.compare', 'version1: string, operator: string, version2: string', 'boolean', 'Compares two versions with an operator (<, <=, =, ==, >=, >, !=, ~=).');
-fn('semver.parse', 'version: string', 'SemVerParts', 'The parts of a version.');
-fn('semver.is_prerelease', 'version: string', 'boolean', 'Whether a version has a prerelease part.');
-fn('semver.valid', 'version: string', 'boolean', 'Whether a string is a valid semantic version.');
+fn('semver.compare', 'version1: string, operator: string, version2: string', 'boolean', 'Compares two versions with an operator (<, <=, =, ==, >=, >, !=, ~=).', { args: { ...SEMVER_ARGS, own: ['operator', 'version2'] } });
+fn('semver.parse', 'version: string', 'SemVerParts', 'The parts of a version.', { args: SEMVER_ARGS });
+fn('semver.is_prerelease', 'version: string', 'boolean', 'Whether a version has a prerelease part.', { args: SEMVER_ARGS });
+fn('semver.valid', 'version: string', 'boolean', 'Whether a string is a valid semantic version.', { args: { own: ['version'] } });
 fn('text.trim', 'content: string|nil', 'string|nil', 'Removes leading and trailing whitespace.');
 fn('text.trim_start', 'content: string|nil', 'string|nil', 'Removes leading whitespace.');
 fn('text.trim_end', 'content: string|nil', 'string|nil', 'Removes trailing whitespace.');
@@ -241,14 +270,14 @@ fn('uuid.new_v7_b64', '', 'string', 'A new UUID v7, b64-encoded.');
 fn('uuid.new_v7_b64u', '', 'string', 'A new UUID v7, b64u-encoded.');
 fn('uuid.new_v7_b58', '', 'string', 'A new UUID v7, b58-encoded.');
 fn('uuid.to_time_epoch_ms', 'value: string|nil', 'integer|nil', 'The time of a UUID v7 in ms (nil for other UUIDs).');
-fn('web.get', 'url: string, options?: WebOptions', 'WebResponse', 'An HTTP GET.', { args: { style: 'must' } });
-fn('web.post', 'url: string, data: string|table, options?: WebOptions', 'WebResponse', 'An HTTP POST (a table is sent as JSON).', { args: { style: 'must' } });
+fn('web.get', 'url: string, options?: WebOptions', 'WebResponse', 'An HTTP GET.', { args: { style: 'must' }, simulation: 'scripted' });
+fn('web.post', 'url: string, data: string|table, options?: WebOptions', 'WebResponse', 'An HTTP POST (a table is sent as JSON).', { args: { style: 'must' }, simulation: 'scripted' });
 fn('web.parse_url', 'url: string|nil', 'table|nil', 'The parts of a URL.', { args: { style: 'accepted', names: { url: 'aip.web.parse_url argument' } } });
 fn('web.resolve_href', 'href: string|nil, base_url: string', 'string|nil', 'An href made absolute against a base URL.', {
   args: { style: 'accepted', names: { href: "aip.web.resolve_href 'href' argument" }, own: ['base_url'] },
 });
-fn('run.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the run, shown in the run view.', { overloads: ['iden: string, priority: number, content: string|Marker'] });
-fn('task.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the current task (Data and Output only).', { overloads: ['iden: string, priority: number, content: string|Marker'] });
+fn('run.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the run, shown in the run view.', { overloads: ['iden: string, priority: number, content: string|Marker'], args: { own: ['iden'] } });
+fn('task.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the current task (Data and Output only).', { overloads: ['iden: string, priority: number, content: string|Marker'], args: { own: ['iden'] } });
 
 from('0.8.1');
 fn('shape.to_record', 'names: string[], values: any[]', 'table', 'Pairs names with values into one record.');
@@ -286,22 +315,22 @@ constant('web.UA_AIPACK', 'string', 'The user agent AIPack sends by default.');
 constant('web.UA_BROWSER', 'string', 'A browser-like user agent.');
 
 from('0.8.8');
-fn('lua.merge', 'target: table, ...objs: table|nil', 'table', 'Copies the keys of the other tables into target (shallow, later wins).');
-fn('lua.merge_deep', 'target: table, ...objs: table|nil', 'table', 'Merges the other tables into target, recursing into nested tables.');
+fn('lua.merge', 'target: table, ...objs: table|nil', 'table', 'Copies the keys of the other tables into target (shallow, later wins).', { inLua: true });
+fn('lua.merge_deep', 'target: table, ...objs: table|nil', 'table', 'Merges the other tables into target, recursing into nested tables.', { inLua: true });
 fn('toml.parse', 'content: string', 'table', 'Parses TOML.');
 fn('toml.stringify', 'content: table', 'string', 'Serialises a table as TOML.');
 fn('file.load_toml', 'path: string', 'table', 'Reads and parses a TOML file.');
-fn('file.save_as_csv', 'path: string, data: any[][]|{headers?: string[], rows?: any[][]}, options?: CsvOptions', 'FileInfo', 'Writes rows as a CSV file.');
-fn('file.save_records_as_csv', 'path: string, records: table[], header_keys: string[], options?: CsvOptions', 'FileInfo', 'Writes records as a CSV file with the given columns.');
-fn('file.append_csv_row', 'path: string, values: any[], options?: CsvOptions', 'FileInfo', 'Appends one CSV row.');
-fn('file.append_csv_rows', 'path: string, value_lists: any[][], options?: CsvOptions', 'FileInfo', 'Appends CSV rows.');
+fn('file.save_as_csv', 'path: string, data: any[][]|{headers?: string[], rows?: any[][]}, options?: CsvOptions', 'FileInfo', 'Writes rows as a CSV file.', { args: CSV_WRITE_ARGS });
+fn('file.save_records_as_csv', 'path: string, records: table[], header_keys: string[], options?: CsvOptions', 'FileInfo', 'Writes records as a CSV file with the given columns.', { args: CSV_WRITE_ARGS });
+fn('file.append_csv_row', 'path: string, values: any[], options?: CsvOptions', 'FileInfo', 'Appends one CSV row.', { args: CSV_WRITE_ARGS });
+fn('file.append_csv_rows', 'path: string, value_lists: any[][], options?: CsvOptions', 'FileInfo', 'Appends CSV rows.', { args: CSV_WRITE_ARGS });
 fn('csv.values_to_row', 'values: any[], options?: CsvOptions', 'string', 'Formats values as one CSV line.');
 fn('csv.value_lists_to_rows', 'value_lists: any[][], options?: CsvOptions', 'string[]', 'Formats lists of values as CSV lines.');
 fn('shape.records_to_value_lists', 'records: table[], names: string[]', 'any[][]', 'The values of each record, in the order of names.');
 
 from('0.8.10');
-fn('task.set_label', 'label: string', '', "Sets the current task's label (Data and Output only).");
-fn('run.set_label', 'label: string', '', "Sets the run's label.");
+fn('task.set_label', 'label: string', '', "Sets the current task's label (Data and Output only).", { args: { own: ['label'] } });
+fn('run.set_label', 'label: string', '', "Sets the run's label.", { args: { style: 'must' } });
 fn('md.extract_refs', 'md_content: string|nil', 'MdRef[]', 'Links and image references of a Markdown text.', { args: { names: { md_content: 'content' } } });
 
 from('0.8.11');
@@ -313,7 +342,7 @@ fn('file.load_yaml', 'path: string', 'any[]', 'Reads and parses a YAML file into
 fn('yaml.parse', 'content: string|nil', 'any[]|nil', 'Parses YAML into its documents.');
 fn('yaml.stringify', 'content: any', 'string', 'Serialises a value as one YAML document.');
 fn('yaml.stringify_multi_docs', 'content: any[]', 'string', 'Serialises a list as YAML documents.');
-fn('udiffx.apply_file_changes', 'content: string, base_dir?: string, options?: {extrude?: "content"}', 'ApplyChangesStatus, string|nil', 'Applies the file-change directives of an AI answer.');
+fn('udiffx.apply_file_changes', 'content: string, base_dir?: string, options?: {extrude?: "content"}', 'ApplyChangesStatus, string|nil', 'Applies the file-change directives of an AI answer.', { args: { message: "{path} - expected '{name}' to be {want}, got {got}", own: ['base_dir'] }, simulation: 'stricter' });
 fn('editor.open_file', 'path: string', '{editor: string}|nil', "Opens a file in the user's editor.");
 
 from('0.8.15');

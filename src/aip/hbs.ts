@@ -5,18 +5,17 @@
 import { hostFn, LuaError } from '../engine/values.ts';
 import { renderTemplate, TemplateError } from './support/handlebars.ts';
 import type { AipNamespaceFactory } from './types.ts';
-import { reqStr } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 
-function render(template: unknown, data: unknown): string {
-  const t = reqStr(template, 'aip.hbs.render', 'template');
+function render(template: string, data: unknown): string {
   try {
-    return renderTemplate(t, data === undefined ? null : data);
+    return renderTemplate(template, data === undefined ? null : data);
   } catch (e) {
     if (e instanceof TemplateError) throw new LuaError(`aip.hbs.render failed. ${e.message}`);
     throw e;
   }
 }
 
-export const hbs: AipNamespaceFactory = () => ({
-  render: hostFn(render, { argMode: 'serde' }),
-});
+const HBS = withArgChecks('hbs', { render: hostFn(render, { argMode: 'serde' }) });
+
+export const hbs: AipNamespaceFactory = () => ({ ...HBS });

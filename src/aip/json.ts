@@ -5,7 +5,8 @@
  */
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
-import { isPlainObject, optStr, setKey } from './pure-args.ts';
+import { isPlainObject, setKey } from './pure-args.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 class JsonSyntaxError extends Error {}
 
@@ -175,8 +176,7 @@ function truncateForError(s: string, max: number): string {
 }
 
 /** nil/blank -> nil; top-level JSON null -> nil; nested nulls -> the `null` sentinel. */
-function parse(content: unknown): unknown {
-  const s = optStr(content, 'aip.json.parse');
+function parse(s: string | undefined): unknown {
   if (s === undefined) return undefined;
   try {
     const v = parseRelaxedJson(s);
@@ -188,8 +188,7 @@ function parse(content: unknown): unknown {
 }
 
 /** Strict JSON per non-blank line. */
-function parse_ndjson(content: unknown): unknown[] | undefined {
-  const s = optStr(content, 'aip.json.parse_ndjson');
+function parse_ndjson(s: string | undefined): unknown[] | undefined {
   if (s === undefined) return undefined;
   const out: unknown[] = [];
   const lines = s.split('\n');
@@ -260,7 +259,7 @@ export function toJsonText(value: unknown, indent: string, fnName: string): stri
 const stringify = (content: unknown): string => toJsonText(content, '', 'aip.json.stringify');
 const stringify_pretty = (content: unknown): string => toJsonText(content, '  ', 'aip.json.stringify_pretty');
 
-export const json: AipNamespaceFactory = () => ({
+const JSON_FNS = withArgChecks('json', {
   parse,
   parse_ndjson,
   stringify,
@@ -268,3 +267,5 @@ export const json: AipNamespaceFactory = () => ({
   // deprecated alias of stringify
   stringify_to_line: stringify,
 });
+
+export const json: AipNamespaceFactory = () => ({ ...JSON_FNS });

@@ -4,11 +4,11 @@
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { nextFence, rustLines, type Fence } from '../support/lines.ts';
-import { isPlainObject, reqStr, setKey, toLuaData } from './pure-args.ts';
+import { isPlainObject, setKey, toLuaData } from './pure-args.ts';
 import { rustTrim } from './text.ts';
 import { parseTomlData } from './toml.ts';
 import { parseYamlDocs } from './yaml.ts';
-import { withArgChecks } from './arg-checks.ts';
+import { reqStr, withArgChecks } from './arg-checks.ts';
 
 /** The info string of a fence line: its language, trimmed. */
 const fenceLang = (line: string): string => rustTrim(line.replace(/^`+/, ''));

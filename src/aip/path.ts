@@ -5,28 +5,27 @@
 import { LuaError, luaTypeName, multi, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { globMatcher, sortByGlobs, type SortByGlobsOptions } from './support/globs.ts';
-import { fileInfoOf, pathArg, resolvePath, rustFileName, rustParent } from './support/paths.ts';
+import { fileInfoOf, resolvePath, rustFileName, rustParent } from './support/paths.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 const N = (name: string) => `aip.path.${name}`;
 
 /** `~/x` -> home/x (aip.path.diff expands the tilde on both sides). */
 const expandTilde = (env: StageEnv, p: string): string => (p === '~' || p.startsWith('~/') ? env.dirs.home + p.slice(1) : p);
 
-function split(path: unknown): LuaMulti {
-  const p = pathArg(path, N('split'));
+function split(p: string): LuaMulti {
   return multi(rustParent(p) ?? '', rustFileName(p) ?? '');
 }
 
-function parent(path: unknown): string | undefined {
-  return rustParent(pathArg(path, N('parent')));
+function parent(path: string): string | undefined {
+  return rustParent(path);
 }
 
 /**
  * Parts are strings or string lists; a list is joined with "/", then all parts are concatenated WITHOUT a
  * separator and the result is joined to `base` (one "/" between), repeated slashes collapsed.
  */
-function join(base: unknown, ...parts: unknown[]): string {
-  const b = pathArg(base, N('join'), 'base');
+function join(b: string, ...parts: unknown[]): string {
   let tail = '';
   parts.forEach((part, i) => {
     if (typeof part === 'string' || typeof part === 'number') tail += String(part);
@@ -115,53 +114,52 @@ function sortOptions(v: unknown): SortByGlobsOptions {
 }
 
 export const path: AipNamespaceFactory = (env) => {
-  const resolve = (p: unknown): string => resolvePath(env, pathArg(p, N('resolve')));
+  const resolve = (p: string): string => resolvePath(env, p);
 
   /** Resolves, or undefined when the path cannot be resolved (exists/is_file/is_dir answer false then). */
-  const tryResolve = (p: unknown, fnName: string): string | undefined => {
-    const s = pathArg(p, fnName);
+  const tryResolve = (p: string): string | undefined => {
     try {
-      return resolvePath(env, s);
+      return resolvePath(env, p);
     } catch {
       return undefined;
     }
   };
 
-  return {
+  return withArgChecks('path', {
     split,
     parent,
     join,
     resolve,
 
-    exists(p: unknown): boolean {
-      const abs = tryResolve(p, N('exists'));
+    exists(p: string): boolean {
+      const abs = tryResolve(p);
       return abs !== undefined && (env.vfs.isFile(abs) || env.vfs.isDir(abs));
     },
 
-    is_file(p: unknown): boolean {
-      const abs = tryResolve(p, N('is_file'));
+    is_file(p: string): boolean {
+      const abs = tryResolve(p);
       return abs !== undefined && env.vfs.isFile(abs);
     },
 
-    is_dir(p: unknown): boolean {
-      const abs = tryResolve(p, N('is_dir'));
+    is_dir(p: string): boolean {
+      const abs = tryResolve(p);
       return abs !== undefined && env.vfs.isDir(abs);
     },
 
-    diff(filePath: unknown, basePath: unknown): string {
-      const f = expandTilde(env, pathArg(filePath, N('diff'), 'file_path'));
-      const b = expandTilde(env, pathArg(basePath, N('diff'), 'base_path'));
+    diff(filePath: string, basePath: string): string {
+      const f = expandTilde(env, filePath);
+      const b = expandTilde(env, basePath);
       return diffPaths(f, b) ?? '';
     },
 
-    matches_glob(p: unknown, globs: unknown): boolean | undefined {
+    matches_glob(p: string | null | undefined, globs: unknown): boolean | undefined {
       if (p === undefined || p === null) return undefined;
-      return matchesAny(pathArg(p, N('matches_glob')), globsOf(globs, N('matches_glob')));
+      return matchesAny(p, globsOf(globs, N('matches_glob')));
     },
 
-    parse(p: unknown): Record<string, unknown> | undefined {
+    parse(p: string | null | undefined): Record<string, unknown> | undefined {
       if (p === undefined || p === null) return undefined;
-      return fileInfoOf(pathArg(p, N('parse')));
+      return fileInfoOf(p);
     },
 
     sort_by_globs(files: unknown, globs: unknown, options?: unknown): unknown[] {
@@ -177,5 +175,5 @@ export const path: AipNamespaceFactory = (env) => {
       files.forEach(pathOf); // validate every item before sorting
       return sortByGlobs(files, pathOf, globsOf(globs, fn), sortOptions(options));
     },
-  };
+  });
 };

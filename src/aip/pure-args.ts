@@ -1,28 +1,8 @@
 /**
- * Small argument and data helpers shared by the pure `aip.*` namespaces
- * (md, text, tag, json, toml, yaml, semver, time, uuid, hbs, code).
+ * Small data helpers shared by the pure `aip.*` namespaces (md, text, tag, json, toml, yaml): keys and parsed
+ * data as Lua sees them. Argument checks live in arg-checks.ts.
  */
-import { LuaError, isPlainObject, luaTypeName } from '../engine/values.ts';
-
-/** A string-or-nil argument: nil -> undefined; anything else (incl. the `null` sentinel) is an error. */
-export function optStr(v: unknown, fnName: string, argName = 'content'): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'string') return v;
-  throw new LuaError(`${fnName}: expected '${argName}' to be a string or nil, got ${luaTypeName(v)}`);
-}
-
-/** A required string argument. */
-export function reqStr(v: unknown, fnName: string, argName: string): string {
-  if (typeof v === 'string') return v;
-  throw new LuaError(`${fnName}: expected '${argName}' to be a string, got ${luaTypeName(v)}`);
-}
-
-/** A required integer-valued number argument (>= 0 unless allowNegative). */
-export function reqInt(v: unknown, fnName: string, argName: string, allowNegative = false): number {
-  if (typeof v === 'number' && Number.isInteger(v) && (allowNegative || v >= 0)) return v;
-  const want = allowNegative ? 'an integer' : 'a non-negative integer';
-  throw new LuaError(`${fnName}: expected '${argName}' to be ${want}, got ${luaTypeName(v)}${typeof v === 'number' ? ` ${v}` : ''}`);
-}
+import { isPlainObject } from '../engine/values.ts';
 
 /** Sets a key without tripping over `__proto__` (JSON/YAML/TOML keys are arbitrary text). */
 export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {

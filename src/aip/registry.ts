@@ -1,5 +1,6 @@
 import { LuaError } from '../engine/values.ts';
 import { aipFunctionsAt } from './catalog.ts';
+import { aipEntry } from './functions.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { agent } from './agent.ts';
 import { cmd } from './cmd.ts';
@@ -28,9 +29,6 @@ export const FACTORIES: Record<string, AipNamespaceFactory> = {
   agent, cmd, code, csv, file, flow, hash, hbs, json, md, path, run, semver, tag, task, text, time, toml, udiffx, uuid, web, yaml,
 };
 
-/** Implemented in Lua (prelude.lua), so they are not expected among the JS factories. */
-export const LUA_IMPLEMENTED = new Set(['aip.lua.merge', 'aip.lua.merge_deep', 'aip.lua.dump']);
-
 /**
  * The `aip` table of one stage: exactly the functions the simulated AIPack version has (catalog.ts). A function
  * AIPack has but the simulator does not implement raises `aip.X.y is not simulated` instead of being a silent nil.
@@ -45,14 +43,15 @@ export function buildAipTable(env: StageEnv): Record<string, Record<string, unkn
 export function aipNamespace(env: StageEnv, ns: string): Record<string, unknown> {
   const impl = FACTORIES[ns]?.(env) ?? {};
   const table: Record<string, unknown> = {};
-  for (const { name, path } of layoutAt(env.aipackVersion).get(ns) ?? []) {
-    if (LUA_IMPLEMENTED.has(path)) continue;
+  for (const { name, path, inLua } of layoutAt(env.aipackVersion).get(ns) ?? []) {
+    // written in Lua (prelude.lua): not among the JS factories
+    if (inLua) continue;
     table[name] = impl[name] !== undefined ? impl[name] : notSimulated(path);
   }
   return table;
 }
 
-const layouts = new Map<string, Map<string, { name: string; path: string }[]>>();
+const layouts = new Map<string, Map<string, { name: string; path: string; inLua: boolean }[]>>();
 
 /** The catalog's functions at a version, by namespace in catalog order (computed once per version). */
 function layoutAt(version: string) {
@@ -62,7 +61,7 @@ function layoutAt(version: string) {
     for (const fn of aipFunctionsAt(version)) {
       const [, ns, name] = fn.path.split('.');
       const list = layout.get(ns) ?? [];
-      list.push({ name, path: fn.path });
+      list.push({ name, path: fn.path, inLua: aipEntry(fn.path)?.inLua === true });
       layout.set(ns, list);
     }
     layouts.set(version, layout);

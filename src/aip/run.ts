@@ -1,5 +1,6 @@
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 /** pin(iden, content) or pin(iden, priority, content): recorded in the trace (docs/aipack.md section 7.8). */
 function pinFn(env: StageEnv, scope: 'run' | 'task') {
@@ -20,10 +21,13 @@ function pinFn(env: StageEnv, scope: 'run' | 'task') {
   };
 }
 
+/** aip.run.set_label's entry checks the label; aip.task.set_label checks it here, after the stage. */
 function labelFn(env: StageEnv, scope: 'run' | 'task') {
-  return (label: unknown) => {
-    if (scope === 'task') requireTask(env, 'set_label');
-    if (typeof label !== 'string') throw new LuaError(`aip.${scope}.set_label: label must be a string, got ${luaTypeName(label)}`);
+  return (label: string) => {
+    if (scope === 'task') {
+      requireTask(env, 'set_label');
+      if (typeof label !== 'string') throw new LuaError(`aip.task.set_label: label must be a string, got ${luaTypeName(label)}`);
+    }
     env.trace.record({ kind: 'label', depth: env.depth, agent: env.agent.name, scope, label });
   };
 }
@@ -34,5 +38,5 @@ function requireTask(env: StageEnv, fn: string): void {
   }
 }
 
-export const run: AipNamespaceFactory = (env) => ({ pin: pinFn(env, 'run'), set_label: labelFn(env, 'run') });
-export const task: AipNamespaceFactory = (env) => ({ pin: pinFn(env, 'task'), set_label: labelFn(env, 'task') });
+export const run: AipNamespaceFactory = (env) => withArgChecks('run', { pin: pinFn(env, 'run'), set_label: labelFn(env, 'run') });
+export const task: AipNamespaceFactory = (env) => withArgChecks('task', { pin: pinFn(env, 'task'), set_label: labelFn(env, 'task') });

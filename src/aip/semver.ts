@@ -4,6 +4,7 @@
  */
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
+import { withArgChecks } from './arg-checks.ts';
 
 export interface SemVer {
   major: bigint;
@@ -116,6 +117,10 @@ export function compareSemVer(a: SemVer, b: SemVer): number {
   return cmpIdents(a.build, b.build);
 }
 
+/**
+ * A version argument, parsed. Its entry checks that it is a string, except compare's second version, read only
+ * after the operator: that one is checked here, in the same words.
+ */
 function versionArg(v: unknown): SemVer {
   if (typeof v !== 'string') throw new LuaError(`Invalid version '${luaTypeName(v)}': expected a string`);
   try {
@@ -165,4 +170,6 @@ function valid(v: unknown): boolean {
   }
 }
 
-export const semver: AipNamespaceFactory = () => ({ compare, parse, is_prerelease, valid });
+const SEMVER = withArgChecks('semver', { compare, parse, is_prerelease, valid });
+
+export const semver: AipNamespaceFactory = () => ({ ...SEMVER });

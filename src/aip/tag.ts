@@ -4,6 +4,7 @@
  */
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
+import { withArgChecks } from './arg-checks.ts';
 import { setKey } from './pure-args.ts';
 
 export interface TagElem {
@@ -126,10 +127,7 @@ interface Args {
   extrude: boolean;
 }
 
-function readArgs(fnName: string, content: unknown, tagNames: unknown, options: unknown): Args {
-  if (typeof content !== 'string') {
-    throw new LuaError(`${fnName}: expected 'content' to be a string, got ${luaTypeName(content)}`);
-  }
+function readArgs(fnName: string, content: string, tagNames: unknown, options: unknown): Args {
   let names: string[];
   if (typeof tagNames === 'string') {
     names = [tagNames];
@@ -154,14 +152,14 @@ function readArgs(fnName: string, content: unknown, tagNames: unknown, options: 
   return { content, names, extrude: ex === 'content' };
 }
 
-function extract(content: unknown, tagNames: unknown, options: unknown): TagElem[] | LuaMulti {
+function extract(content: string, tagNames: unknown, options: unknown): TagElem[] | LuaMulti {
   const a = readArgs('aip.tag.extract', content, tagNames, options);
   const { elems, rest } = extractTags(a.content, a.names);
   return a.extrude ? multi(elems, rest) : elems;
 }
 
 /** Tag name -> element; when a name occurs several times the last one wins (AIPack docs). */
-function extract_as_map(content: unknown, tagNames: unknown, options: unknown): Record<string, TagElem> | LuaMulti {
+function extract_as_map(content: string, tagNames: unknown, options: unknown): Record<string, TagElem> | LuaMulti {
   const a = readArgs('aip.tag.extract_as_map', content, tagNames, options);
   const { elems, rest } = extractTags(a.content, a.names);
   const map: Record<string, TagElem> = {};
@@ -169,7 +167,7 @@ function extract_as_map(content: unknown, tagNames: unknown, options: unknown): 
   return a.extrude ? multi(map, rest) : map;
 }
 
-function extract_as_multi_map(content: unknown, tagNames: unknown, options: unknown): Record<string, TagElem[]> | LuaMulti {
+function extract_as_multi_map(content: string, tagNames: unknown, options: unknown): Record<string, TagElem[]> | LuaMulti {
   const a = readArgs('aip.tag.extract_as_multi_map', content, tagNames, options);
   const { elems, rest } = extractTags(a.content, a.names);
   const map: Record<string, TagElem[]> = {};
@@ -180,4 +178,6 @@ function extract_as_multi_map(content: unknown, tagNames: unknown, options: unkn
   return a.extrude ? multi(map, rest) : map;
 }
 
-export const tag: AipNamespaceFactory = () => ({ extract, extract_as_map, extract_as_multi_map });
+const TAG = withArgChecks('tag', { extract, extract_as_map, extract_as_multi_map });
+
+export const tag: AipNamespaceFactory = () => ({ ...TAG });

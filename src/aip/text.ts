@@ -5,8 +5,8 @@
 import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { rustLines } from '../support/lines.ts';
-import { isPlainObject, optStr, reqInt, reqStr } from './pure-args.ts';
-import { withArgChecks } from './arg-checks.ts';
+import { isPlainObject } from './pure-args.ts';
+import { optStr, reqInt, reqStr, withArgChecks } from './arg-checks.ts';
 
 // Rust `char::is_whitespace` (Unicode White_Space). Differs from JS `\s`: includes U+0085, excludes U+FEFF.
 const WS = '\\t\\n\\v\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';

@@ -21,7 +21,8 @@ import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engi
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { compareVersions } from './catalog.ts';
 import { expandGlob, globsArg, listFiles } from './support/globs.ts';
-import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, collapse, displayForTrace, pathArg, resolvePath } from './support/paths.ts';
+import { checkAccessDelete, checkAccessWrite, checkNotWorkspaceDir, collapse, displayForTrace, resolvePath } from './support/paths.ts';
+import { pathArg, withArgChecks } from './arg-checks.ts';
 import { extractFileChanges, type Directive } from './support/udiffx-changes.ts';
 import { applyPatch, type HunkError } from './support/udiffx-patch.ts';
 import { filesUnder } from '../support/vfs.ts';
@@ -160,51 +161,51 @@ function applyDirectives(env: StageEnv, baseDir: string, directives: readonly Di
   return { success: fail_count === 0, total_count: items.length, success_count: items.length - fail_count, fail_count, items };
 }
 
-export const udiffx: AipNamespaceFactory = (env) => ({
-  load_files_context(globs: unknown, options?: unknown): string | undefined {
-    const fn = 'aip.udiffx.load_files_context';
-    const o = optionsArg(options, fn);
-    const baseDir = o.base_dir === undefined || o.base_dir === null ? env.dirs.workspace : resolvePath(env, pathArg(o.base_dir, fn, 'base_dir'));
-    const files = listFiles(env.vfs, globsArg(globs, fn).map((g) => expandGlob(env, g)), { baseDir, absolute: o.absolute === true });
-    let out = '';
-    for (const f of files) {
-      const content = env.vfs.readFile(f.abs);
-      if (content === undefined) throw new LuaError(`${fn} - Cannot read '${f.path}'`);
-      if (out !== '') out += '\n';
-      out += `<FILE_CONTENT path="${f.path}">\n${content}${content.endsWith('\n') ? '' : '\n'}</FILE_CONTENT>\n`;
-    }
-    return out === '' ? undefined : out;
-  },
+export const udiffx: AipNamespaceFactory = (env) =>
+  withArgChecks('udiffx', {
+    load_files_context(globs: unknown, options?: unknown): string | undefined {
+      const fn = 'aip.udiffx.load_files_context';
+      const o = optionsArg(options, fn);
+      const baseDir = o.base_dir === undefined || o.base_dir === null ? env.dirs.workspace : resolvePath(env, pathArg(o.base_dir, fn, 'base_dir'));
+      const files = listFiles(env.vfs, globsArg(globs, fn).map((g) => expandGlob(env, g)), { baseDir, absolute: o.absolute === true });
+      let out = '';
+      for (const f of files) {
+        const content = env.vfs.readFile(f.abs);
+        if (content === undefined) throw new LuaError(`${fn} - Cannot read '${f.path}'`);
+        if (out !== '') out += '\n';
+        out += `<FILE_CONTENT path="${f.path}">\n${content}${content.endsWith('\n') ? '' : '\n'}</FILE_CONTENT>\n`;
+      }
+      return out === '' ? undefined : out;
+    },
 
-  apply_file_changes(content: unknown, baseDirArg?: unknown, options?: unknown): ApplyChangesStatus | LuaMulti {
-    const fn = 'aip.udiffx.apply_file_changes';
-    if (typeof content !== 'string') throw new LuaError(`${fn} - expected 'content' to be a string, got ${luaTypeName(content)}`);
-    const o = options !== null && typeof options === 'object' ? optionsArg(options, fn) : {};
-    const extrude = o.extrude;
-    if (extrude !== undefined && extrude !== null && extrude !== 'content') {
-      throw new LuaError("md_extract_blocks extrude must be = to 'content' for now");
-    }
-    const base = baseDirArg === undefined || baseDirArg === null ? '' : pathArg(baseDirArg, fn, 'base_dir');
-    const baseDir = base === '' ? env.dirs.workspace : resolvePath(env, base);
-    if (!under(baseDir, env.dirs.workspace)) {
-      throw new LuaError(`${fn} - Security violation, target '${baseDir}' is outside base dir '${env.dirs.workspace}'`);
-    }
-    const { directives, rest } = extractFileChanges(content);
-    // from AIPack's release tags: FILE_APPEND came with 0.8.19 (udiffx 0.1.21+), FILE_COPY with 0.8.20 (0.1.30+),
-    // error_hunks in the Lua status with 0.8.21; an older udiffx does not see a newer tag at all
-    const at = (v: string) => compareVersions(env.aipackVersion, v) >= 0;
-    const seen = (tag: 'Append' | 'Copy') => (tag === 'Append' ? at('0.8.19') : at('0.8.20'));
-    const known = directives.filter((d) => {
-      if (d.kind === 'Append' || d.kind === 'Copy') return seen(d.kind);
-      if (d.kind === 'Fail' && d.tag === 'FILE_APPEND') return seen('Append');
-      if (d.kind === 'Fail' && d.tag === 'FILE_COPY') return seen('Copy');
-      return true;
-    });
-    const status = applyDirectives(env, baseDir, known, at('0.8.21'));
-    return extrude === 'content' ? multi(status, rest) : status;
-  },
+    apply_file_changes(content: string, baseDirArg?: unknown, options?: unknown): ApplyChangesStatus | LuaMulti {
+      const fn = 'aip.udiffx.apply_file_changes';
+      const o = options !== null && typeof options === 'object' ? optionsArg(options, fn) : {};
+      const extrude = o.extrude;
+      if (extrude !== undefined && extrude !== null && extrude !== 'content') {
+        throw new LuaError("md_extract_blocks extrude must be = to 'content' for now");
+      }
+      const base = baseDirArg === undefined || baseDirArg === null ? '' : pathArg(baseDirArg, fn, 'base_dir');
+      const baseDir = base === '' ? env.dirs.workspace : resolvePath(env, base);
+      if (!under(baseDir, env.dirs.workspace)) {
+        throw new LuaError(`${fn} - Security violation, target '${baseDir}' is outside base dir '${env.dirs.workspace}'`);
+      }
+      const { directives, rest } = extractFileChanges(content);
+      // from AIPack's release tags: FILE_APPEND came with 0.8.19 (udiffx 0.1.21+), FILE_COPY with 0.8.20 (0.1.30+),
+      // error_hunks in the Lua status with 0.8.21; an older udiffx does not see a newer tag at all
+      const at = (v: string) => compareVersions(env.aipackVersion, v) >= 0;
+      const seen = (tag: 'Append' | 'Copy') => (tag === 'Append' ? at('0.8.19') : at('0.8.20'));
+      const known = directives.filter((d) => {
+        if (d.kind === 'Append' || d.kind === 'Copy') return seen(d.kind);
+        if (d.kind === 'Fail' && d.tag === 'FILE_APPEND') return seen('Append');
+        if (d.kind === 'Fail' && d.tag === 'FILE_COPY') return seen('Copy');
+        return true;
+      });
+      const status = applyDirectives(env, baseDir, known, at('0.8.21'));
+      return extrude === 'content' ? multi(status, rest) : status;
+    },
 
-  file_changes_instruction(): string {
-    return FILE_CHANGES_INSTRUCTION;
-  },
-});
+    file_changes_instruction(): string {
+      return FILE_CHANGES_INSTRUCTION;
+    },
+  });

@@ -42,3 +42,11 @@ export function starterFiles(name: string, stage: SubAgentStage, path: string): 
 export function eventStarter(name: string, path: string): StarterFiles {
   return starter('event', name, path);
 }
+
+/**
+ * The workbench starter (`init --workbench`): an event-form sub-agent on `workbench::done` that reads
+ * input.coder_workbench (here: points the instruction at the workbench's plan when it has content).
+ */
+export function workbenchStarter(name: string, path: string): StarterFiles {
+  return starter('workbench', name, path);
+}

@@ -4,6 +4,7 @@
  */
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { nextFence, rustLines, type Fence } from '../support/lines.ts';
+import { ChunkCache, CHUNK_CACHE_BYTES } from '../engine/chunk-cache.ts';
 
 export interface AgentOptions {
   model?: string;
@@ -85,6 +86,26 @@ export function mapScriptLine(script: LuaScript, codeLine: number): number {
   }
   if (!seg) return script.startLine + codeLine - 1;
   return seg.fileLine + (codeLine - seg.codeLine);
+}
+
+/**
+ * The chunk a stage's script runs as: each code line at its .aip line (blocks of a repeated heading included), so
+ * Lua's own line numbers are the file's.
+ */
+export function stageChunk(script: LuaScript): string {
+  const lines = script.code.split('\n');
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    const target = mapScriptLine(script, i + 1);
+    while (out.length < target - 1) out.push('');
+    out.push(line);
+  });
+  return out.join('\n');
+}
+
+/** The chunks of an agent's Lua stages, in lifecycle order (what fengari's build precompiles of the driver). */
+export function stageChunks(doc: AgentDoc): string[] {
+  return [doc.beforeAll, doc.data, doc.output, doc.afterAll].filter((s) => s !== undefined).map(stageChunk);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -325,4 +346,21 @@ function findKeyLine(script: LuaScript, key: string | undefined): number | undef
   const codeLines = script.code.split('\n');
   const idx = codeLines.findIndex((l) => re.test(l));
   return idx < 0 ? undefined : mapScriptLine(script, idx + 1);
+}
+
+/**
+ * Parsed agents, by file and text, for the process: bounded in entries and in bytes (a parsed agent holds about
+ * its text again), so a case with huge agents does not leave them held for every later case.
+ */
+const DOC_CACHE_LIMIT = 500;
+const docCache = new ChunkCache<AgentDoc>(DOC_CACHE_LIMIT, CHUNK_CACHE_BYTES);
+
+/** parseAgentDoc, kept for the process by file and text. */
+export function parseAgentDocCached(content: string, file: string): AgentDoc {
+  let doc = docCache.get(file, content);
+  if (!doc) {
+    doc = parseAgentDoc(content, file);
+    docCache.set(file, content, doc);
+  }
+  return doc;
 }

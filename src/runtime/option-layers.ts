@@ -1,5 +1,6 @@
 /** Agent options in layers (stock, config, the agent's own, a stage's flow response): merged, shown, aliases resolved. */
-import type { AgentOptions } from './agent-doc.ts';
+import { parse as parseToml } from 'smol-toml';
+import { parseAgentOptions, type AgentOptions } from './agent-doc.ts';
 
 /** AIPack's stock config-default.toml sets a model and input_concurrency = 2; the simulator's model is scripted. */
 export const STOCK_OPTIONS: AgentOptions = { model: 'sim-model', input_concurrency: 2 };
@@ -43,4 +44,20 @@ export function resolveModel(model: string, aliases: Record<string, string>): st
     }
   }
   return model;
+}
+
+/** The workspace config's text is not TOML. */
+export class ConfigTomlError extends Error {}
+
+/** `[options]` (or the older `[default_options]`) of a workspace config's text; none when there is no config. */
+export function configOptions(text: string | undefined, configFile: string): AgentOptions {
+  if (text === undefined) return {};
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseToml(text) as Record<string, unknown>;
+  } catch (err) {
+    throw new ConfigTomlError(`${configFile}: invalid TOML: ${(err as Error).message}`);
+  }
+  const table = parsed.options ?? parsed.default_options;
+  return table === undefined ? {} : parseAgentOptions(table, `${configFile} [options]`);
 }

@@ -1,14 +1,13 @@
 import nodePath from 'node:path';
-import { parse as parseToml } from 'smol-toml';
 import { compareVersions as compareVersion, DEFAULT_AIPACK_VERSION } from '../aip/catalog.ts';
 import type { StageEnv } from '../aip/types.ts';
 import type { EngineName, LuaEngine, LuaState, StateOptions } from '../engine/engine.ts';
 import { defaultEngineName, getEngine } from '../engine/index.ts';
-import { ChunkCache, CHUNK_CACHE_BYTES } from '../engine/chunk-cache.ts';
+import type { RunOutcome, RunRequest, SimulatorOptions } from './simulator-options.ts';
 import { createLimits, DEFAULT_MEMORY_MAX, DEFAULT_RUN_TIMEOUT_MS, spent, type RunLimits } from '../engine/limits.ts';
 import { isPlainObject, LuaError, LuaRuntimeError, luaTypeName } from '../engine/values.ts';
-import { hasTaskStages, mapScriptLine, parseAgentDoc, parseAgentOptions, type AgentOptions, type LuaScript } from './agent-doc.ts';
-import { mergeOptions, STOCK_OPTIONS } from './option-layers.ts';
+import { hasTaskStages, parseAgentDocCached, stageChunk, type AgentOptions, type LuaScript } from './agent-doc.ts';
+import { configOptions, ConfigTomlError, mergeOptions, STOCK_OPTIONS } from './option-layers.ts';
 import { ScriptedAi, type AiAnswer } from './ai.ts';
 import { AgentNotFoundError, findPackDir, resolveAgent, type PackLocation, type ResolvedAgent } from './resolve.ts';
 import { runAfterAll } from './lifecycle/after-all.ts';
@@ -20,13 +19,13 @@ import { runWithRedos } from './redo.ts';
 import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
 import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
-import { summarize, Trace, type TraceEvent } from '../aip/support/trace.ts';
+import { summarize, Trace } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
-import { runPool, type PoolClock } from './task-pool.ts';
-import { capReads, countWrites, createOverlayVfs, watchWrites, type WriteEvent } from './vfs.ts';
-import { WriteStamps } from './stage-writes.ts';
-import { checkMocksAt, luaMocksCode, type Mocks } from './mocks.ts';
+import { runPool, taskOrder, type PoolClock } from './task-pool.ts';
+import { capReads, changesRunReads, countWrites, createOverlayVfs, watchWrites } from './vfs.ts';
+import { stageLabel, WriteStamps } from './stage-writes.ts';
+import { checkMocksAt, luaMocksCode } from './mocks.ts';
 import { buildCtx, type CtxSession } from './ctx.ts';
 import { parseRunAgentOptions } from './agent-call-options.ts';
 import { resolvePath } from '../aip/support/paths.ts';
@@ -38,102 +37,9 @@ const DEFAULT_BUDGET = 100_000_000;
 const MAX_AGENT_DEPTH = 8;
 const DEPTH_LIMIT_RE = /aip\.agent\.run nested deeper than \d+ levels: [^\n]*/;
 
-export interface SimulatorOptions {
-  workspaceDir: string;
-  /** defaults to an overlay over `workspaceDir` (the disk is never written unless `vfs.commit()` is called) */
-  vfs?: Vfs;
-  /** packs besides `<workspace>/.aipack/pack/custom` (searched after it); this repo's `pack/` comes last */
-  packs?: PackLocation[];
-  ai?: ScriptedAi;
-  aipackVersion?: string;
-  /** the Lua engine: 'fengari' (default, Lua 5.3) or 'lua54' (Lua 5.4 on wasmoon: `await loadEngine('lua54')` first) */
-  engine?: EngineName | LuaEngine;
-  /** instruction budget of a run tree (a top-level run and every aip.agent.run it makes) */
-  budget?: number;
-  /** bytes of Lua memory a run tree may hold */
-  memoryMax?: number;
-  /**
-   * wall-clock milliseconds a run tree may take, checked as its Lua runs (default 60 s, as the CLI's `--timeout`;
-   * 0: none, e.g. where a worker's own deadline applies)
-   */
-  timeoutMs?: number;
-  /**
-   * what the trace keeps of `aip.agent.run` inputs and results: 'top' (default) the calls made by the top-level
-   * agent in full (what the effect analysis reads) and summaries deeper; 'full' everything; 'summary' none in full
-   */
-  traceValues?: 'top' | 'full' | 'summary';
-  /** the kinds of trace event kept (all by default): a command that prints only some need not keep a run's every step */
-  traceKinds?: readonly TraceEvent['kind'][];
-  /** told where the run is at each Lua stage ("<agent> <stage> (task n)"), e.g. for a deadline's message */
-  onStage?: (where: string) => void;
-  /** more dirs a run may read and run agents from, besides the workspace and the packs (e.g. a case sandbox) */
-  readRoots?: string[];
-  /** Lua `print` output; by default it is only traced */
-  onPrint?: (text: string, agent: string) => void;
-  /** user stubs for aip.* functions (mocks.ts); names must exist at the simulated version */
-  mocks?: Mocks;
-  /**
-   * an AIPack base dir (like `~/.aipack-base`): CTX.BASE_AIPACK_DIR, `~/.aipack-base/...` paths, and the packs
-   * under its pack/custom and pack/installed. Writes there are allowed as in AIPack but stay in the run's memory
-   * (base-vfs.ts): the dir on disk is only read. Default: none (a virtual, empty one), so runs stay deterministic.
-   */
-  aipackBase?: string;
-  /**
-   * a fixed latency (ms) every scripted model call is taken to wait, on a virtual clock (nothing sleeps): with it,
-   * `virtualMs` says how long a run would take in AIPack with its `input_concurrency`. For benches; default 0.
-   */
-  simulatedLatencyMs?: number;
-  /**
-   * the order in which a run's tasks run (0-based input indexes), e.g. to try a parallel group's members in every
-   * order; undefined keeps input order. Outputs stay in input order whatever the order.
-   */
-  taskOrder?: (agent: string, count: number) => number[] | undefined;
-  /** CTX.RUN_FLOW_REDO_COUNT of the first top-level run (as if that many redos came before it; default 0) */
-  flowRedoBase?: number;
-}
-
-export interface RunRequest {
-  /** agent name as `aip run` or `aip.agent.run` would get it */
-  name: string;
-  inputs?: unknown[];
-  /** run options (like `aip.agent.run`'s `options`) */
-  options?: AgentOptions;
-  /** resolves a relative local agent name (the CLI passes its cwd) */
-  baseDir?: string;
-}
-
-/** What a run returns, as a parent agent would receive it (docs/aipack.md section 4), plus the skip reason. */
-export interface RunOutcome {
-  /** one entry per input, in input order; null for skipped inputs and nil outputs; undefined when no task ran */
-  outputs: unknown[] | undefined;
-  afterAll: unknown;
-  redoRequested: boolean;
-  /** top-level runs: how many redo runs came after the first (aip.flow.redo_run), the outcome being the last one's */
-  redos?: number;
-  /** the Before All skip reason ("" when none was given), or undefined when the run was not skipped */
-  skipped?: string;
-}
-
+export type { RunOutcome, RunRequest, SimulatorOptions } from './simulator-options.ts';
 export { AgentRunError, RunLimitError };
 export { resolveModel } from './option-layers.ts';
-
-/**
- * Whether a write can change what a run keeps of its reads: a file it read (an agent, the config), an agent file
- * (a new `.aip` can change how a name resolves), a pack's `pack.toml`, a removed folder, or a commit. Anything
- * else (a sub-agent's notes, a record, an answer) cannot, and a run that appends a line per step keeps its reads.
- */
-function changesRunReads(event: WriteEvent, texts: ReadonlyMap<string, string | undefined>): boolean {
-  if (event.kind === 'all') return true;
-  if (event.kind === 'dir') return event.abs !== '' && [...texts.keys()].some((p) => p.startsWith(event.abs + nodePath.sep));
-  const name = nodePath.basename(event.abs);
-  return texts.has(event.abs) || name.endsWith('.aip') || name === 'pack.toml';
-}
-
-/** A stage of the top-level run as the run report names it: `Output (task 2)`, `After All [redo 1]`. */
-function stageLabel(stage: LifecycleStage, taskNum: number | undefined, redo: number): string {
-  const name = stage.replace(/([a-z])([A-Z])/g, '$1 $2');
-  return `${name}${taskNum !== undefined ? ` (task ${taskNum})` : ''}${redo > 0 ? ` [redo ${redo}]` : ''}`;
-}
 
 /** The simulated AIPack: resolves and runs agents with their Lua stages on a fresh Lua state per stage. */
 export class Simulator implements StageHost {
@@ -295,7 +201,7 @@ export class Simulator implements StageHost {
     const resolved = this.resolveAgent(request.name, request.baseDir ?? this.workspaceDir);
     const content = this.readOnce(resolved.file);
     if (content === undefined) throw new AgentNotFoundError(`cannot read ${resolved.file}`);
-    const doc = parsedAgent(content, resolved.file);
+    const doc = parseAgentDocCached(content, resolved.file);
     this.runCounter += 1;
     const frame: Frame = {
       name: request.name,
@@ -369,16 +275,12 @@ export class Simulator implements StageHost {
     const configFile = nodePath.join(this.workspaceDir, '.aipack', 'config.toml');
     const text = this.readOnce(configFile);
     if (this.configCache && this.configCache.text === text) return this.configCache.options;
-    let options: AgentOptions = {};
-    if (text !== undefined) {
-      let parsed: Record<string, unknown>;
-      try {
-        parsed = parseToml(text) as Record<string, unknown>;
-      } catch (err) {
-        throw new AgentRunError(`${configFile}: invalid TOML: ${(err as Error).message}`, agent);
-      }
-      const table = parsed.options ?? parsed.default_options;
-      if (table !== undefined) options = parseAgentOptions(table, `${configFile} [options]`);
+    let options: AgentOptions;
+    try {
+      options = configOptions(text, configFile);
+    } catch (err) {
+      if (err instanceof ConfigTomlError) throw new AgentRunError(err.message, agent);
+      throw err;
     }
     this.configCache = { text, options };
     return options;
@@ -409,7 +311,7 @@ export class Simulator implements StageHost {
     const width = Math.min(Math.max(1, options.input_concurrency ?? 1), inputs.length);
     if (width > 1) this.concurrentTasks += 1;
     try {
-      const order = taskOrderOf(this.opts.taskOrder?.(frame.name, inputs.length), inputs.length);
+      const order = taskOrder(this.opts.taskOrder?.(frame.name, inputs.length), inputs.length);
       const pool = runPool(inputs.length, width, this.clock, (k) => this.runTask(frame, inputs[order[k]], order[k] + 1, beforeAll, options));
       const slots = pool.slots.map((s, k) => ({ ...s, num: order[k] + 1 }));
       this.trace.record({ kind: 'tasks', depth: frame.depth, agent: frame.name, concurrency: width, slots });
@@ -484,7 +386,7 @@ export class Simulator implements StageHost {
       state = this.engine.createState(options);
       bindStage(state, env);
       setStageCtx(state, buildCtx(this.session, frame, stage, taskNum));
-      const ret = state.runChunk(layoutScript(script), frame.doc.path, 1, scope, 'serde');
+      const ret = state.runChunk(stageChunk(script), frame.doc.path, 1, scope, 'serde');
       // a returned error value (pcall's second result) fails the stage with its message, as in AIPack (prelude.lua)
       if (isPlainObject(ret) && typeof ret.__aip_error === 'string' && Object.keys(ret).length === 1) throw new LuaRuntimeError(ret.__aip_error, '');
       return ret;
@@ -581,47 +483,10 @@ export class Simulator implements StageHost {
       redo_requested: this.since('0.8.17') ? outcome.redoRequested : undefined,
     };
   }
-
-
 }
 
 /** numbers the simulators that have mocks (their states are not shared, see mocksKey) */
 let nextMocksKey = 1;
-
-/**
- * Parsed agents, by file and text, for the process: bounded in entries and in bytes (a parsed agent holds about
- * its text again), so a case with huge agents does not leave them held for every later case.
- */
-const DOC_CACHE_LIMIT = 500;
-const docCache = new ChunkCache<ReturnType<typeof parseAgentDoc>>(DOC_CACHE_LIMIT, CHUNK_CACHE_BYTES);
-function parsedAgent(content: string, file: string): ReturnType<typeof parseAgentDoc> {
-  let doc = docCache.get(file, content);
-  if (!doc) {
-    doc = parseAgentDoc(content, file);
-    docCache.set(file, content, doc);
-  }
-  return doc;
-}
-
-/** A permutation of 0..count-1 (input order when `order` is not one). */
-function taskOrderOf(order: number[] | undefined, count: number): number[] {
-  const identity = Array.from({ length: count }, (_, i) => i);
-  if (!order || order.length !== count) return identity;
-  const sorted = [...order].sort((a, b) => a - b);
-  return sorted.every((v, i) => v === i) ? order : identity;
-}
-
-/** Lays the script out so each code line sits at its .aip line (blocks of a repeated heading included). */
-function layoutScript(script: LuaScript): string {
-  const lines = script.code.split('\n');
-  const out: string[] = [];
-  lines.forEach((line, i) => {
-    const target = mapScriptLine(script, i + 1);
-    while (out.length < target - 1) out.push('');
-    out.push(line);
-  });
-  return out.join('\n');
-}
 
 function withDisplay(input: unknown): unknown {
   if (isPlainObject(input) && (input._type === 'FileInfo' || input._type === 'FileRecord') && input._display === undefined) {

@@ -4,6 +4,7 @@
  * fails. The simulator keeps the run's writes in its overlay and writes them at the end, one batch per stage (each
  * batch all or nothing), in the order the stages ran.
  */
+import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { isInside } from '../support/host-fs.ts';
 import { delegateTo, type Vfs } from '../support/vfs.ts';
 
@@ -72,4 +73,10 @@ export class WriteStamps {
     }
     return [...byStage.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
   }
+}
+
+/** A stage of the top-level run as the run report names it: `Output (task 2)`, `After All [redo 1]`. */
+export function stageLabel(stage: LifecycleStage, taskNum: number | undefined, redo: number): string {
+  const name = stage.replace(/([a-z])([A-Z])/g, '$1 $2');
+  return `${name}${taskNum !== undefined ? ` (task ${taskNum})` : ''}${redo > 0 ? ` [redo ${redo}]` : ''}`;
 }

@@ -59,3 +59,11 @@ export function runPool<T>(count: number, concurrency: number | undefined, clock
   clock.now = end;
   return { outputs, slots, end };
 }
+
+/** A permutation of 0..count-1 (input order when `order` is not one). */
+export function taskOrder(order: number[] | undefined, count: number): number[] {
+  const identity = Array.from({ length: count }, (_, i) => i);
+  if (!order || order.length !== count) return identity;
+  const sorted = [...order].sort((a, b) => a - b);
+  return sorted.every((v, i) => v === i) ? order : identity;
+}

@@ -389,3 +389,15 @@ export function capReads(vfs: Vfs, allowance: () => number): Vfs {
     readLimit: allowance,
   };
 }
+
+/**
+ * Whether a write can change what a run keeps of its reads: a file it read (an agent, the config), an agent file
+ * (a new `.aip` can change how a name resolves), a pack's `pack.toml`, a removed folder, or a commit. Anything
+ * else (a sub-agent's notes, a record, an answer) cannot, and a run that appends a line per step keeps its reads.
+ */
+export function changesRunReads(event: WriteEvent, texts: ReadonlyMap<string, string | undefined>): boolean {
+  if (event.kind === 'all') return true;
+  if (event.kind === 'dir') return event.abs !== '' && [...texts.keys()].some((p) => p.startsWith(event.abs + nodePath.sep));
+  const name = nodePath.basename(event.abs);
+  return texts.has(event.abs) || name.endsWith('.aip') || name === 'pack.toml';
+}

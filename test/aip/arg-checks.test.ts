@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withArgChecks } from '../../src/aip/arg-checks.ts';
+import { optStr, pathArg, reqInt, reqStr, withArgChecks } from '../../src/aip/arg-checks.ts';
 import { HOST_OPTIONS, hostFn, LuaError, type HostFunction } from '../../src/engine/values.ts';
 
 type Fn = (...args: unknown[]) => unknown;
@@ -55,6 +55,36 @@ describe('withArgChecks: what an entry declares', () => {
   });
 });
 
+describe('withArgChecks: path arguments, wordings of their own', () => {
+  it('aip.file and aip.path take a number as its text, and refuse other types', () => {
+    expect(checked('path', 'split')(12)).toEqual(['12']);
+    expect(checked('file', 'save')(1, 2.5)).toEqual(['1', '2.5']);
+    expect(() => checked('file', 'save')('a.txt', true)).toThrow(new LuaError("aip.file.save: expected 'content' to be a string, got boolean"));
+    expect(() => checked('file', 'save_changes')('a.txt', {})).toThrow("aip.file.save_changes: expected 'content' to be a string, got table");
+  });
+
+  it('nullAsNil: the null sentinel passes as nil; nil is not turned into an argument', () => {
+    expect(checked('path', 'parse')(null)).toEqual([null]);
+    expect(checked('file', 'info')()).toEqual([]);
+    expect(() => checked('path', 'parse')(true)).toThrow("aip.path.parse: expected 'path' to be a string or nil, got boolean");
+    expect(() => checked('json', 'parse')(null)).toThrow("aip.json.parse: expected 'content' to be a string or nil, got userdata");
+  });
+
+  it('message: a wording of its own', () => {
+    expect(() => checked('cmd', 'exec')(5)).toThrow('aip.cmd.exec - cmd_name must be a string, got number');
+    expect(() => checked('semver', 'parse')({})).toThrow("Invalid version 'table': expected a string");
+    expect(() => checked('udiffx', 'apply_file_changes')(false)).toThrow("aip.udiffx.apply_file_changes - expected 'content' to be a string, got boolean");
+    expect(() => checked('hbs', 'render')(undefined, {})).toThrow("aip.hbs.render: expected 'template' to be a string, got nil");
+    expect(() => checked('run', 'set_label')(1)).toThrow('aip.run.set_label: label must be a string, got number');
+  });
+
+  it('a parameter read after another is left to the function (its order is kept)', () => {
+    expect(checked('semver', 'compare')('1.0.0', '>>', 3)).toEqual(['1.0.0', '>>', 3]);
+    expect(checked('file', 'save_as_csv')(7, 'not a table')).toEqual([7, 'not a table']);
+    expect(checked('task', 'set_label')(1)).toEqual([1]);
+  });
+});
+
 describe('withArgChecks: the wrapper', () => {
   it('passes every argument on (the count too) and returns what the function returns', () => {
     const f = checked('text', 'split_first', (...args) => args.length);
@@ -77,5 +107,22 @@ describe('withArgChecks: the wrapper', () => {
   it('constants pass as they are; a function without an entry is a programming error', () => {
     expect(withArgChecks('web', { UA_AIPACK: 'aipack' })).toEqual({ UA_AIPACK: 'aipack' });
     expect(() => withArgChecks('text', { no_such_fn: echo })).toThrow('aip.text.no_such_fn has no entry in functions.ts');
+  });
+});
+
+describe('the checks a function makes itself', () => {
+  it('optStr / reqStr / reqInt accept their type and name the argument otherwise', () => {
+    expect(optStr(undefined, 'f')).toBeUndefined();
+    expect(() => optStr(null, 'f')).toThrow(new LuaError("f: expected 'content' to be a string or nil, got userdata")); // the null sentinel
+    expect(reqStr('x', 'f', 'a')).toBe('x');
+    expect(() => reqStr(1, 'f', 'a')).toThrow(new LuaError("f: expected 'a' to be a string, got number"));
+    expect(reqInt(-2, 'f', 'n', true)).toBe(-2);
+    expect(() => reqInt(-2, 'f', 'n')).toThrow(new LuaError("f: expected 'n' to be a non-negative integer, got number -2"));
+    expect(() => reqInt(1.5, 'f', 'n', true)).toThrow(/to be an integer, got number 1.5/);
+  });
+
+  it('pathArg coerces numbers and names the argument otherwise', () => {
+    expect(pathArg(7, 'aip.x')).toBe('7');
+    expect(() => pathArg(undefined, 'aip.x', 'src_path')).toThrow(new LuaError("aip.x: expected 'src_path' to be a string, got nil"));
   });
 });

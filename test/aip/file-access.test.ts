@@ -55,12 +55,6 @@ describe('fileAccess', () => {
     expect(a.guarded('aip.file.x', 'p.txt', () => 7)).toBe(7);
   });
 
-  it('contentArg coerces numbers as Lua does and refuses other types', () => {
-    const a = fileAccess(w.env);
-    expect(a.contentArg(12, 'fn')).toBe('12');
-    expect(() => a.contentArg(true, 'fn')).toThrow(new LuaError("fn: expected 'content' to be a string, got boolean"));
-  });
-
   it('baseDirOf resolves the option, and is undefined without one', () => {
     const a = fileAccess(w.env);
     expect(a.baseDirOf(undefined, 'fn')).toBeUndefined();

@@ -7,6 +7,7 @@ import { fileOps } from '../../src/aip/file-ops.ts';
 import { LuaError, LuaMulti } from '../../src/engine/values.ts';
 import { useFileWorkspace, type HostFns } from '../helpers/file-workspace.ts';
 import { makeStageEnv } from '../helpers/stage-env.ts';
+import { withArgChecks } from '../../src/aip/arg-checks.ts';
 
 const w = useFileWorkspace();
 let env: typeof w.env;
@@ -22,7 +23,8 @@ beforeEach(() => {
   root = w.root;
   const access = fileAccess(env);
   // list observes what the operations did
-  f = { ...fileOps(access), ...fileList(access) } as HostFns;
+  // behind the namespace's argument checks, as file.ts hands them out
+  f = withArgChecks('file', { ...fileOps(access), ...fileList(access) }) as HostFns;
 });
 
 describe('aip.file.load', () => {

@@ -341,6 +341,23 @@ describe('sub_agents_next and agent_result history (prompts/next)', () => {
   });
 });
 
+describe('a sub-agent changing its own input in place (prompts/mutate)', () => {
+  it('changes nothing the coder or a later sub-agent sees: each gets its own copy', () => {
+    const run = runCoder('prompts/mutate');
+    completed(run);
+    expect(run.calls.map((c) => c.input.agent_config && (c.input.agent_config as { tag: string }).tag)).toEqual(['before', 'mutator', 'after']);
+    const after = run.calls[2]!.input;
+    expect((after.coder_params as { context_globs: string[]; model: string }).context_globs).toEqual(['docs/extra.md']);
+    expect((after.coder_params as { model: string }).model).toBe('model-a');
+    expect(after.coder_prompts).toEqual(['[scenario: mutate] Explain greet.']);
+    expect((after.sub_agents_prev as { config: { tag: string } }[]).map((p) => p.config.tag)).toEqual(['before', 'mutator']);
+    expect(after.sub_agents_next).toEqual([]);
+    expect(run.ai[0]!.prompt).toContain('[scenario: mutate] Explain greet.');
+    expect(run.ai[0]!.prompt).not.toContain('mutated');
+    expect(run.ai[0]!.model).toBe('model-a');
+  });
+});
+
 describe('the response of a sub-agent with an After All (prompts/after-all)', () => {
   it('is its After All value, not its task output', () => {
     const run = runCoder('prompts/after-all');

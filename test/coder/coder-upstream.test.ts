@@ -190,7 +190,8 @@ describe('seed-time template with file_content_mode whole, default_language, sug
     expect(sent).not.toContain('Earlier answer'); // write_mode: the history below ==== is not sent
     expect(r.prints).toContain("WARNING: unknown prompt parameter 'contxt_globs': it is ignored");
     expect(cacheFile(r, 'last_file_change_fails_report.md')).toBeUndefined();
-    expect(r.pins).toEqual([]);
+    // no answer pin; the run pins its attachments, with their sizes (aip.text.format_size), as upstream
+    expect(r.pins).toEqual([{ iden: 'attachments', content: { label: 'Attachments:', content: '- docs/plan.md (    43 B )' } }]);
     // attachments listed in the params (upstream's later form), relative to the workspace
     expect(r.ai[0]!.parts[0]!.attachment).toEqual({ source: 'docs/plan.md', name: 'plan.md', title: 'the plan', kind: 'file', mime: 'application/octet-stream', size: 43 });
   });

@@ -5,7 +5,7 @@ import { runCheckDetailed } from '../../src/check/index.ts';
 import { STAGES } from '../../src/contract/index.ts';
 import { STAGE_INPUT_CLASS } from '../../src/contract/lua-classes.ts';
 import { parseContractFile } from '../../src/harness/case-file.ts';
-import { eventStarter, starterFiles, starterWithModel, type StarterFiles } from '../../src/harness/init-scaffold.ts';
+import { eventStarter, starterFiles, starterWithModel, workbenchStarter, type StarterFiles } from '../../src/harness/init-scaffold.ts';
 import { runContractFile } from '../../src/harness/run-case.ts';
 import { tmpDir, write } from './helpers.ts';
 
@@ -86,6 +86,32 @@ describe('the event-form starter (init --form event)', () => {
     const dir = tmpDir();
     write(dir, 'agents/focus.aip', files.aip);
     write(dir, 'agents/focus.contract.toml', files.contract);
+    const r = await runCheckDetailed({ root: dir, paths: ['agents'], minAipackVersion: '0.8.15', renderPack: null });
+    expect(r.findings).toEqual([]);
+  });
+});
+
+describe('the workbench starter (init --workbench)', () => {
+  const files = workbenchStarter('plan-step', 'agents/plan-step.aip');
+
+  it('listens to workbench::done and reads input.coder_workbench', () => {
+    expect(files.entry).toBe('{ name = "agents/plan-step.aip", on = "workbench::done" }');
+    expect(files.aip).toContain('---@param input CoderEventPreInput');
+    expect(files.aip).toContain('input.coder_workbench');
+  });
+
+  it('its cases run on workbench::done, one with a workbench of its own, and pass without warnings', () => {
+    const cases = parseContractFile(files.contract, 'plan-step.contract.toml').cases;
+    expect(cases.map((c) => [c.stage, c.event])).toEqual([['pre', 'workbench::done'], ['pre', 'workbench::done'], ['pre', 'workbench::done']]);
+    const { result } = written('plan-step', files);
+    expect(outcome(result)).toEqual(cases.map((c) => [c.name, 'passed', undefined]));
+    expect(result.cases.flatMap((c) => c.warnings)).toEqual([]);
+  });
+
+  it('passes the linter against the event-form input', async () => {
+    const dir = tmpDir();
+    write(dir, 'agents/plan-step.aip', files.aip);
+    write(dir, 'agents/plan-step.contract.toml', files.contract);
     const r = await runCheckDetailed({ root: dir, paths: ['agents'], minAipackVersion: '0.8.15', renderPack: null });
     expect(r.findings).toEqual([]);
   });

@@ -31,7 +31,7 @@ const cli = (...args: string[]) => {
 const bin = (tool: string) => nodePath.join(dir, 'node_modules', '.bin', tool);
 
 describe('the packed package in a fresh project', () => {
-  it('ships the compiled package only: no sources, tests, bench or CI files', () => {
+  it('ships the compiled package only: no sources, tests, bench or CI files', async () => {
     const listing = inProject(scratch, 'tar', ['tzf', tarball]).stdout.split('\n').filter(Boolean);
     expect(listing).toContain('package/dist/index.js');
     expect(listing).toContain('package/dist/index.d.ts');
@@ -48,6 +48,13 @@ describe('the packed package in a fresh project', () => {
     const modules = readdirSync(packLua).filter((f) => f.endsWith('.lua'));
     expect(modules.length).toBeGreaterThan(5);
     for (const f of modules) expect(Object.keys(bundle.chunks), f).toContain(createHash('sha1').update(readFileSync(nodePath.join(packLua, f))).digest('hex'));
+    // and of the contract driver's stages, as the simulator runs them
+    const dist = nodePath.join(dir, 'node_modules/coder-subagents/dist');
+    const { DRIVER_AIP, DRIVER_FILE } = await import(nodePath.join(dist, 'harness/driver.js'));
+    const { parseAgentDoc, stageChunks } = await import(nodePath.join(dist, 'runtime/agent-doc.js'));
+    const driverChunks: string[] = stageChunks(parseAgentDoc(DRIVER_AIP, DRIVER_FILE));
+    expect(driverChunks.length).toBeGreaterThan(0);
+    for (const c of driverChunks) expect(Object.keys(bundle.chunks)).toContain(createHash('sha1').update(c).digest('hex'));
     const unwanted = listing.filter((f) => /^package\/(src|test|bench|\.ci|lua|scripts|types)\//.test(f) || /\.ts$/.test(f.replace(/\.d\.ts$/, '')));
     // the demo and the built-ins' upstream prompt hold .ts files of their pretend projects; they are data, not code
     expect(unwanted.filter((f) => !f.startsWith('package/fixtures/demo/') && !f.startsWith('package/fixtures/builtins/upstream-prompt/'))).toEqual([]);

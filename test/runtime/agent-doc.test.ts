@@ -5,7 +5,10 @@ import {
   hasTaskStages,
   mapScriptLine,
   parseAgentDoc,
+  parseAgentDocCached,
   parseAgentOptions,
+  stageChunk,
+  stageChunks,
 } from '../../src/runtime/agent-doc.ts';
 
 const doc = (...lines: string[]) => parseAgentDoc(lines.join('\n') + '\n', 'agent.aip');
@@ -143,6 +146,13 @@ describe('parseAgentDoc: lua sections', () => {
     expect(mapScriptLine(s, 3)).toBe(10);
   });
 
+  it('lays a stage out as the chunk it runs as: each code line at its .aip line', () => {
+    const d = doc('# Data', '```lua', 'local a = 1', '```', '# Instruction', 'hi', '# Data', '```lua', 'local b = 2', 'return a + b', '```');
+    expect(stageChunk(d.data!)).toBe('\n\nlocal a = 1\n\n\n\n\n\nlocal b = 2\nreturn a + b\n');
+    const all = doc('# Output', '```lua', 'return 2', '```', '# Before All', '```lua', 'return 1', '```');
+    expect(stageChunks(all)).toEqual(['\n\n\n\n\n\nreturn 1\n', '\n\nreturn 2\n']);
+  });
+
   it('maps lines from startLine when segments are absent', () => {
     expect(mapScriptLine({ code: 'a\nb\n', startLine: 5 }, 2)).toBe(6);
   });
@@ -248,5 +258,15 @@ describe('parseAgentOptions', () => {
       expect(e).toBeInstanceOf(AgentOptionsError);
       expect((e as AgentOptionsError).key).toBe('model');
     }
+  });
+});
+
+describe('parseAgentDocCached', () => {
+  it('parses a file once for the same text, again when its text changes', () => {
+    const a = parseAgentDocCached('# Output\n```lua\nreturn 1\n```\n', '/cache/agent.aip');
+    expect(parseAgentDocCached('# Output\n```lua\nreturn 1\n```\n', '/cache/agent.aip')).toBe(a);
+    const b = parseAgentDocCached('# Output\n```lua\nreturn 2\n```\n', '/cache/agent.aip');
+    expect(b).not.toBe(a);
+    expect(b.output?.code).toBe('return 2\n');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { STOCK_OPTIONS, mergeOptions, optionsTable, resolveModel } from '../../src/runtime/option-layers.ts';
+import { ConfigTomlError, STOCK_OPTIONS, configOptions, mergeOptions, optionsTable, resolveModel } from '../../src/runtime/option-layers.ts';
 
 describe('agent options', () => {
   it('mergeOptions: later layers win key by key, undefined keeps the earlier value, aliases merge', () => {
@@ -18,5 +18,19 @@ describe('agent options', () => {
     expect(resolveModel('fast-huge', { fast: 'gpt-x' })).toBe('fast-huge');
     expect(resolveModel('constructor', {})).toBe('constructor');
     expect(resolveModel('toString-high', {})).toBe('toString-high');
+  });
+});
+
+describe('configOptions', () => {
+  it('reads [options] (or [default_options]) of a workspace config; none without a config or a table', () => {
+    expect(configOptions(undefined, 'config.toml')).toEqual({});
+    expect(configOptions('[other]\nx = 1\n', 'config.toml')).toEqual({});
+    expect(configOptions('[options]\nmodel = "m"\n', 'config.toml')).toEqual({ model: 'm' });
+    expect(configOptions('[default_options]\ninput_concurrency = 3\n', 'config.toml')).toEqual({ input_concurrency: 3 });
+  });
+
+  it('names the file when its text is not TOML', () => {
+    expect(() => configOptions('[options', '/ws/.aipack/config.toml')).toThrow(ConfigTomlError);
+    expect(() => configOptions('[options', '/ws/.aipack/config.toml')).toThrow(/^\/ws\/\.aipack\/config\.toml: invalid TOML: /);
   });
 });

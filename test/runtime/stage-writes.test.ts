@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WriteStamps } from '../../src/runtime/stage-writes.ts';
+import { stageLabel, WriteStamps } from '../../src/runtime/stage-writes.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { tmpDir } from '../harness/helpers.ts';
 
@@ -75,5 +75,13 @@ describe('WriteStamps: the writes of a run, one batch per stage', () => {
     const { vfs, at, stamps } = setup();
     vfs.writeFile(at('early.txt'), 'e');
     expect(stamps.batches({ changes: [[at('early.txt'), new Uint8Array([101])]], dirs: [] }).map((b) => b.stage)).toEqual(['the run']);
+  });
+});
+
+describe('stageLabel', () => {
+  it('names a stage of the top-level run as the run report does', () => {
+    expect(stageLabel('Output', 2, 0)).toBe('Output (task 2)');
+    expect(stageLabel('AfterAll', undefined, 1)).toBe('After All [redo 1]');
+    expect(stageLabel('BeforeAll', undefined, 0)).toBe('Before All');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runPool, type PoolClock } from '../../src/runtime/task-pool.ts';
+import { runPool, taskOrder, type PoolClock } from '../../src/runtime/task-pool.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { AgentRunError } from '../../src/runtime/simulator.ts';
 import { runLua } from '../helpers/lua.ts';
@@ -130,5 +130,14 @@ describe('taskOrder: the order a run\'s tasks run in', () => {
     expect(run([2, 0, 1])).toEqual({ outs: ['a', 'b', 'c'], log: 'cab' });
     // not a permutation: input order
     expect(run([0, 0, 1])).toEqual({ outs: ['a', 'b', 'c'], log: 'abc' });
+  });
+});
+
+describe('taskOrder', () => {
+  it('takes an order that is a permutation of the tasks, and keeps input order otherwise', () => {
+    expect(taskOrder([2, 0, 1], 3)).toEqual([2, 0, 1]);
+    expect(taskOrder(undefined, 3)).toEqual([0, 1, 2]);
+    expect(taskOrder([0, 0, 1], 3)).toEqual([0, 1, 2]);
+    expect(taskOrder([1, 0], 3)).toEqual([0, 1, 2]);
   });
 });

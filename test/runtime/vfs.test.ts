@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { capReads, createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
+import { capReads, changesRunReads, createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
 
 let root: string;
 let ws: string;
@@ -282,5 +282,18 @@ describe('capReads', () => {
     } finally {
       fs.rmSync(ws, { recursive: true, force: true });
     }
+  });
+});
+
+describe('changesRunReads', () => {
+  it('a file the run read, an agent file, a pack.toml, a removed folder of one, or a commit; not other files', () => {
+    const texts = new Map([['/ws/a.aip', 'x'], ['/ws/.aipack/config.toml', undefined]]);
+    expect(changesRunReads({ kind: 'all' }, texts)).toBe(true);
+    expect(changesRunReads({ kind: 'file', abs: '/ws/.aipack/config.toml' }, texts)).toBe(true);
+    expect(changesRunReads({ kind: 'file', abs: '/ws/new.aip' }, texts)).toBe(true);
+    expect(changesRunReads({ kind: 'file', abs: '/p/pack.toml' }, texts)).toBe(true);
+    expect(changesRunReads({ kind: 'dir', abs: '/ws/.aipack' }, texts)).toBe(true);
+    expect(changesRunReads({ kind: 'dir', abs: '/ws/notes' }, texts)).toBe(false);
+    expect(changesRunReads({ kind: 'file', abs: '/ws/notes.md' }, texts)).toBe(false);
   });
 });

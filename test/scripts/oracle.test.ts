@@ -34,6 +34,7 @@ const o = oracle as {
   classify(diffs: Diff[], scenario: Partial<Scenario>): { status: string; known: string[]; diffs: Diff[] };
   answersView(text: string): string;
   promptView(text: string): string;
+  codeMapView(text: string, workspace: string): string;
   filesSent(prompt: string): string[];
   loadScenario(dir: string): Scenario;
   describeDiff(d: Diff): string;
@@ -46,6 +47,15 @@ const obs = (over: Partial<Observation> = {}): Observation => ({ exitCode: 0, fi
 const call = (input: Record<string, unknown>, output: unknown = null) => ({ agent: 'my-agents/a.aip', input, output, error: null });
 
 describe('the oracle compares what a user sees', () => {
+  it("compares code maps without each entry's mtime, the copy's workspace folder named <workspace>", () => {
+    const map = (mtime: number, ws: string) => JSON.stringify({ file_map: { [`${ws}/src/a.ts`]: { file_path: `${ws}/src/a.ts`, hash: 'h', mtime } } });
+    expect(o.codeMapView(map(1, '/tmp/oracle-a-1'), '/tmp/oracle-a-1')).toBe(o.codeMapView(map(2, '/tmp/oracle-a-2'), '/tmp/oracle-a-2'));
+    expect(JSON.parse(o.codeMapView(map(1, '/tmp/w'), '/tmp/w')).file_map).toEqual({ '<workspace>/src/a.ts': { file_path: '<workspace>/src/a.ts', hash: 'h' } });
+    // another summary is a difference
+    expect(o.codeMapView(map(1, '/w').replace('"h"', '"g"'), '/w')).not.toBe(o.codeMapView(map(1, '/w'), '/w'));
+    expect(o.codeMapView('not json', '/w')).toBe('not json');
+  });
+
   it('agrees on equal runs, an empty list and an empty table being one Lua table', () => {
     const up = obs({ calls: [call({ coder_context_file_refs: [], event: 'end' })] });
     const ours = obs({ calls: [call({ coder_context_file_refs: {}, event: 'end' })] });

@@ -128,13 +128,6 @@ export function checkNotWorkspaceDir(env: StageEnv, abs: string, p: string, acti
   throw new LuaError(`${rule} (simulator) - '${p}' is the workspace dir; a simulated run does not ${action} it`);
 }
 
-/** A string argument (Lua numbers are coerced, as mlua does); anything else raises. */
-export function pathArg(v: unknown, fnName: string, argName = 'path'): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  throw new LuaError(`${fnName}: expected '${argName}' to be a string, got ${luaTypeName(v)}`);
-}
-
 // ------------------------------------------------------------------------------------------ Rust Path parts
 
 /** Rust `Path::components` for a `/` path: leading "." kept, inner "." and empty parts dropped. */

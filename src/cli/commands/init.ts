@@ -3,7 +3,7 @@ import nodePath from 'node:path';
 import type { Command } from 'commander';
 import { STAGES, type SubAgentStage } from '../../contract/index.ts';
 import { setUpLuaTypes } from '../../check/luals.ts';
-import { eventStarter, starterFiles, starterWithModel } from '../../harness/init-scaffold.ts';
+import { eventStarter, starterFiles, starterWithModel, workbenchStarter } from '../../harness/init-scaffold.ts';
 import { suggest } from '../../support/suggest.ts';
 import { findWorkspace } from '../../runtime/workspace.ts';
 import { UsageError, type SetExit } from '../errors.ts';
@@ -14,19 +14,28 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 interface InitOptions {
   dir: string;
   stage?: string;
-  form: string;
+  form?: string;
   withModel?: boolean;
+  workbench?: boolean;
 }
 
 const FORMS = ['stage', 'event'];
 
 /** The starter files the options ask for; a combination that makes no sense is a UsageError. */
 function starterFor(base: string, o: InitOptions, agentPath: string) {
-  if (!FORMS.includes(o.form)) {
-    const near = suggest(o.form, FORMS);
-    throw new UsageError(`--form ${o.form}: expected stage (the seed's stages) or event (upstream pro@coder's on)${near ? `; did you mean ${near}?` : ''}`);
+  if (o.workbench) {
+    // upstream's workbench::done is an event: only the event form listens to it
+    if (o.form !== undefined && o.form !== 'event') throw new UsageError(`--workbench: the workbench starter is in the event form (on = "workbench::done"); drop --form ${o.form}`);
+    if (o.stage !== undefined) throw new UsageError(`--stage ${o.stage}: the workbench starter has no stages; its entry listens to workbench::done`);
+    if (o.withModel) throw new UsageError('--with-model: the model-calling starter is in the stage form; drop --workbench');
+    return workbenchStarter(base, agentPath);
   }
-  if (o.form === 'event') {
+  const form = o.form ?? 'stage';
+  if (!FORMS.includes(form)) {
+    const near = suggest(form, FORMS);
+    throw new UsageError(`--form ${form}: expected stage (the seed's stages) or event (upstream pro@coder's on)${near ? `; did you mean ${near}?` : ''}`);
+  }
+  if (form === 'event') {
     if (o.stage !== undefined) throw new UsageError(`--stage ${o.stage}: the event form has no stages; its entry listens to events (on = ["start", "end"])`);
     if (o.withModel) throw new UsageError('--with-model: the model-calling starter is in the stage form; drop --form event');
     return eventStarter(base, agentPath);
@@ -59,7 +68,8 @@ export function register(program: Command, _setExit: SetExit): void {
     .description('write a starter sub-agent <name>.aip for one stage, and <name>.contract.toml with passing cases')
     .option('--dir <dir>', 'directory to write them in', '.')
     .option('--stage <stage>', `the stage it runs in: ${STAGES.join(', ')} (default pre)`)
-    .option('--form <form>', "stage (the seed's stages) or event (upstream pro@coder's on: start and end)", 'stage')
+    .option('--form <form>', "stage (the seed's stages, the default) or event (upstream pro@coder's on: start and end)")
+    .option('--workbench', "an event-form sub-agent that listens to workbench::done and reads the run's workbench (input.coder_workbench)")
     .option('--with-model', 'a sub-agent that asks a model of its own (# Data, # Instruction, # Output), with scripted answers in its cases (--stage pre_task)')
     .action((name: string, o: InitOptions) => {
       const base = name.endsWith('.aip') ? name.slice(0, -4) : name;

@@ -6,7 +6,6 @@ import {
   collapse,
   fileInfoOf,
   isPlainRelative,
-  pathArg,
   renderHome,
   resolvePath,
   rustFileName,
@@ -42,11 +41,6 @@ describe('path helpers', () => {
   it('collapse normalises .., . and slashes', () => {
     expect(collapse('/a//b/../c/./')).toBe('/a/c');
     expect(collapse('/')).toBe('/');
-  });
-
-  it('pathArg coerces numbers and names the argument otherwise', () => {
-    expect(pathArg(7, 'aip.x')).toBe('7');
-    expect(() => pathArg(undefined, 'aip.x', 'src_path')).toThrow(new LuaError("aip.x: expected 'src_path' to be a string, got nil"));
   });
 
   it('rustParent / rustFileName follow Rust Path', () => {

@@ -139,6 +139,26 @@ describe('coder-subagents init', () => {
     expect(check.code).toBe(0);
   });
 
+  it('--workbench writes an event-form sub-agent on workbench::done whose cases pass `test`; it takes no stage, model or other form', async () => {
+    const dir = tmpDir();
+    const r = await runCli(['init', 'plan-step', '--dir', 'agents', '--workbench'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('sub_agents = [{ name = "agents/plan-step.aip", on = "workbench::done" }]');
+    expect(readFileSync(nodePath.join(dir, 'agents/plan-step.aip'), 'utf8')).toContain('input.coder_workbench');
+    const out = JSON.parse((await runCli(['test', 'agents', '--strict', '--json'], dir)).stdout);
+    expect(out.cases.filter((c: { status: string }) => c.status !== 'passed')).toEqual([]);
+    expect(out.passed).toBe(3);
+    expect((await runCli(['init', 'e', '--workbench', '--form', 'event'], dir)).code).toBe(0);
+    const staged = await runCli(['init', 'f', '--workbench', '--form', 'stage'], dir);
+    expect(staged.stderr).toBe('error: --workbench: the workbench starter is in the event form (on = "workbench::done"); drop --form stage\n');
+    const stage = await runCli(['init', 'g', '--workbench', '--stage', 'pre'], dir);
+    expect(stage.stderr).toBe('error: --stage pre: the workbench starter has no stages; its entry listens to workbench::done\n');
+    const model = await runCli(['init', 'h', '--workbench', '--with-model'], dir);
+    expect(model.stderr).toBe('error: --with-model: the model-calling starter is in the stage form; drop --workbench\n');
+    expect(['f', 'g', 'h'].some((n) => existsSync(nodePath.join(dir, `${n}.aip`)))).toBe(false);
+  });
+
   it('--form stage is the default; --form event takes no --stage nor --with-model; a bad form is named', async () => {
     const dir = tmpDir();
     expect((await runCli(['init', 'a', '--form', 'stage'], dir)).stdout).toContain('stages = ["pre"]');

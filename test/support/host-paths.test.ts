@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { HostFsError, checkUtf8Name, isInside, realPathOf } from '../../src/support/host-paths.ts';
+import { tempRoot } from '../helpers/temp-root.ts';
+
+const { at } = tempRoot('host-paths-');
+
+describe('paths', () => {
+  it('isInside compares whole segments', () => {
+    expect(isInside('/a/b', '/a')).toBe(true);
+    expect(isInside('/a', '/a')).toBe(true);
+    expect(isInside('/ab', '/a')).toBe(false);
+  });
+
+  it('realPathOf resolves the existing prefix and keeps the missing rest', () => {
+    fs.mkdirSync(at('real'));
+    fs.symlinkSync(at('real'), at('link'));
+    expect(realPathOf(at('link', 'not', 'yet.txt'))).toBe(at('real', 'not', 'yet.txt'));
+  });
+
+  it('checkUtf8Name refuses names decoded with replacement characters', () => {
+    expect(() => checkUtf8Name('a\uFFFDb', 'listing')).toThrow(HostFsError);
+    expect(() => checkUtf8Name('ok.txt', 'listing')).not.toThrow();
+  });
+});
