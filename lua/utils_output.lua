@@ -22,7 +22,7 @@ end
 --- Runs `post_task`: the answer text to apply (the AI's, or a sub-agent's replacement) | nil, message.
 function M.run_post_task(input, data, ai_response)
   local run = input.run
-  R.use(run.record)
+  R.use(run.record, data.record_stopped)
   R.ai(data.task.num, ai_response)
   local content = (ai_response and U.nil_if_null(ai_response.content)) or ""
   local result, err = SA.run_stage("post_task", {
@@ -36,6 +36,7 @@ function M.run_post_task(input, data, ai_response)
   })
   if not result then
     R.flush()
+    R.warn_if_stopped(data.record_stopped)
     return nil, err
   end
   if result.response then return result.response.content end
@@ -191,7 +192,7 @@ end
 
 --- Saves the task's answer (without file-change blocks) below "====" in the prompt file, appends the raw
 -- answer and any failure to the .cache reports, and pins the answer's directives.
-function M.record_answer(input, data, ai_response, applied, fixes)
+function M.record_answer(input, data, ai_response, applied, fixes, content)
   local info = table.concat(info_lines(data, ai_response, applied, fixes), "\n")
   local raw = (ai_response and U.nil_if_null(ai_response.content)) or ""
   aip.file.append(input.run.reports.raw, "====\n" .. info .. "\n\n" .. raw .. "\n\n")
@@ -199,6 +200,10 @@ function M.record_answer(input, data, ai_response, applied, fixes)
   require("missing_files").save(raw, input.run.coder_workbench)
   report_failures(input.run, data, applied)
   pin_directives(applied.answer)
+  -- the answers report as upstream appends it, in completion order: the answer without its change block, its
+  -- leading blank lines dropped, its trailing ones kept
+  local extruded = CH.extruded(content or raw, data.settings, applied.answer)
+  aip.file.append(input.run.reports.for_prompt, "====\n" .. info .. "\n\n" .. extruded .. "\n")
   local block = "====\n" .. info .. "\n\n" .. U.trim(applied.answer) .. "\n"
   PF.save_answer(input.run, data.task.num, block)
 end
@@ -223,6 +228,8 @@ function M.task_info(input, data, content, applied, fixes)
     content_raw_path = input.run.reports.raw_shown,
     auto_fix = AF.upstream_state(data.params, data.settings, input.run.task_count == 1),
     auto_fix_result = fixes and fixes.result or nil,
+    -- why this task's recording stopped, for After All to say once (nil when it did not)
+    record_stopped = R.stopped() or data.record_stopped,
   }
 end
 

@@ -34,8 +34,14 @@ local tonumber = tonumber
 -- an element a C loop moves costs the engine ELEMENT instructions' time, and METHOD times that when the table
 -- has a metatable (its __index/__newindex may be C functions, called per element with no instruction counted)
 local ELEMENT, METHOD = host.element_cost, 8
-local getmetatable = getmetatable
-local function plain(t) return type(t) == "table" and getmetatable(t) == nil end
+-- a table whose elements the library reaches raw: no metatable, or one without __index, __newindex and __len
+-- (lua_geti, lua_seti and luaL_len consult only those)
+local rawmeta, rawget = host.rawmeta, rawget
+local function plain(t)
+  if type(t) ~= "table" then return false end
+  local mt = rawmeta(t)
+  return mt == nil or (rawget(mt, "__index") == nil and rawget(mt, "__newindex") == nil and rawget(mt, "__len") == nil)
+end
 -- the integer the library's luaL_checkinteger takes x for (numeric strings included), or nil when it raises
 local mtointeger, MAXI = math.tointeger, math.maxinteger
 local function int(x)
@@ -50,28 +56,34 @@ local function span(t, i, j, t2)
   end
 end
 -- A table whose metatable has __len: the library reads its length once, calling __len, which a script can see; a
--- charge must not call it again. Any other table's length is its raw length.
-local rawlen, rawmeta, rawget = rawlen, host.rawmeta, rawget
-local function counts(t)
-  local mt = rawmeta(t)
-  return mt ~= nil and rawget(mt, "__len") ~= nil
-end
+-- charge must not call it again. A plain table's length is its raw length.
+local rawlen = rawlen
 -- luaL_len: #t, once, as an integer
 local function getn(t)
   local n = int(#t)
   if not n then error("object length is not an integer") end
   return n
 end
--- the calls on a table with __len run here in Lua, after one length read as the library's: each element is then an
--- instruction the hook counts, so nothing is charged ahead (ltablib.c tconcat, tinsert, tremove)
+-- The calls on a table that is not plain run here in Lua, with the library's checks and reads in its order
+-- (ltablib.c tconcat, tinsert, tremove, tmove): each element is then an instruction the hook counts, its
+-- metamethods run as the library runs them (a length read once, a range that fails at its first element fails
+-- there), and nothing is charged ahead.
 local ult, concat0 = math.ult, table.concat
+-- elements are charged in batches as the loops reach them, at the cost a C loop's element with metamethods has
+-- (the hook sees only the loop's own instructions, not what a C __index or __newindex does)
+local BATCH = 1024
+local function batch(i)
+  if i % BATCH == 0 then charge(BATCH * ELEMENT * METHOD) end
+end
 local function inRange(pos, e)
   if host.dialect == "5.3" then return pos >= 1 and pos <= e end
   return ult(pos - 1, e)
 end
-local function concatCounted(list, sep, a)
+local function concatCounted(list, sep, a, b)
   local last, out, k = getn(list), {}, 0
+  if b ~= nil then last = b end
   for i = a, last do
+    batch(i - a + 1)
     local v = list[i]
     local tv = type(v)
     if tv ~= "string" and tv ~= "number" then
@@ -80,13 +92,33 @@ local function concatCounted(list, sep, a)
     k = k + 1
     out[k] = v
   end
-  return concat0(out, sep or "")
+  local r = concat0(out, sep or "")
+  if #r > FROM then charge(#r // PER) end
+  return r
 end
 local function insertCounted(list, pos, v)
   local e = getn(list) + 1
   if not inRange(pos, e) then error("bad argument #2 to 'insert' (position out of bounds)") end
-  for i = e, pos + 1, -1 do list[i] = list[i - 1] end
+  for i = e, pos + 1, -1 do
+    batch(e - i + 1)
+    list[i] = list[i - 1]
+  end
   list[pos] = v
+end
+local function moveCounted(a1, f, e, t, a2)
+  local tt = a2 == nil and a1 or a2
+  if t > e or t <= f or (a2 ~= nil and not (a1 == a2)) then
+    for i = 0, e - f do
+      batch(i + 1)
+      tt[t + i] = a1[f + i]
+    end
+  else
+    for i = e - f, 0, -1 do
+      batch(e - f - i + 1)
+      tt[t + i] = a1[f + i]
+    end
+  end
+  return tt
 end
 local function removeCounted(list, pos)
   local size = getn(list)
@@ -94,7 +126,10 @@ local function removeCounted(list, pos)
     error("bad argument #1 to 'remove' (position out of bounds)")
   end
   local r = list[pos]
+  local moved = 0
   while pos < size do
+    moved = moved + 1
+    batch(moved)
     list[pos] = list[pos + 1]
     pos = pos + 1
   end
@@ -411,8 +446,9 @@ do
     if type(list) == "table" and (sep == nil or type(sep) == "string" or type(sep) == "number") then
       local a, b = i, j
       if a == nil then a = 1 else a = int(a) end
-      if a and j == nil and counts(list) then return concatCounted(list, sep, a) end
-      if b == nil then b = rawlen(list) else b = int(b) end
+      if b ~= nil then b = int(b) end
+      if a and (j == nil or b) and not plain(list) then return concatCounted(list, sep, a, b) end
+      if j == nil then b = rawlen(list) end
       if a and b and b + 0.0 - a >= CHUNK and plain(list) then
         local parts, k = {}, 0
         while a <= b do
@@ -511,6 +547,9 @@ do
     f, e, t = int(f), int(e), int(t)
     if f and e and t and e >= f and tabish(a1) and (a2 == nil or tabish(a2))
       and (f > 0 or e < MAXI + f) and t <= MAXI - (e - f) then
+      if type(a1) == "table" and (a2 == nil or type(a2) == "table") and not (plain(a1) and (a2 == nil or plain(a2))) then
+        return moveCounted(a1, f, e, t, a2)
+      end
       span(a1, f, e, a2)
     end
     return move(...)
@@ -520,7 +559,7 @@ do
     local list, pos = ...
     pos = int(pos)
     if select("#", ...) == 3 and type(list) == "table" and pos and pos >= 1 then
-      if counts(list) then return insertCounted(list, pos, (select(3, ...))) end
+      if not plain(list) then return insertCounted(list, pos, (select(3, ...))) end
       local e = rawlen(list) + 1
       if pos <= e then span(list, pos, e) end
     end
@@ -530,7 +569,7 @@ do
     local list, pos = ...
     pos = int(pos)
     if select("#", ...) >= 2 and type(list) == "table" and pos and pos >= 1 then
-      if counts(list) then return removeCounted(list, pos) end
+      if not plain(list) then return removeCounted(list, pos) end
       local size = rawlen(list)
       if pos < size then span(list, pos, size) end
     end

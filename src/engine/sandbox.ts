@@ -23,7 +23,8 @@ const isBelow = (abs: string, roots: string[]) => roots.some((root) => abs === r
 /**
  * Lua's searchpath over the simulation: each `?` of each `;`-separated template is replaced by the name (with
  * `sep` turned into `dirsep`); relative files are taken from `baseDir`. Files outside the load roots and the
- * module dirs are never read, so they cannot be probed either.
+ * module dirs are never read, so they cannot be probed either. `emptyTemplates`: an empty template is listed as the
+ * file '' (Lua 5.4), else skipped (5.3).
  */
 export function searchPath(
   options: StateOptions,
@@ -31,12 +32,17 @@ export function searchPath(
   path: string,
   sep: string,
   dirsep: string,
+  emptyTemplates = false,
 ): { file: string; abs: string; code: Uint8Array | string } | { tried: string } {
   const roots = [...options.loadRoots, ...options.moduleDirs];
   const sub = sep === '' ? name : name.split(sep).join(dirsep);
   let tried = '';
   for (const template of path.split(';')) {
-    if (template === '') continue;
+    if (template === '') {
+      // Lua 5.4 lists an empty template as the file '' (loadlib.c pusherrornotfound); 5.3 skips it
+      if (emptyTemplates) tried += "\n\tno file ''";
+      continue;
+    }
     const file = template.split('?').join(sub);
     const abs = nodePath.resolve(options.baseDir, file);
     if (!isBelow(abs, roots)) {

@@ -208,7 +208,9 @@ export abstract class SandboxedState<L> implements LuaState {
     api.getglobal(L, 'package');
     api.pushvalue(L, -1);
     api.setfield(L, api.registry, PACKAGE_KEY);
-    api.pushnil(L);
+    // as AIPack's Lua has them: mlua's safe mode (`Lua::new`) replaces loadlib by a function that refuses, and the
+    // C searchers by one that says so in require's message
+    this.pushFunction(L, (L) => api.raise(L, 'package.loadlib is disabled in safe mode'));
     api.setfield(L, -2, 'loadlib');
     api.pushstring(L, '');
     api.setfield(L, -2, 'cpath');
@@ -217,13 +219,18 @@ export abstract class SandboxedState<L> implements LuaState {
     api.setfield(L, -2, 'path');
     this.pushHostFunction(L, this.searchpath);
     api.setfield(L, -2, 'searchpath');
-    api.createtable(L, 2, 0);
+    api.createtable(L, 3, 0);
     api.getfield(L, -2, 'searchers');
     api.rawgeti(L, -1, 1); // the preload searcher
     api.rawseti(L, -3, 1);
     api.settop(L, -2);
     this.pushHostFunction(L, this.searcher);
     api.rawseti(L, -2, 2);
+    this.pushFunction(L, (L) => {
+      api.pushstring(L, "\n\tcan't load C modules in safe mode");
+      return 1;
+    });
+    api.rawseti(L, -2, 3);
     api.setfield(L, -2, 'searchers');
     api.settop(L, -2);
     // io: AIPack has it; here only write(), routed to print (no files, no process streams).
@@ -617,17 +624,25 @@ export abstract class SandboxedState<L> implements LuaState {
     return t === T_STRING || t === T_NUMBER ? this.api.tostring(L, i) : this.api.checkstring(L, i);
   }
 
+  /**
+   * The files a search tried, as the dialect's searchers give them: each "\n\tno file '...'" in 5.3; in 5.4 without
+   * the first "\n\t", which `require` adds itself before each searcher's message (loadlib.c findloader)
+   */
+  private triedText(tried: string): string {
+    return this.dialect === '5.4' ? tried.replace(/^\n\t/, '') : tried;
+  }
+
   private readonly searchpath = (L: L) => {
     const name = this.stringArg(L, 1);
     const path = this.stringArg(L, 2);
     const opt = (i: number, def: string) => (this.api.type(L, i) <= T_NIL ? def : this.stringArg(L, i));
-    const found = searchPath(this.options, name, path, opt(3, '.'), opt(4, '/'));
+    const found = searchPath(this.options, name, path, opt(3, '.'), opt(4, '/'), this.dialect === '5.4');
     if ('file' in found) {
       this.api.pushstring(L, found.file);
       return 1;
     }
     this.api.pushnil(L);
-    this.api.pushstring(L, found.tried);
+    this.api.pushstring(L, this.triedText(found.tried));
     return 2;
   };
 
@@ -640,9 +655,9 @@ export abstract class SandboxedState<L> implements LuaState {
     if (api.type(L, -1) !== T_STRING) api.raise(L, "'package.path' must be a string");
     const path = api.tostring(L, -1);
     api.settop(L, -3);
-    const found = searchPath(this.options, name, path, '.', '/');
+    const found = searchPath(this.options, name, path, '.', '/', this.dialect === '5.4');
     if (!('file' in found)) {
-      api.pushstring(L, found.tried);
+      api.pushstring(L, this.triedText(found.tried));
       return 1;
     }
     if (this.loadChunk(L, found.code, '@' + this.options.displayPath(found.abs)) !== LUA_OK) {

@@ -13,9 +13,11 @@ import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { DEFAULT_RUN_TIMEOUT_MS } from '../../src/engine/limits.ts';
 import { ENGINE_NAME } from '../helpers/engine.ts';
+import { HANG_GUARD_MS, HANG_TEST_MS } from '../helpers/hang-guard.ts';
 
 /** only catches a regression (a hang); on an idle machine each attack ends in 1-3 s (`/usr/bin/time` figures) */
-const DEADLINE_MS = 30_000;
+const DEADLINE_MS = HANG_GUARD_MS;
+vi.setConfig({ testTimeout: HANG_TEST_MS });
 const afterAll = (code: string) => `# After All\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
 const BUDGET = /instruction budget exceeded in (attack|child)\.aip AfterAll/;
 const MEMORY = /memory limit exceeded in attack\.aip AfterAll/;

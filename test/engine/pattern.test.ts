@@ -5,12 +5,15 @@
  * every result and error must be the same.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FC_SEED } from '../helpers/fc-seed.ts';
 import { ENGINE_NAME, testEngine } from '../helpers/engine.ts';
 import { createLimits } from '../../src/engine/limits.ts';
 import type { LuaState } from '../../src/engine/index.ts';
 import { PATTERN_ROUTE_STEPS } from '../../src/engine/pattern.ts';
+
+// the properties count their runs (1,500 on random patterns): on a loaded machine they take minutes, not 30 s
+vi.setConfig({ testTimeout: 600_000 });
 
 function state(patternRouteSteps: number, out: string[], limits = createLimits(2_000_000_000)): LuaState {
   return testEngine.createState({

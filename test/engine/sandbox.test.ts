@@ -201,3 +201,27 @@ return { n = n, ok = ok, e = tostring(e), after = table.concat(after, ",") }`);
     }
   });
 });
+
+describe(`a huge range on a table with metamethods fails where Lua fails (${ENGINE_NAME})`, () => {
+  // the library stops at the first element whose metamethod raises: no charge ahead may spend the budget first
+  // (Lua 5.4's testes/sort.lua "for very long moves, just check initial accesses")
+  const small = (code: string) => testEngine.createState({ budget: 1e6, budgetMessage: 'budget', moduleDirs: [], readFile: () => undefined, loadRoots: ['/nowhere'], baseDir: '/nowhere', print: () => {}, displayPath: (p) => p }).runChunk(code, 't.lua', 1, {}, 'serde');
+  const failing = 'setmetatable({}, { __index = function(_, k) pos1 = k end, __newindex = function(_, k) pos2 = k error("stop") end })';
+
+  it('table.move', () => {
+    expect(small(`local ok, e = pcall(table.move, ${failing}, 1, math.maxinteger, 0)\nreturn { ok, e, pos1, pos2 }`)).toEqual([false, 't.lua:1: stop', 1, 0]);
+    // moving within the table backwards: the last element first
+    expect(small(`local ok, e = pcall(table.move, ${failing}, 0, math.maxinteger - 1, 1)\nreturn { ok, pos1 == math.maxinteger - 1, pos2 == math.maxinteger }`)).toEqual([false, true, true]);
+  });
+
+  it('table.concat', () => {
+    expect(small(`local ok, e = pcall(table.concat, ${failing}, "", 1, math.maxinteger)\nreturn { ok, e, pos1 }`)).toEqual([false, "invalid value (nil) at index 1 in table for 'concat'", 1]);
+  });
+
+  it('keeps the results of calls that succeed', () => {
+    const proxied = 'local backing = { "a", "b", "c" }\nlocal t = setmetatable({}, { __index = backing, __newindex = backing })';
+    expect(small(`${proxied}\nreturn { table.concat(t, ",", 1, 3), table.concat(t, "-", 2, 3) }`)).toEqual(['a,b,c', 'b-c']);
+    expect(small(`${proxied}\ntable.move(t, 1, 3, 2)\nreturn backing`)).toEqual(['a', 'a', 'b', 'c']);
+    expect(small(`${proxied}\nlocal d = table.move(t, 1, 3, 1, setmetatable({}, { __index = {} }))\nreturn { rawget(d, 1), rawget(d, 3) }`)).toEqual(['a', 'c']);
+  });
+});

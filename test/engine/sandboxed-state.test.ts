@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LuaRuntimeError } from '../../src/engine/values.ts';
 import { AgentRunError } from '../../src/runtime/simulator.ts';
-import { bareState, ENGINE_NAME, runBare, testEngine } from '../helpers/engine.ts';
+import { bareState, ENGINE_NAME, onLua54, runBare, testEngine } from '../helpers/engine.ts';
 import { runLua } from '../helpers/lua.ts';
 
 const state = bareState;
@@ -98,6 +98,18 @@ describe(`libraries and loaders the core installs (${ENGINE_NAME})`, () => {
     expect(go('local a = require("m") local b = require("m") return { a.n, a == b }')).toEqual([1, true]);
     expect(go('local ok, e = pcall(require, "bad") return e')).toMatch(/^error loading module 'bad' from file '\/w\/lib\/bad\.lua':\n\tlib\/bad\.lua:1: /);
     expect(go('local ok, e = pcall(require, "none") return e')).toMatch(/module 'none' not found:[\s\S]*no file '\/w\/lib\/none\.lua'/);
+    // as in AIPack's Lua (mlua's safe mode): the C searchers are replaced by one that says so (its message starts
+    // with a line break, which Lua 5.4's require adds too), loadlib refuses
+    const cLine = onLua54 ? "\n\t\n\tcan't load C modules in safe mode" : "\n\tcan't load C modules in safe mode";
+    expect(go('local ok, e = pcall(require, "none") return e')).toBe(
+      `module 'none' not found:\n\tno field package.preload['none']\n\tno file '/w/lib/none.lua'\n\tno file '/w/lib/none/init.lua'\n\tno file './none.lua'\n\tno file './none/init.lua'${cLine}`,
+    );
+    expect(go('return { package.searchpath("none", "/w/?.lua;;/w/?/x.lua") }')).toEqual([
+      null,
+      // Lua 5.4 lists the empty template as the file ''; 5.3 skips it (native lua5.4 and fengari)
+      onLua54 ? "no file '/w/none.lua'\n\tno file ''\n\tno file '/w/none/x.lua'" : "\n\tno file '/w/none.lua'\n\tno file '/w/none/x.lua'",
+    ]);
+    expect(go('return { #package.searchers, pcall(package.loadlib, "/lib/libc.so.6", "open") }')).toEqual([3, false, 'package.loadlib is disabled in safe mode']);
   });
 
   it('loadfile gives nil and a message for a missing or broken file; dofile raises them and returns all results', () => {
@@ -142,7 +154,7 @@ describe(`libraries and loaders the core installs (${ENGINE_NAME})`, () => {
   });
 
   it('package.searchpath never probes the host, and the searcher rejects non-string names cleanly', () => {
-    expect(run('return { package.searchpath("hostname", "/etc/?") }')).toEqual([null, "\n\tno file '/etc/hostname' (outside the workspace: not read)"]);
+    expect(run('return { package.searchpath("hostname", "/etc/?") }')).toEqual([null, `${onLua54 ? '' : '\n\t'}no file '/etc/hostname' (outside the workspace: not read)`]);
     expect(run('local ok, e = pcall(package.searchers[2], {}) return e')).toMatch(/bad argument #1 .*string expected, got table/);
   });
 

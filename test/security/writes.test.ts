@@ -1,12 +1,15 @@
 // Attacks 4-7 (data loss) and the deadline: --write is all-or-nothing and atomic, locked per workspace; runs stop.
 import fs from 'node:fs';
 import nodePath from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CommitError, writeChanges } from '../../src/runtime/commit.ts';
 import { LOCK_NAME, lockWorkspace, WorkspaceLockedError } from '../../src/runtime/workspace-lock.ts';
 import { simulateInWorker } from '../../src/cli/simulate.ts';
 import { runCli } from '../helpers/cli.ts';
 import { afterAll, arena, type Arena } from './helpers.ts';
+import { HANG_GUARD_MS, HANG_TEST_MS } from '../helpers/hang-guard.ts';
+
+vi.setConfig({ testTimeout: HANG_TEST_MS });
 
 let a: Arena;
 beforeEach(() => {
@@ -122,7 +125,7 @@ describe('the wall-clock deadline (outside the VM)', () => {
     await expect(simulateInWorker({ sim, request: { name: 'loop.aip', baseDir: a.ws } }, { timeoutMs: 1500 })).rejects.toThrow(
       /timed out after 1500 ms in loop\.aip AfterAll/,
     );
-    const r = await simulateInWorker({ sim, request: { name: 'ok.aip', baseDir: a.ws } }, { timeoutMs: 20_000 });
+    const r = await simulateInWorker({ sim, request: { name: 'ok.aip', baseDir: a.ws } }, { timeoutMs: HANG_GUARD_MS });
     expect(r.outcome?.afterAll).toBe(42);
   });
 
