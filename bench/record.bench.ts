@@ -1,7 +1,7 @@
 /**
  * What recording (`record = true`) adds to a run: pro@coder with 20 sub-agents (each reads and returns the params)
  * at `pre`, `pre_task` and `post_task` over two tasks, run in one process with and without `record = true`,
- * alternating, CPU per run (medians). `npx tsx bench/record.bench.ts [--rounds N] [--engine fengari|lua54]`.
+ * alternating (ABBA), CPU per run (medians). `npx tsx bench/record.bench.ts [--rounds N] [--engine fengari|lua54]`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -64,9 +64,15 @@ const recorded = workspace(true);
 for (let i = 0; i < 3; i++) runOnce(plain), runOnce(recorded); // warm-up: JIT, pooled states, caches
 const a: number[] = [];
 const b: number[] = [];
+// the order alternates (ABBA): a run pays for the garbage the run before it left, whichever it was
 for (let i = 0; i < ROUNDS; i++) {
-  a.push(runOnce(plain));
-  b.push(runOnce(recorded));
+  if (i % 2 === 0) {
+    a.push(runOnce(plain));
+    b.push(runOnce(recorded));
+  } else {
+    b.push(runOnce(recorded));
+    a.push(runOnce(plain));
+  }
 }
 const ma = median(a);
 const mb = median(b);

@@ -3,94 +3,101 @@
 -- JSON line per sub-agent call, params after a stage, files sent, coder answer, files written), which
 -- `coder-subagents record import` turns into contract cases and `coder-subagents replay` runs again.
 --
--- Recording must never change the run: every write is guarded, and the first failure stops the recording of this
--- stage with one warning. Each stage runs in a fresh Lua state, so the record travels in the run table and each
--- stage activates it with `use`.
+-- Recording must never change the run: every write is guarded, and a failure stops the recording with one
+-- warning for the run. Each stage runs in a fresh Lua state, so the record travels in the run table and each
+-- stage activates it with `use`; a stage whose recording failed passes the cause on (Data to Output in the task's
+-- data, Output to After All in the task's output), and After All says it once. A stage that fails or skips its
+-- task passes nothing on, so it says it itself.
 
 local U = require("utils_common")
+local J = require("record_json")
 
 local M = {}
 
 M.FORMAT = 1
 -- A string longer than this is cut (the record notes where): a record holds inputs, not whole code bases.
 M.MAX_STRING = 65536
--- Tables nested deeper than this are replaced by a note (inputs are shallow; this only stops runaway values).
-local MAX_DEPTH = 40
 
 local active = nil
+-- why this stage's recording stopped (nil: it did not)
+local stopped = nil
 
-local function warn_once(err)
-  if active and not active.failed then
-    active.failed = true
-    print("WARNING: recording this run stopped: " .. tostring(err))
-  end
+local function fail(err)
+  if active and stopped == nil then stopped = tostring(err) end
   active = nil
 end
 
--- A copy of `value` that JSON can hold: long strings cut, functions and userdata named, cycles broken.
--- `cuts` collects the paths of what was cut.
-local function bounded(value, path, cuts, depth, seen)
-  local kind = type(value)
-  if kind == "string" then
-    if #value > M.MAX_STRING then
-      cuts[#cuts + 1] = path
-      return value:sub(1, M.MAX_STRING) .. "\n[record: cut " .. (#value - M.MAX_STRING) .. " bytes]"
-    end
-    return value
-  end
-  if kind == "number" or kind == "boolean" then return value end
-  if kind == "table" then
-    if U.is_nil(value) then return value end
-    if seen[value] or depth > MAX_DEPTH then
-      cuts[#cuts + 1] = path
-      return "[record: " .. (seen[value] and "cycle" or "too deep") .. "]"
-    end
-    seen[value] = true
-    local copy = {}
-    for k, v in pairs(value) do
-      copy[k] = bounded(v, path .. "." .. tostring(k), cuts, depth + 1, seen)
-    end
-    seen[value] = nil
-    return copy
-  end
-  if kind == "nil" then return nil end
-  return "[record: " .. kind .. "]"
+-- The JSON text of one entry (a table) written by record_json.lua: what is too long is cut, and the paths cut are
+-- the entry's `cut`.
+local function encoded(entry)
+  local line, cuts = J.encode(entry, M.MAX_STRING)
+  if cuts ~= nil then line = line:sub(1, -2) .. ',"cut":' .. J.encode(cuts, M.MAX_STRING) .. "}" end
+  return line
 end
 
-local function now_ms()
-  return aip.time.now_utc_micro() / 1000
-end
-
--- One JSON line of an entry. A line no longer than the cap holds no string longer than it, so it is written as
--- is (the host's JSON writer is far cheaper than a walk in Lua); a longer one, or a value JSON cannot hold, is
--- walked and cut first.
-local function json_line(entry)
+-- The JSON text of one entry: the host's, unless it is longer than the cap or cannot be written (see lines_of).
+local function one_line(entry)
   local ok, line = pcall(aip.json.stringify_to_line, entry)
   if ok and type(line) == "string" and #line <= M.MAX_STRING then return line end
-  local cuts = {}
-  local copy = bounded(entry, "$", cuts, 0, {})
-  if cuts[1] ~= nil then copy.cut = cuts end
-  return aip.json.stringify_to_line(copy)
+  return encoded(entry)
 end
 
--- Lines wait in memory until the stage flushes them (one write a stage: a file append is not free, and a
--- simulated one makes the run re-check what it read).
+-- The lines of entries[from..to]: each line the JSON list of a run of entries, written by the host's JSON writer
+-- in one call (a call into the host costs more than the conversion of a small entry). A line no longer than the
+-- cap holds no string longer than it, so it is kept; a longer run is halved, and an entry alone that is still
+-- longer (or that JSON cannot hold) is written by record_json.lua.
+local function lines_of(entries, from, to, out)
+  local run = {}
+  for i = from, to do run[#run + 1] = entries[i] end
+  local ok, line = pcall(aip.json.stringify_to_line, run)
+  if ok and type(line) == "string" and #line <= M.MAX_STRING then
+    out[#out + 1] = line
+  elseif from == to then
+    out[#out + 1] = encoded(entries[from])
+  else
+    local mid = math.floor((from + to) / 2)
+    lines_of(entries, from, mid, out)
+    lines_of(entries, mid + 1, to, out)
+  end
+end
+
+-- Entries wait in memory until the stage flushes them: they are written in one go (one file append a stage: an
+-- append is not free, and a simulated one makes the run re-check what it read). What they hold is not changed
+-- after it is recorded (an input is the copy the sub-agent was given; a response is only read).
 local function append(entry)
   if not active then return end
-  local ok, err = pcall(function()
-    local lines = active.lines
-    lines[#lines + 1] = json_line(entry)
-  end)
-  if not ok then warn_once(err) end
+  local entries = active.entries
+  entries[#entries + 1] = entry
 end
 
---- Writes the lines this stage recorded. Each stage calls it on every way out, its failures included.
+--- Writes what this stage recorded. Each stage calls it on every way out, its failures included.
 function M.flush()
-  if not active or active.lines[1] == nil then return end
-  local lines = active.lines
-  active.lines = {}
-  local ok, err = pcall(aip.file.append, active.events, table.concat(lines, "\n") .. "\n")
-  if not ok then warn_once(err) end
+  if not active or active.entries[1] == nil then return end
+  local entries = active.entries
+  active.entries = {}
+  local ok, err = pcall(function()
+    local lines = {}
+    lines_of(entries, 1, #entries, lines)
+    aip.file.append(active.events, table.concat(lines, "\n") .. "\n")
+  end)
+  if not ok then fail(err) end
+end
+
+--- Why this stage's recording stopped, or nil: the stage passes it on to the next one of its task.
+function M.stopped()
+  return stopped
+end
+
+--- The run's one warning about a recording that stopped.
+function M.warn(cause)
+  print("WARNING: recording this run stopped: " .. tostring(cause))
+end
+
+--- For a stage that passes nothing on (its task fails or is skipped): says itself that the recording stopped,
+-- in this stage or (`carried`) in an earlier one of its task.
+function M.warn_if_stopped(carried)
+  local cause = stopped or carried
+  if cause ~= nil then M.warn(cause) end
 end
 
 -- 32 or 64: what a Lua integer holds here (Lua 5.4 in AIPack: 64).
@@ -112,13 +119,13 @@ end
 -- prompt = { path, dir, meta, inst, first_part }; input: the run's first input (the prompt folder or file it
 -- was given, nil for the default one), so a replay starts the run the same way.
 function M.start(prompt, input)
+  stopped = nil
   if type(prompt.meta) ~= "table" or prompt.meta.record ~= true then return nil end
   local ok, record = pcall(function()
     local id = aip.uuid.new_v7()
     local dir = aip.path.join(prompt.dir, ".cache/records/" .. id)
     local record = { id = id, dir = dir, events = aip.path.join(dir, "events.ndjson") }
-    local cuts = {}
-    local head = bounded({
+    local head = one_line({
       format = M.FORMAT,
       id = id,
       time = aip.time.now_iso_utc(),
@@ -134,39 +141,45 @@ function M.start(prompt, input)
       inst = prompt.inst,
       first_part = prompt.first_part,
       max_string = M.MAX_STRING,
-    }, "$", cuts, 0, {})
-    if cuts[1] ~= nil then head.cut = cuts end
-    aip.file.save(aip.path.join(dir, "run.json"), aip.json.stringify_pretty(head))
-    aip.file.save(record.events, "")
+    })
+    aip.file.save(aip.path.join(dir, "run.json"), head .. "\n")
     return record
   end)
   if not ok then
     print("WARNING: this run is not recorded: " .. tostring(record))
     return nil
   end
-  active = { id = record.id, dir = record.dir, events = record.events, lines = {} }
+  active = { id = record.id, dir = record.dir, events = record.events, entries = {} }
   return record
 end
 
---- Activates a run's record in this stage (nil: nothing is recorded).
-function M.use(record)
-  if record == nil then
+--- Activates a run's record in this stage (nil: nothing is recorded; nor when `stopped_before`, the cause an
+-- earlier stage of this task passed on, is given).
+function M.use(record, stopped_before)
+  stopped = nil
+  if record == nil or stopped_before ~= nil then
     active = nil
     return
   end
-  active = { id = record.id, dir = record.dir, events = record.events, lines = {} }
+  active = { id = record.id, dir = record.dir, events = record.events, entries = {} }
+end
+
+--- Whether this stage records (a parallel group's runner then times its members' calls).
+function M.recording()
+  return active ~= nil
 end
 
 --- A clock reading for `sub_agent` (nil when nothing is recorded, so an unrecorded run reads no clock).
 function M.clock()
   if not active then return nil end
-  local ok, t = pcall(now_ms)
+  local ok, t = pcall(aip.time.now_utc_micro)
   if ok then return t end
   return nil
 end
 
---- One sub-agent call: the entry, where it ran, the input as given, and the response as returned or the error.
-function M.sub_agent(config, input, response, err, started)
+--- One sub-agent call: the entry, where it ran, the input as given, and the response as returned or the error;
+-- its duration from `started` (a clock reading), or `duration_ms` as measured where it ran (a group member).
+function M.sub_agent(config, input, response, err, started, duration_ms)
   if not active then return end
   local task = type(input) == "table" and U.nil_if_null(input.coder_task) or nil
   -- the entry is also the input's agent_config: recorded once, there
@@ -183,8 +196,10 @@ function M.sub_agent(config, input, response, err, started)
     error = err,
   }
   if started then
-    local ok, t = pcall(now_ms)
-    if ok then entry.duration_ms = math.floor((t - started) * 1000 + 0.5) / 1000 end
+    local ok, t = pcall(aip.time.now_utc_micro)
+    if ok then entry.duration_ms = math.floor(t - started + 0.5) / 1000 end
+  elseif duration_ms ~= nil then
+    entry.duration_ms = duration_ms
   end
   append(entry)
 end

@@ -66,6 +66,7 @@ function M.prepare_task(input)
   if result then R.params("pre_task", input.task.num, result.params) end
   if not result then
     R.flush()
+    R.warn_if_stopped()
     return nil, err
   end
 
@@ -177,6 +178,7 @@ function M.load_task(task)
     local lines = size_message_lines(total, max)
     save_skip_note(task, lines)
     R.flush()
+    R.warn_if_stopped()
     return nil, U.task_label(task.info) .. " skipped: " .. table.concat(lines, "\n")
   end
 
@@ -218,6 +220,8 @@ function M.load_task(task)
   }
   R.files_sent(task.info.num, data)
   R.flush()
+  -- Output passes it on to After All, which says it once for the run
+  data.record_stopped = R.stopped()
   return data
 end
 

@@ -164,4 +164,143 @@ function M.not_found(name, path)
   return C.msg.not_found(name, path)
 end
 
+-- Model names (src/contract/model-names.ts holds the same rule, and why): a name AIPack would not take as meant
+-- is a namespace no provider has, or a name that goes to a local Ollama while it is close to an alias or to a
+-- provider's name. An Ollama model's own name is never warned about.
+
+local MODEL = C.MODEL
+
+local function fill_model(template, vars)
+  return (template:gsub("{([%w_]+)}", function(key) return vars[key] or "" end))
+end
+
+local function list_has(list, value)
+  for _, v in ipairs(list) do
+    if v == value then return true end
+  end
+  return false
+end
+
+local function is_alias(model, known)
+  if known[model] then return true end
+  for _, suffix in ipairs(MODEL.reasoning_suffixes) do
+    if #model > #suffix and model:sub(-#suffix) == suffix and known[model:sub(1, #model - #suffix)] then return true end
+  end
+  return false
+end
+
+-- a provider's name start as a word a typo is compared with (`gpt`, `claude`, `deepseek`)
+local PREFIX_WORDS = {}
+do
+  local seen = {}
+  for _, prefix in ipairs(MODEL.prefixes) do
+    local word = prefix:gsub("%-$", ""):lower()
+    if not seen[word] then
+      seen[word] = true
+      PREFIX_WORDS[#PREFIX_WORDS + 1] = word
+    end
+  end
+end
+
+local function near_model(model, known_list)
+  -- a name that holds an alias, or is held by one, is another model of its family (`qwen3`, `gpt-oss`), no typo
+  local lower, unrelated = model:lower(), {}
+  for _, alias in ipairs(known_list) do
+    local a = alias:lower()
+    if not a:find(lower, 1, true) and not lower:find(a, 1, true) then unrelated[#unrelated + 1] = alias end
+  end
+  local alias = M.suggest(model, unrelated)
+  if alias ~= nil then return alias end
+  local word = model:match("^[A-Za-z]+")
+  if word == nil or #word < 3 then return nil end
+  local prefix = M.suggest(word, PREFIX_WORDS)
+  if prefix == nil or prefix == word:lower() then return nil end
+  return prefix .. model:sub(#word + 1)
+end
+
+--- The warning about a model name written at `label`, or nil when AIPack takes it as meant. `aliases`: a set
+--- ({ [alias] = true }) of the aliases known there; the stock ones are added.
+function M.model_warning(label, model, aliases)
+  if type(model) ~= "string" then return nil end
+  local known, known_list = {}, {}
+  local function add(alias)
+    if type(alias) == "string" and not known[alias] then
+      known[alias] = true
+      known_list[#known_list + 1] = alias
+    end
+  end
+  for alias in pairs(aliases or {}) do add(alias) end
+  for _, alias in ipairs(MODEL.stock_aliases) do add(alias) end
+  if is_alias(model, known) then return nil end
+  local sep = model:find("::", 1, true)
+  if sep then
+    local namespace = model:sub(1, sep - 1)
+    if list_has(MODEL.namespaces, namespace) then return nil end
+    local near = M.suggest(namespace, MODEL.namespaces)
+    local hint = near and fill_model(MODEL.messages.didYouMean, { near = near .. model:sub(sep) }) or ""
+    return fill_model(MODEL.messages.unknownNamespace, { label = label, model = model, namespace = namespace, hint = hint })
+  end
+  for _, prefix in ipairs(MODEL.prefixes) do
+    if model:sub(1, #prefix) == prefix and model:sub(1, 7) ~= "gpt-oss" then return nil end
+  end
+  if model:find(MODEL.infix, 1, true) then return nil end
+  -- `name:tag` is how Ollama names its models
+  if model:find(":", 1, true) then return nil end
+  local near = near_model(model, known_list)
+  if near == nil then return nil end
+  return fill_model(MODEL.messages.ollamaTypo, { label = label, model = model, near = near })
+end
+
+local function alias_set(base, options)
+  local set = {}
+  for alias in pairs(base or {}) do set[alias] = true end
+  if type(options) == "table" and type(options.model_aliases) == "table" then
+    for alias in pairs(options.model_aliases) do set[alias] = true end
+  end
+  return set
+end
+
+local function option_warnings(options, label, base, out)
+  if type(options) ~= "table" then return end
+  local known = alias_set(base, options)
+  local w = M.model_warning(label .. "model", options.model, known)
+  if w then out[#out + 1] = w end
+  if type(options.model_aliases) == "table" then
+    local names = {}
+    for alias in pairs(options.model_aliases) do
+      if type(alias) == "string" then names[#names + 1] = alias end
+    end
+    table.sort(names)
+    for _, alias in ipairs(names) do
+      w = M.model_warning(label .. "model_aliases." .. alias, options.model_aliases[alias], known)
+      if w then out[#out + 1] = w end
+    end
+  end
+end
+
+--- The warnings about the model names a prompt's meta block gives: its `model` and `model_aliases`, and each
+--- sub_agents entry's (and group member's) `options`. `aliases`: the aliases the run knows before the prompt's
+--- (its `options.model_aliases`: AIPack's stock ones, the user's and the workspace's config).
+function M.model_warnings(meta, aliases)
+  local out = {}
+  if type(meta) ~= "table" then return out end
+  option_warnings(meta, "meta block ", aliases, out)
+  local base = alias_set(aliases, meta)
+  local list = meta.sub_agents
+  if type(list) ~= "table" then return out end
+  for i, entry in ipairs(list) do
+    if type(entry) == "table" then
+      local label = "sub_agents[" .. i .. "]"
+      option_warnings(rawget(entry, "options"), label .. " options.", base, out)
+      local members = rawget(entry, "parallel")
+      if type(members) == "table" then
+        for j, m in ipairs(members) do
+          if type(m) == "table" then option_warnings(rawget(m, "options"), label .. ": parallel[" .. j .. "] options.", base, out) end
+        end
+      end
+    end
+  end
+  return out
+end
+
 return M

@@ -8,6 +8,7 @@
 
 local C = require("sub_agent_contract")
 local U = require("utils_common")
+local R = require("recorder")
 
 local M = {}
 
@@ -56,6 +57,8 @@ end
 
 -- Runs the members: a list of { ok = true, response } | { ok = false, error } in member order, or nil, message.
 local function run_members(index, members, inputs, concurrency)
+  -- a recorded run records each member's call; the runner times them (an unrecorded run reads no clock)
+  local timed = R.recording()
   local runner_inputs = {}
   for i, member in ipairs(members) do
     runner_inputs[i] = {
@@ -67,6 +70,7 @@ local function run_members(index, members, inputs, concurrency)
       input = inputs[i],
       -- for reports: what the group runs with, known even when the run stops before its tasks end
       concurrency = concurrency,
+      timed = timed or nil,
     }
   end
   local ok, run_res = pcall(aip.agent.run, runner_name(), {
@@ -83,6 +87,10 @@ local function run_members(index, members, inputs, concurrency)
     else
       outcomes[i] = { ok = out.ok == true, response = U.nil_if_null(out.response), error = U.nil_if_null(out.error) }
     end
+    local outcome = outcomes[i]
+    -- as a single sub-agent's call is recorded: the response as returned, or the error it raised
+    R.sub_agent(members[i], inputs[i], outcome.response, (not outcome.ok) and C.msg.raised(members[i].name, outcome.error) or nil,
+      nil, type(out) == "table" and U.nil_if_null(out.duration_ms) or nil)
   end
   return outcomes
 end

@@ -120,11 +120,24 @@ function M.run_post(run, inputs, outputs, event)
   })
 end
 
+-- Why a task's recording stopped (the first task that says so), or nil.
+local function recording_stopped(outputs)
+  for _, out in ipairs(U.ordered_values(outputs)) do
+    if type(out) == "table" and not U.is_nil(out.record_stopped) then return out.record_stopped end
+  end
+  return nil
+end
+
 --- Returns the run summary {message, prompt_file, tasks}, or nil plus the failure message of a `post` sub-agent.
 local function run(inputs, outputs)
   local run = find_run(inputs)
   if not run then return { message = "Coder: nothing was run.", tasks = {} } end
   R.use(run.record)
+  local stopped = recording_stopped(outputs)
+  if stopped ~= nil then
+    R.warn(stopped)
+    R.use(nil)
+  end
   local responses = task_responses(outputs)
   PF.sync(run, responses[1] == nil)
   local result, err = M.run_post(run, inputs, outputs)
@@ -139,6 +152,7 @@ end
 function M.run(inputs, outputs)
   local result, err = run(inputs, outputs)
   R.flush()
+  R.warn_if_stopped()
   return result, err
 end
 

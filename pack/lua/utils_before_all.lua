@@ -275,12 +275,21 @@ function M.prepare_run(prompt, pre)
   return run, listed.groups, options
 end
 
+-- Model names the meta block gives that AIPack would not take as meant (utils_names.lua), against the aliases the
+-- run knows (this stage's `options`: AIPack's stock ones, the user's and the workspace's config).
+local function warn_model_names(meta)
+  local opts = options
+  local aliases = type(opts) == "table" and type(opts.model_aliases) == "table" and opts.model_aliases or {}
+  for _, warning in ipairs(require("utils_names").model_warnings(meta, aliases)) do print("WARNING: " .. warning) end
+end
+
 --- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
 -- Nothing is written before the run is known to go ahead, so a skipped run leaves the files as they were
 -- (except a prompt file created from the template on first use).
 local function run(inputs)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
+  warn_model_names(prompt.meta)
   local record = R.start(prompt, inputs and inputs[1])
 
   prompt.workbench, err = M.prepare_workbench(prompt)
@@ -308,6 +317,12 @@ end
 function M.run(inputs)
   local new_inputs, options, err = run(inputs)
   R.flush()
+  if R.stopped() ~= nil then
+    -- said once, here: the stages after this one record nothing
+    R.warn(R.stopped())
+    local first = new_inputs and new_inputs[1]
+    if type(first) == "table" and type(first.run) == "table" then first.run.record = nil end
+  end
   return new_inputs, options, err
 end
 

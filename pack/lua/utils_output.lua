@@ -23,7 +23,7 @@ end
 --- Runs `post_task`: the answer text to apply (the AI's, or a sub-agent's replacement) | nil, message.
 function M.run_post_task(input, data, ai_response)
   local run = input.run
-  R.use(run.record)
+  R.use(run.record, data.record_stopped)
   R.ai(data.task.num, ai_response)
   local content = (ai_response and U.nil_if_null(ai_response.content)) or ""
   local result, err = SA.run_stage("post_task", {
@@ -37,6 +37,7 @@ function M.run_post_task(input, data, ai_response)
   })
   if not result then
     R.flush()
+    R.warn_if_stopped(data.record_stopped)
     return nil, err
   end
   if result.response then return result.response.content end
@@ -224,6 +225,8 @@ function M.task_info(input, data, content, applied, fixes)
     content_raw_path = input.run.reports.raw_shown,
     auto_fix = AF.upstream_state(data.params, data.settings, input.run.task_count == 1),
     auto_fix_result = fixes and fixes.result or nil,
+    -- why this task's recording stopped, for After All to say once (nil when it did not)
+    record_stopped = R.stopped() or data.record_stopped,
   }
 end
 

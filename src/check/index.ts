@@ -10,6 +10,7 @@ import { lintAipFile } from './aip-file.ts';
 import { lintLua, type Finding } from './lint.ts';
 import { luarcLibraries, SHIPPED_TYPES_DIR, staleLuaDefinitions } from './luals.ts';
 import { messages } from '../contract/index.ts';
+import { modelNameFindings } from './model-names.ts';
 import { subAgentNameFindings } from './sub-agent-names.ts';
 import { isPromptFile, laxWarningsOfPrompt, missingAgentsOfPrompt, stagesFromContract, stagesFromPrompt, type StageMap } from './sub-agent-stages.ts';
 
@@ -75,7 +76,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
       if (f.endsWith('.contract.toml')) stagesFromContract(f, stageMap);
       else if (isPromptFile(f, f === abs)) {
         stagesFromPrompt(f, stageMap);
-        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f), ...subAgentNameFindings(root, f), ...laxFindings(root, f));
+        if (!ignored(rel(root, f))) findings.push(...missingAgentFindings(root, f), ...subAgentNameFindings(root, f), ...modelNameFindings(root, f), ...laxFindings(root, f));
         namesChecked.add(f);
       }
       if (f.endsWith('.aip')) aipFiles.add(f);
@@ -92,7 +93,7 @@ export async function runCheckDetailed(opts: CheckOptions): Promise<CheckResult>
       if (!isPromptFile(f, false)) continue;
       stagesFromPrompt(f, stageMap);
       // the names its sub_agents give (events, keys) are checked where they are written
-      if (!namesChecked.has(f) && !ignored(rel(root, f))) findings.push(...subAgentNameFindings(root, f));
+      if (!namesChecked.has(f) && !ignored(rel(root, f))) findings.push(...subAgentNameFindings(root, f), ...modelNameFindings(root, f));
       namesChecked.add(f);
     }
   }

@@ -47,6 +47,7 @@ export type Rule =
   | 'stale-types'
   | 'agent-not-found'
   | 'sub-agent-name'
+  | 'model-name'
   | 'annotation'
   | TypeRule;
 

@@ -38,6 +38,7 @@ import {
   PARALLEL_AGENT,
   PARALLEL_SAFE_AIPACK_VERSION,
 } from './parallel.ts';
+import { MODEL_INFIX, MODEL_NAMESPACES, MODEL_PREFIXES, MODEL_TEMPLATES, REASONING_SUFFIXES, STOCK_MODEL_ALIASES } from './model-names.ts';
 import { ENTRY_FIELDS, RESPONSE_FIELDS, expectedOf, scalarTypeOf, type Field, type Kind } from './spec.ts';
 import { readText } from '../support/host-fs.ts';
 
@@ -174,6 +175,16 @@ export function generateContractLua(): string {
     '-- the keys an entry may give, and the settings each built-in sub-agent reads from its own entry',
     `C.ENTRY_KEYS = ${luaLiteral(ENTRY_FIELDS.map((f) => f.name))}`,
     `C.BUILTIN_ENTRY_KEYS = ${luaLiteral(BUILTIN_ENTRY_KEYS)}`,
+    '',
+    '-- model names as AIPack takes them (src/contract/model-names.ts): namespaces, name starts, stock aliases',
+    `C.MODEL = ${luaLiteral({
+      namespaces: [...MODEL_NAMESPACES],
+      prefixes: [...MODEL_PREFIXES],
+      infix: MODEL_INFIX,
+      stock_aliases: [...STOCK_MODEL_ALIASES],
+      reasoning_suffixes: [...REASONING_SUFFIXES],
+      messages: MODEL_TEMPLATES,
+    })}`,
     '',
     '-- the events the pack sends (section 7): the stage of each event, and the event of each stage',
     `C.EVENT_STAGES = ${luaLiteral(EVENT_STAGES)}`,

@@ -152,14 +152,18 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
       if (i === last) return;
       throw new RecordError(`${eventsFile}:${i + 1}: not JSON (${(err as Error).message})`);
     }
-    const parsed = RecordEventSchema.safeParse(raw);
-    if (!parsed.success) throw new RecordError(`${eventsFile}:${i + 1}: ${issueText(parsed.error)}`);
-    const e = parsed.data;
-    if (e.kind === 'sub_agent' && e.config === undefined) {
-      const config = e.input.agent_config;
-      e.config = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : { name: e.name };
-    }
-    events.push(e);
+    // a line is one event, or the list of events a stage wrote in one go
+    const items = Array.isArray(raw) ? raw : [raw];
+    items.forEach((item, j) => {
+      const parsed = RecordEventSchema.safeParse(item);
+      if (!parsed.success) throw new RecordError(`${eventsFile}:${i + 1}${Array.isArray(raw) ? `[${j + 1}]` : ''}: ${issueText(parsed.error)}`);
+      const e = parsed.data;
+      if (e.kind === 'sub_agent' && e.config === undefined) {
+        const config = e.input.agent_config;
+        e.config = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : { name: e.name };
+      }
+      events.push(e);
+    });
   });
   return { dir, run: run.data, events };
 }

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { completed, runCoder } from '../helpers/coder.ts';
 import { tmpDir, write } from '../harness/helpers.ts';
+import { modelNameFindings } from '../../src/check/model-names.ts';
+import { modelsWorkspace } from '../helpers/models.ts';
 
 const UP = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url)).replace(/[\\/]$/, '');
 
@@ -43,5 +45,16 @@ describe('a sub-agent named outside the workspace', () => {
     expect(r.outcome?.skipped ?? r.error?.message).toContain(
       `Sub-agent [../outside.aip] not found: ${nodePath.join(dir, 'outside.aip')} is outside the workspace (${nodePath.join(dir, 'ws')})`,
     );
+  });
+});
+
+describe('model names', () => {
+  it('the run warns about each model name AIPack would not take as meant, as check does (one line each, did-you-mean)', () => {
+    const { ws, prompt } = modelsWorkspace();
+    write(ws, 'ai.toml', '');
+    const r = runCoder(undefined, { workspace: ws, aipackVersion: '0.8.33' });
+    const warnings = r.prints.filter((p) => p.startsWith('WARNING: ') && p.includes("model '"));
+    expect(warnings).toEqual(modelNameFindings(ws, prompt).map((f) => `WARNING: ${f.message}`));
+    expect(warnings).toHaveLength(4);
   });
 });

@@ -39,15 +39,26 @@ describe('a recorded run', () => {
 
   it('has every step in the order the stages ran it', () => {
     const steps = record.events.map((e) => (e.kind === 'sub_agent' ? `${e.stage}:${e.name.replace('my-agents/', '')}` : `${e.kind}${'task_num' in e && e.task_num !== undefined ? ` ${e.task_num}` : ''}${e.kind === 'params' ? ` ${e.stage}` : ''}`));
-    // the built-in auto-context is a sub-agent too; a parallel group (the reviewers at post) runs in the group
-    // runner, whose member calls a record does not hold one by one
+    // the built-in auto-context is a sub-agent too; each member of a parallel group (the reviewers at post) is a
+    // call of its own, in member order
     expect(steps).toEqual([
       'pre:prompt-refiner.aip', 'pre:context-from-words.aip', 'pre:instruction-clarifier.aip', 'pre:plan.aip',
       'pre:pro@coder/auto-context', 'pre:plan-check.aip', 'params pre',
       'pre_task:model-per-task.aip', 'params 1 pre_task', 'files_sent 1', 'ai 1', 'post_task:forbidden-paths-guard.aip', 'files_written 1',
       'pre_task:model-per-task.aip', 'params 2 pre_task', 'files_sent 2', 'ai 2', 'post_task:forbidden-paths-guard.aip', 'files_written 2',
-      'post:run-summary.aip',
+      'post:run-summary.aip', 'post:review.aip', 'post:review.aip',
     ]);
+  });
+
+  it("holds each parallel-group member's call: its input (with its place in the group), its response, its duration", () => {
+    const members = calls.filter((c) => c.name.endsWith('review.aip'));
+    expect(members.map((m) => m.input.parallel)).toEqual([{ index: 1, size: 2 }, { index: 2, size: 2 }]);
+    expect(members[0]!.input).toMatchObject({ coder_stage: 'post', agent_config: { name: 'my-agents/review.aip' } });
+    expect(members[0]!.config).toEqual(members[0]!.input.agent_config);
+    for (const m of members) {
+      expect(m.response).toMatchObject({ agent_result: expect.anything() });
+      expect(m.duration_ms).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it('holds each sub-agent input as given and its response as returned, with its duration', () => {
@@ -89,7 +100,9 @@ describe('recording never changes the run', () => {
   it('writes the same files and answers with and without it (the record aside)', () => {
     const plain = runDemo(copyDemo());
     const recorded = runDemo(copyDemo({ record: true }));
-    const files = (sim: Simulator) => [...sim.vfs.snapshot()].filter(([k]) => !k.includes('.cache/records') && !k.endsWith('coder-prompt.md'));
+    // a code map notes each file's mtime: the two copies' files were made at different times
+    const files = (sim: Simulator) =>
+      [...sim.vfs.snapshot()].filter(([k]) => !k.includes('.cache/records') && !k.endsWith('coder-prompt.md')).map(([k, v]) => [k, v?.replace(/"mtime": ?\d+/g, '"mtime"')]);
     expect(files(recorded)).toEqual(files(plain));
   });
 
@@ -105,13 +118,29 @@ describe('recording never changes the run', () => {
     expect(sim.vfs.snapshot().get('src/utils/format.ts')).toContain('toFixed(2)');
   });
 
-  it('a record that fails part-way stops with a warning in the stage it failed in, and the run goes on', () => {
-    // the pack's JSON writer is the recorder's alone: failing it fails every line the record writes
-    const sim = runDemo(copyDemo({ record: true }), { 'aip.json.stringify_to_line': { lua: 'error("disk full")' } });
-    const warnings = printed(sim).filter((p) => p.includes('recording this run stopped'));
-    expect(warnings.length).toBeGreaterThanOrEqual(1);
-    expect(warnings[0]).toMatch(/^WARNING: recording this run stopped: .*disk full/);
+  // a write of the record that fails: each stage appends its lines once; `when` picks which stages' appends fail
+  const failingAppend = (when: string) => ({
+    'aip.file.append': { lua: `local path, content = ...\nif tostring(path):find("events.ndjson", 1, true) and (${when}) then error("disk full") end` },
+  });
+  const stoppedWarnings = (sim: Simulator) => printed(sim).filter((p) => p.includes('record'));
+
+  it('a record that fails part-way is one warning for the run, and the run goes on', () => {
+    const sim = runDemo(copyDemo({ record: true }), failingAppend('true'));
+    expect(stoppedWarnings(sim)).toEqual([expect.stringMatching(/^WARNING: recording this run stopped: .*disk full/)]);
     expect(sim.vfs.snapshot().get('src/utils/format.ts')).toContain('toFixed(2)');
+  });
+
+  it('a record whose tasks fail to write (two tasks, each in its own stages) is still one warning, said at the end', () => {
+    // Before All's lines are written; every task's write fails
+    const sim = runDemo(copyDemo({ record: true }), failingAppend('not tostring(content):find(\'"stage":"pre"\', 1, true)'));
+    expect(stoppedWarnings(sim)).toEqual([expect.stringMatching(/^WARNING: recording this run stopped: .*disk full/)]);
+    expect(sim.vfs.snapshot().get('src/utils/format.ts')).toContain('toFixed(2)');
+    // said by After All: after every task's Output ended
+    const at = sim.trace.events.findIndex((e) => e.kind === 'print' && e.text.includes('recording this run stopped'));
+    const outputs = sim.trace.events.flatMap((e, i) => (e.kind === 'stage' && e.agent === 'pro@coder' && e.stage === 'Output' ? [i] : []));
+    const lastOutput = Math.max(...outputs);
+    expect(outputs).toHaveLength(2);
+    expect(at).toBeGreaterThan(lastOutput);
   });
 
   it('cuts a value longer than the cap and says where', () => {

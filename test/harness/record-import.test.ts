@@ -20,7 +20,7 @@ describe('record import: the demo run', () => {
     const files = importRecord(record, { workspaceDir: ws, answers: demoAnswers });
     const id = record.run.id.slice(0, 13);
     expect(files.map((f) => [nodePath.relative(ws, f.file), f.cases, f.todos])).toEqual(
-      [['prompt-refiner', 1], ['context-from-words', 1], ['instruction-clarifier', 1], ['plan', 1], ['plan-check', 1], ['model-per-task', 2], ['forbidden-paths-guard', 2], ['run-summary', 1]]
+      [['prompt-refiner', 1], ['context-from-words', 1], ['instruction-clarifier', 1], ['plan', 1], ['plan-check', 1], ['model-per-task', 2], ['forbidden-paths-guard', 2], ['run-summary', 1], ['review', 2]]
         .map(([name, n]) => [`my-agents/${name}.record-${id}.contract.toml`, n, 0]),
     );
     writeAll(files);

@@ -48,7 +48,8 @@ export function recordDemo(): { ws: string; record: RunRecord } {
 export function writeRecord(record: RunRecord, edit: (run: Record<string, unknown>, events: Record<string, unknown>[]) => void): string {
   const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-edited-'));
   const run = JSON.parse(fs.readFileSync(nodePath.join(record.dir, 'run.json'), 'utf8')) as Record<string, unknown>;
-  const events = fs.readFileSync(nodePath.join(record.dir, 'events.ndjson'), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
+  // a line is one event or a stage's list of them: edited one by one, written one a line
+  const events = fs.readFileSync(nodePath.join(record.dir, 'events.ndjson'), 'utf8').split('\n').filter((l) => l.trim()).flatMap((l) => [JSON.parse(l)].flat() as Record<string, unknown>[]);
   edit(run, events);
   fs.writeFileSync(nodePath.join(dir, 'run.json'), JSON.stringify(run));
   fs.writeFileSync(nodePath.join(dir, 'events.ndjson'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
 import { tmpDir, write } from '../../harness/helpers.ts';
+import { modelsWorkspace } from '../../helpers/models.ts';
 
 // The real checker (test/check/cli.test.ts stubs it): what a user outside this repository sees.
 describe('coder-subagents check, outside this repository', () => {
@@ -67,5 +68,18 @@ describe('check on one agent, and on a prompt file', () => {
     expect(r.stdout).toContain(
       `.aipack/.prompt/pro@coder/coder-prompt.md:5:13: agent-not-found: Sub-agent [agents/todo-gaurd.aip] not found: ${dir}/agents/todo-gaurd.aip does not exist (a name is a path from the workspace root)\n`,
     );
+  });
+});
+
+describe('check on the model names a prompt gives', () => {
+  it('prints one warning line per name AIPack would not take as meant, with did-you-mean, and passes', async () => {
+    const { ws } = modelsWorkspace();
+    const r = await runCli(['check', 'agents', '.aipack/.prompt/pro@coder/coder-prompt.md'], ws);
+    const lines = r.stdout.split('\n').filter((l) => l.includes('model-name'));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toBe(
+      ".aipack/.prompt/pro@coder/coder-prompt.md:3:9: warning model-name: meta block model: model 'sonet' is no model alias and no provider's model name: AIPack would send it to a local Ollama (did you mean 'sonnet'?)",
+    );
+    expect(r.code).toBe(0);
   });
 });

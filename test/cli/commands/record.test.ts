@@ -31,6 +31,17 @@ describe('record import', () => {
     expect(out.files).toEqual([expect.objectContaining({ agent: 'my-agents/instruction-clarifier.aip', cases: 1, todos: 0 })]);
   });
 
+  it("imports a parallel group's members one case per call (each with its own entry keys), and the cases pass", async () => {
+    const r = await runCli(['record', 'import', 'latest', '--agent', 'review', '--ai', DEMO_AI, '--workspace', ws], ws);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(': 2 cases of my-agents/review.aip\n');
+    const file = nodePath.join(ws, `my-agents/review.record-${id}.contract.toml`);
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/focus = "security"[\s\S]*focus = "tests"/);
+    const t = await runCli(['test', file], ws);
+    expect(t.stdout).toMatch(/2 passed/);
+    expect(t.code).toBe(0);
+  });
+
   it('exits 2 naming the record it could not find, or the agent it has no call of', async () => {
     const missing = await runCli(['record', 'import', 'nope', '--workspace', ws], ws);
     expect(missing.code).toBe(2);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
 import { formatPins } from '../../../src/cli/commands/run.ts';
 import { tmpDir, write } from '../../harness/helpers.ts';
+import { modelsWorkspace } from '../../helpers/models.ts';
 
 const WS = fileURLToPath(new URL('../../../fixtures/coder-run', import.meta.url));
 const PROMPT = `${WS}/.aipack/.prompt/pro@coder/coder-prompt.md`;
@@ -266,5 +267,16 @@ describe('formatPins (the pins in `run`, as AIPack\'s terminal shows them)', () 
     expect(formatPins([pin('Pin:', 'a'), pin('Pin:', 'b', 1)])).toEqual(['pins of the first run:', '      Pin: a', '', 'pins of redo 1:', '      Pin: b', '']);
     expect(formatPins([pin('Pin:', 'evil\u001b[2J')])[1]).toBe('      Pin: evil\\x1b[2J');
     expect(formatPins([])).toEqual([]);
+  });
+});
+
+describe('coder-subagents run, on model names', () => {
+  it('prints one warning line per model name AIPack would not take as meant, with did-you-mean', async () => {
+    const { ws } = modelsWorkspace();
+    write(ws, 'ai.toml', '');
+    const r = await runCli(['run', '--ai', 'ai.toml'], ws);
+    const lines = (r.stdout + r.stderr).split('\n').filter((l) => l.includes("model '"));
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toContain("warning: meta block model: model 'sonet' is no model alias and no provider's model name: AIPack would send it to a local Ollama (did you mean 'sonnet'?)");
   });
 });
