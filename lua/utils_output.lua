@@ -192,7 +192,7 @@ end
 
 --- Saves the task's answer (without file-change blocks) below "====" in the prompt file, appends the raw
 -- answer and any failure to the .cache reports, and pins the answer's directives.
-function M.record_answer(input, data, ai_response, applied, fixes)
+function M.record_answer(input, data, ai_response, applied, fixes, content)
   local info = table.concat(info_lines(data, ai_response, applied, fixes), "\n")
   local raw = (ai_response and U.nil_if_null(ai_response.content)) or ""
   aip.file.append(input.run.reports.raw, "====\n" .. info .. "\n\n" .. raw .. "\n\n")
@@ -200,6 +200,10 @@ function M.record_answer(input, data, ai_response, applied, fixes)
   require("missing_files").save(raw, input.run.coder_workbench)
   report_failures(input.run, data, applied)
   pin_directives(applied.answer)
+  -- the answers report as upstream appends it, in completion order: the answer without its change block, its
+  -- leading blank lines dropped, its trailing ones kept
+  local extruded = CH.extruded(content or raw, data.settings, applied.answer)
+  aip.file.append(input.run.reports.for_prompt, "====\n" .. info .. "\n\n" .. extruded .. "\n")
   local block = "====\n" .. info .. "\n\n" .. U.trim(applied.answer) .. "\n"
   PF.save_answer(input.run, data.task.num, block)
 end

@@ -357,6 +357,22 @@ function M.init_user_templates(prompt_dir)
   end
 end
 
+--- Copies the pack's README.md to `<prompt_dir>/README.md` when the copy is missing or older than the pack's (by
+-- ctime), as upstream pro@coder does in every run.
+function M.init_readme(prompt_dir)
+  if not aip.file.info then return end
+  local source = aip.file.info(CTX.AGENT_FILE_DIR .. "/README.md")
+  if source == nil then return end
+  local dest_path = prompt_dir .. "/README.md"
+  local dest = aip.file.info(dest_path)
+  if dest ~= nil and (tonumber(source.ctime) or 0) <= (tonumber(dest.ctime) or 0) then return end
+  if aip.file.copy then
+    aip.file.copy(source.path, dest_path, { overwrite = true })
+  else
+    aip.file.save(dest_path, aip.file.load(source.path).content)
+  end
+end
+
 --- A prompt-local user template's content: content | nil, message (it is copied there in every run).
 function M.load_user_template(prompt_dir, name)
   local path = prompt_dir .. "/user-templates/" .. name

@@ -7,9 +7,9 @@
 //   npm run oracle -- --upstream <dir of pro/coder> [--scenarios DIR] [--engine fengari,lua54] [--only NAME]
 //                     [--verbose] [--json]
 //
-// A scenario is a folder (its format: fixtures/oracle/README.md). Differences that only the missing workbench
-// explains, and the pack's documented choices, are listed as such (KNOWN below) and do not count as disagreement;
-// every other one does, and a run that printed no report (a crash) is an error. Exit code: 0 when every scenario
+// A scenario is a folder (its format: fixtures/oracle/README.md). The pack's documented choices (KNOWN below, and a
+// scenario's `documented` reason) are listed as such and do not count as disagreement; every other difference
+// does, and a run that printed no report (a crash) is an error. Exit code: 0 when every scenario
 // agrees (known differences aside), 1 otherwise, 2 on bad usage.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -36,20 +36,28 @@ export const OURS_ONLY_INPUT_KEYS = {
 const VOLATILE_KEYS = new Set(['ctime', 'mtime']);
 
 /**
- * Differences with a known cause, each a label, the reason printed with it, and a test over one difference
- * (`{ area, path, up, ours }`). `workbench`: upstream gives every run a default workbench (its folder, the
- * `.cache` files in it, the user templates and the README it copies into the prompt folder, the `coder_workbench`
- * input, `content_raw_path` under it); this pack builds none yet.
+ * Differences with a documented cause, each a label, the reason printed with it, and a test over one difference
+ * (`{ area, path, up, ours }`). Only one: the files that hold a pack's own prose (its README, which each run copies
+ * into the prompt folder; its user templates and the workbench rules made from them) are written in this
+ * project's own words, never copied from upstream; they must exist where upstream's do, and only their text may
+ * differ.
  */
 export const KNOWN = [
   {
-    label: 'workbench',
-    reason: "upstream's default workbench (its folder and .cache files, user-templates/, the README copy, coder_workbench, content_raw_path) is not built by this pack yet",
+    label: 'own prose',
+    reason: "the pack's README copy, user templates and workbench rules are in this project's own words (never copied from upstream); both packs write the same files",
     test: (d) =>
-      (d.area === 'files' && /(^|\/)(workbench-default|user-templates|\.cache)(\/|$)|(^|\/)README\.md$/.test(d.path)) ||
-      (d.area === 'sub-agent' && /(^|\.)(coder_workbench|content_raw_path)(\.|\[|$)/.test(d.path)),
+      d.area === 'files' && d.up !== undefined && d.ours !== undefined &&
+      /(^|\/)(README\.md|user-templates\/[^/]+\.md|\.cache\/_(chat|goal|plan|spec)-rules\.md)$/.test(d.path),
   },
 ];
+/**
+ * The run reports that repeat each answer under the info lines of the pack (`last_ai_responses_for_raw.md`,
+ * `last_ai_responses_for_prompt.md`): compared as the prompt file's answers are (see promptView).
+ */
+const ANSWER_REPORTS = /(^|\/)last_ai_responses_for_(raw|prompt)\.md$/;
+/** Where a run's copy of the workspace was: each run has its own, so absolute paths are compared from it. */
+const WORKSPACE_MARK = '<workspace>';
 
 /** `{ about, prompt, aipack_version, documented? }` of a scenario folder, defaults applied. */
 export function loadScenario(dir) {
@@ -175,6 +183,11 @@ export function promptView(text) {
   return `${text.slice(0, at)}${answers.map((a) => `====\n${a}\n`).join('')}`;
 }
 
+/** A report of answers as compared: each answer below its `====` line without the `> ` info lines that head it. */
+export function answersView(text) {
+  return promptView(`====\n${text.replace(/^\n+/, '')}`);
+}
+
 /** Every difference between two observations: `{ area, path, up, ours }`. */
 export function compare(up, ours) {
   const diffs = [];
@@ -184,7 +197,8 @@ export function compare(up, ours) {
     diffs.push({ area: 'exit code', path: '', up: say(up), ours: say(ours) });
   }
   for (const p of [...new Set([...Object.keys(up.files), ...Object.keys(ours.files)])].sort()) {
-    if (up.files[p] !== ours.files[p]) diffs.push({ area: 'files', path: p, up: up.files[p], ours: ours.files[p] });
+    const view = (text) => (ANSWER_REPORTS.test(p) && text !== undefined ? answersView(text) : text);
+    if (view(up.files[p]) !== view(ours.files[p])) diffs.push({ area: 'files', path: p, up: up.files[p], ours: ours.files[p] });
   }
   const [upPrompt, oursPrompt] = [promptView(up.prompt), promptView(ours.prompt)];
   if (upPrompt !== oursPrompt) diffs.push({ area: 'prompt file', path: '', up: upPrompt, ours: oursPrompt });
@@ -235,15 +249,16 @@ export function runScenario(scenario, engine, upstreamDir) {
     const args = ['--import', TSX(), BIN, 'run', scenario.prompt, '--workspace', ws, '--ai', nodePath.join(ws, 'ai.toml')];
     args.push('--aipack-version', scenario.aipackVersion, '--engine', engine, '--write', '--json', '--trace');
     const r = spawnSync(process.execPath, args, { cwd: ws, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } });
+    const local = (text) => String(text ?? '').split(ws).join(WORKSPACE_MARK);
     let json;
     try {
-      json = JSON.parse(r.stdout);
+      json = JSON.parse(local(r.stdout));
     } catch {
       json = undefined;
     }
     const files = snapshot(ws);
-    for (const p of Object.keys(files)) if (CODE_MAP_FILE.test(p)) files[p] = codeMapView(files[p], ws);
-    return { code: r.status ?? -1, json, stderr: r.stderr, files };
+    for (const p of Object.keys(files)) files[p] = CODE_MAP_FILE.test(p) ? codeMapView(files[p], ws) : local(files[p]);
+    return { code: r.status ?? -1, json, stderr: local(r.stderr), files };
   } finally {
     rmSync(ws, { recursive: true, force: true });
   }

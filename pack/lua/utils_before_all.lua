@@ -29,6 +29,7 @@ local function read_prompt(first_input)
   local dir_as_given = PF.dir_as_given(first_input, path)
   -- in every run, before the meta block is read (as upstream): the prompt-local user templates
   W.init_user_templates(dir_as_given)
+  W.init_readme(dir_as_given)
   local first_part, second_part = PF.split(aip.file.load(path).content)
   local meta, inst, err = PF.read_first_part(first_part)
   if err then return nil, err end

@@ -100,45 +100,107 @@ local function save_skip_note(task, lines)
   PF.save_answer(task.run, task.info.num, "====\n" .. table.concat(notes, "\n") .. "\n")
 end
 
-local function path_list(title, paths, note)
-  local lines = { "# " .. title, "" }
-  if note then lines[#lines + 1] = note end
-  if paths[1] == nil then lines[#lines + 1] = "None" end
-  for _, path in ipairs(paths) do lines[#lines + 1] = "- " .. path end
-  return table.concat(lines, "\n") .. "\n"
+-- upstream's list of paths: "- path" lines, "None" when empty.
+local function md_paths(paths)
+  if paths[1] == nil then return "None" end
+  local lines = {}
+  for i, path in ipairs(paths) do lines[i] = "- " .. path end
+  return table.concat(lines, "\n")
+end
+
+-- The structure paths as upstream lists them: sorted by folder then name, each folder once ("- src/") with its
+-- files under it ("  - a.ts"), root files as they are.
+local function md_nested(paths)
+  if paths[1] == nil then return "None" end
+  local entries = {}
+  for _, path in ipairs(paths) do
+    local dir, name = path:match("^(.*)/([^/]*)$")
+    entries[#entries + 1] = { dir = dir or "", name = name or path }
+  end
+  table.sort(entries, function(a, b)
+    if a.dir ~= b.dir then return a.dir < b.dir end
+    return a.name < b.name
+  end)
+  local lines, current = {}, nil
+  for _, e in ipairs(entries) do
+    if e.dir == "" or e.dir == "." then
+      lines[#lines + 1] = "- " .. e.name
+      current = nil
+    else
+      local dir = e.dir .. "/"
+      if dir ~= current then
+        lines[#lines + 1] = "- " .. dir
+        current = dir
+      end
+      if e.name ~= "" then lines[#lines + 1] = "  - " .. e.name end
+    end
+  end
+  return "(Only file paths, not their content)\n\n" .. table.concat(lines, "\n")
+end
+
+-- The paths of `all` that the pinned globs list (`globs`, listed from `base`), in the order of `all`.
+local function pinned_among(all, globs, base)
+  if type(globs) ~= "table" or globs[1] == nil then return {} end
+  local pinned = {}
+  for _, path in ipairs(F.paths(F.list(globs, base))) do pinned[path] = true end
+  local out = {}
+  for _, path in ipairs(all) do
+    if pinned[path] then out[#out + 1] = path end
+  end
+  return out
+end
+
+-- A section of files sent with their content, as upstream writes it: nothing when there is none, else all of
+-- them, then (for information) those the `_pre` and `_post` globs brought.
+local function sent_section(title, all, pre, post)
+  if all[1] == nil then return "" end
+  local text = "# " .. title .. "\n\n## All resolve files(sent to AI with content, in this order)\n\n" .. md_paths(all) .. "\n\n"
+  if pre and pre[1] ~= nil then
+    text = text .. "## Pre (just for info, included in the All resolved files above)\n\n" .. md_paths(pre) .. "\n\n"
+  end
+  if post and post[1] ~= nil then
+    text = text .. "## Post (just for info, included in the All resolved files above)\n\n" .. md_paths(post) .. "\n\n"
+  end
+  return text
 end
 
 -- `# Explicit Code-map Selections`: per code map the prompt named, the files auto-context picked from it.
 local function explicit_selections(params)
   local groups = U.nil_if_null(params and params.explicit_code_map_selections)
-  if type(groups) ~= "table" or groups[1] == nil then return nil end
-  local lines = { "# Explicit Code-map Selections", "" }
+  if type(groups) ~= "table" or groups[1] == nil then return "" end
+  local text = "# Explicit Code-map Selections\n\n"
   for _, g in ipairs(groups) do
-    lines[#lines + 1] = "## " .. (g.category == "knowledge" and "Knowledge" or "Context") .. " Map: " .. tostring(g.map_path)
-    lines[#lines + 1] = ""
+    text = text .. "## " .. (g.category == "knowledge" and "Knowledge" or "Context") .. " Map: " .. tostring(g.map_path) .. "\n\n"
     local selected = U.nil_if_null(g.selected_files) or {}
-    if selected[1] == nil then lines[#lines + 1] = "None" end
-    for _, p in ipairs(selected) do lines[#lines + 1] = "- " .. p end
-    lines[#lines + 1] = ""
+    if selected[1] == nil then text = text .. "None\n" end
+    for _, p in ipairs(selected) do text = text .. "- " .. p .. "\n" end
+    text = text .. "\n"
   end
-  return table.concat(lines, "\n")
+  return text
 end
 
--- Appends the task's file lists to .cache/last_prompt_file_paths.md (one block per task, in completion order).
+-- Appends the task's file lists to the report `last_prompt_file_paths.md`, in upstream's layout (aipack-ai/packs-pro
+-- pro/coder/main.aip): one block per task, in completion order.
 local function report_files(task, attachments, context, working, data_refs)
-  local parts = { "====\n\n" .. U.task_label(task.info) .. "\n" }
+  local settings = task.settings
+  local text = "\n====\nfile_content_mode: " .. tostring(settings.file_content_mode) .. "\n\n"
   if attachments then
-    local sources = {}
-    for i, att in ipairs(attachments) do sources[i] = att.file_source end
-    parts[#parts + 1] = path_list("Attachments", sources)
+    text = text .. "# Attachments\n"
+    for _, att in ipairs(attachments) do text = text .. "\n- " .. tostring(att.file_source) end
+    text = text .. "\n\n"
   end
-  parts[#parts + 1] = path_list("Knowledge Files", F.paths(task.files.knowledge))
-  parts[#parts + 1] = path_list("Context Files", F.paths(context))
-  parts[#parts + 1] = explicit_selections(task.params)
-  parts[#parts + 1] = path_list("Working Files", F.paths(working))
-  if data_refs[1] ~= nil then parts[#parts + 1] = path_list("Workbench Data Files", F.paths(data_refs)) end
-  parts[#parts + 1] = path_list("Structure Files", F.paths(task.files.structure), "(Only file paths, not their content)")
-  aip.file.append(task.run.reports.files, table.concat(parts, "\n") .. "\n")
+  local knowledge = F.paths(task.files.knowledge)
+  local context_paths = F.paths(context)
+  text = text .. sent_section("Knowledge Files", knowledge,
+    pinned_among(knowledge, settings.knowledge_globs_pre, nil), pinned_among(knowledge, settings.knowledge_globs_post, nil))
+  text = text .. sent_section("Context Files", context_paths,
+    pinned_among(context_paths, settings.context_globs_pre, settings.base_dir),
+    pinned_among(context_paths, settings.context_globs_post, settings.base_dir))
+  text = text .. explicit_selections(task.params)
+  text = text .. sent_section("Workbench Data Files", F.paths(data_refs))
+  text = text .. "# Working Files\n\n" .. md_paths(F.paths(working)) .. "\n\n"
+  text = text .. "# Structure Files\n\n" .. md_nested(F.paths(task.files.structure)) .. "\n\n"
+  aip.file.append(task.run.reports.files, text)
 end
 
 -- "2026-02-02T20:20:00-08:00 (Monday)" when this AIPack has both aip.time functions.

@@ -2,7 +2,8 @@
 -- The coder prompt file: where it is, how it is split and read, and how answers are written back.
 --
 -- Layout: meta block + instruction, a line "====", then this run's answers, one block per task.
--- Each task saves its block (answer, or why it was skipped) in <prompt_dir>/.cache/answers/task-<n>.md.
+-- Each task saves its block (answer, or why it was skipped) in <prompt_dir>/.cache/answers/task-<n>.md, which After
+-- All reads and deletes.
 -- Tasks may finish in any order (input_concurrency), so only After All writes the prompt file: the part
 -- above "====" plus the blocks in task order, in a single write.
 
@@ -177,10 +178,11 @@ function M.sync(run, keep_previous)
     if aip.path.exists(path) then
       local block = U.trim(aip.file.load(path).content)
       if block ~= "" then blocks[#blocks + 1] = block end
+      -- the slots only carry the blocks to this write: once read they go, so a run leaves no file upstream's does not
+      aip.file.delete(path)
     end
   end
   if blocks[1] == nil then return end
-  if run.reports then aip.file.save(run.reports.for_prompt, table.concat(blocks, "\n\n") .. "\n") end
   local text = U.trim_end(run.first_part) .. "\n\n" .. table.concat(blocks, "\n\n") .. "\n"
   if keep_previous then
     -- The prompt file is only written here, so its part below "====" is still the one the run started with.

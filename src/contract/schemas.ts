@@ -1,5 +1,6 @@
 /**
- * The `sub_agents` contract (pack/SUB_AGENTS.md), stated once, as zod schemas.
+ * The `sub_agents` contract (pack/SUB_AGENTS.md), stated once, as zod schemas over its constants (constants.ts)
+ * and with its message templates (message-templates.ts); this module exports all three.
  *
  * Everything else is derived from these definitions: the TS checks (check.ts, through spec.ts), the generated
  * Lua module `sub_agent_contract.lua` (lua-gen.ts) and the JSON Schemas (json-schema.ts).
@@ -11,121 +12,11 @@
  * - `x-exclusive-with` on a response field: another field that cannot be given together with it.
  */
 import { z } from 'zod';
+import { DEFAULT_ENABLED, DEFAULT_STAGES, EVENT_FORM_STAGES, STAGES, type SubAgentStage } from './constants.ts';
 
-// ---------------------------------------------------------------------------------------------------------------
-// Constants
-
-export const STAGES = ['pre', 'pre_task', 'post_task', 'post'] as const;
-export type SubAgentStage = (typeof STAGES)[number];
-
-/** A stage run executes at most this many sub-agents (section 3). */
-export const MAX_STEPS = 100;
-/** Sub-agents need this AIPack version or above (section 4). */
-export const MIN_AIPACK_VERSION = '0.8.15';
-
-/** Defaults filled in by normalisation (section 1). */
-export const DEFAULT_ENABLED = true;
-export const DEFAULT_STAGES: readonly SubAgentStage[] = ['pre'];
-
-/**
- * The events the pack sends (section 7) and the stage that sends each. An entry giving `on` is in the event form:
- * it runs when an event it listens to is dispatched, by upstream pro@coder's rules. Other events are the ones
- * sub-agents emit (`emit_events`).
- */
-export const EVENT_STAGES = { start: 'pre', end: 'post' } as const satisfies Record<string, SubAgentStage>;
-export type CoderEvent = keyof typeof EVENT_STAGES;
-export const EVENTS = Object.keys(EVENT_STAGES) as CoderEvent[];
-/** Stages in which event-form entries run (those that send an event). */
-export const EVENT_FORM_STAGES = ['pre', 'post'] as const satisfies readonly SubAgentStage[];
-
-/** At most this many dispatches (the sent event, then each emitted one) per stage run, as upstream (section 7). */
-export const MAX_DISPATCHES = 100;
-/** A post sub-agent may ask for at most this many new runs of the coder (`coder_redo`), as upstream. */
-export const MAX_REDOS = 20;
-/** Keys removed from an event-form response's coder_params before the merge, as upstream. */
-export const EVENT_PARAMS_CLEARED = ['auto_context', 'chat', 'sub_agents'] as const;
-/** Glob params an event-form input always carries ({} when absent), as upstream's pipeline sets them. */
-export const EVENT_GLOB_DEFAULT_KEYS = [
-  'context_globs',
-  'structure_globs',
-  'knowledge_globs',
-  'context_globs_pre',
-  'context_globs_post',
-  'knowledge_globs_pre',
-  'knowledge_globs_post',
-] as const;
-/** Upstream's workbench entries: a root key there, not a sub-agent, so never accepted in `sub_agents`. */
-export const WORKBENCH_AGENT_NAMES = ['pro@coder/workbench', 'pro@coder/dev'] as const;
-/** Sent at pre once the `start` queue is done, to event-form entries only, as upstream's workbench sends it. */
-export const WORKBENCH_DONE_EVENT = 'workbench::done';
-
-/**
- * The keys each built-in sub-agent reads from its own entry (docs/builtins.md): on its entry they are settings,
- * not typos, whatever the entry's form.
- */
-export const BUILTIN_ENTRY_KEYS = {
-  'pro@coder/code-map': ['globs', 'named_maps', 'model', 'cache_dir', 'base_dir', 'include_kinds', 'input_concurrency', 'max_file_size_kb'],
-  'pro@coder/auto-context': [
-    'model', 'code_map_model', 'mode', 'knowledge', 'include_kinds', 'input_concurrency', 'code_map_input_concurrency',
-    'helper_globs', 'cache_explicit', 'max_file_size_kb',
-  ],
-  'pro@coder/auto-fix': ['failures', 'model', 'max_retries'],
-} as const satisfies Record<string, readonly string[]>;
-
-/** Glob params set to {} before `pre` when absent, so a sub-agent can append without nil checks (section 2). */
-export const GLOB_DEFAULT_KEYS = ['context_globs', 'structure_globs', 'knowledge_globs'] as const;
-
-/** The response fields each stage adopts from a success (section 3); everything else is ignored there. */
-export const STAGE_ADOPTS = {
-  pre: ['coder_params', 'coder_prompts'],
-  pre_task: ['coder_params', 'coder_prompts'],
-  post_task: ['coder_response'],
-  post: [],
-} as const satisfies Record<SubAgentStage, readonly string[]>;
-
-/**
- * The coder params (meta block keys) the pack knows. `supported`: read by the pack. `not_implemented`: an
- * upstream pro@coder key this pack accepts but does not act on (the pack prints a warning naming it; the harness
- * warns), unless it is switched off (`false`, or a table with `enabled = false`). Any other key is unknown: the
- * pack and the harness warn, `--strict` fails the case.
- */
-export const CODER_PARAM_KEYS = {
-  supported: [
-    'knowledge_globs',
-    'knowledge_globs_pre',
-    'knowledge_globs_post',
-    'base_dir',
-    'context_globs',
-    'context_globs_pre',
-    'context_globs_post',
-    'structure_globs',
-    'working_globs',
-    'input_concurrency',
-    'write_mode',
-    'file_content_mode',
-    'model',
-    'temperature',
-    'top_p',
-    'model_aliases',
-    'max_size_kb',
-    'max_files_size_kb',
-    'cache_explicit',
-    'suggest_git_commit',
-    'default_language',
-    'attachments',
-    'sub_agents',
-    'auto_context',
-    'auto_fix',
-    'max_file_size_kb',
-    'record',
-    'workbench',
-    'dev',
-    'workbench_data_globs',
-    'udiffx_inst_debug',
-    'explicit_code_map_selections',
-  ],
-  not_implemented: {} as Record<string, string>,
-} as const;
+// the contract's constants and message templates, each in its own file, are part of it
+export * from './constants.ts';
+export * from './message-templates.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Building blocks
@@ -478,88 +369,6 @@ export const ResponseSchema = z
     }),
   })
   .meta({ title: 'sub-agent response' });
-
-// ---------------------------------------------------------------------------------------------------------------
-// Sections 3 and 4: message templates. `{name}` placeholders are filled by messages.ts (TS) and by the generated
-// Lua (`fill`), from these same strings.
-
-export const MESSAGE_TEMPLATES = {
-  failed: 'Sub-agent [{name}] failed: {error}',
-  failedDetails: '\nDetails: {details}',
-  noErrorMsg: 'no error_msg given',
-  invalid: 'Sub-agent [{name}] returned an invalid response: {what}',
-  raised: 'Sub-agent [{name}] failed: {error}',
-  stepCap: 'Sub-agent pipeline exceeded {max} steps in stage {stage}',
-  version: 'Sub-agents require AIPack {min} or above (current: {current})',
-  notFound: 'Sub-agent [{name}] not found: {path} does not exist (a name is a path from the workspace root; checked before the run, before any model call)',
-  notFoundOutside:
-    'Sub-agent [{name}] not found: {path} is outside the workspace ({workspace}): it does not exist, or this runtime does not read there (the simulator reads agents only inside the workspace and the packs; a name is a path from the workspace root)',
-  /** pack and harness warnings (run time; --strict fails them in contract tests) */
-  unknownEntryKey:
-    "{label}: unknown key '{key}' (kept, the agent reads it as input.agent_config.{key}; put an agent's own settings under config = { ... }, which is never warned about)",
-  droppedParams:
-    'Sub-agent [{name}] returned coder_params without {keys}: in the stage form the returned table replaces the params, so they are gone (written for upstream pro@coder, whose coder_params are merged? give its entry on = "start")',
-  /** event form (upstream's wording where upstream has one) */
-  unknownError: 'Unknown error',
-  notTableEvent: 'Sub-agent [{name}] failed: invalid response type, expected table or nil',
-  dispatchCap: 'Sub-agent pipeline exceeded max steps ({max}).',
-  workbenchEntry:
-    'Unsupported workbench sub-agent `{name}` configured in `sub_agents`: the workbench is the root key `workbench:`, not a sub-agent',
-  redoRequested: 'Post-stage sub-agent requested a coder rerun.\n\nRedo count: {count}\nCap: {max}\n\nStarting a new coder run.',
-  redoCapReached:
-    'Post-stage sub-agent requested a coder rerun, but the redo cap was reached.\n\nRedo count: {count}\nCap: {max}\n\nNo additional coder rerun will be started.',
-  redoUncounted:
-    'Post-stage sub-agent requested a coder rerun, but this AIPack ({current}) has no CTX.RUN_FLOW_REDO_COUNT (0.8.22 and above) to cap the reruns: no rerun is started',
-  unknownEntryKeyNear: "{label}: unknown key '{key}' (did you mean '{near}'? kept, the agent reads it as input.agent_config.{key})",
-  eventNeverSent:
-    "{label} ({name}) listens to '{event}', which the pack never sends (it sends 'start' and 'end'; a sub-agent emits events named 'ns::event'): it never runs{hint}",
-  eventNotListened: "Sub-agent [{name}] emitted '{event}', which no entry listens to: nothing runs for it{hint}",
-  didYouMean: " (did you mean '{near}'?)",
-  unknownParam: "unknown prompt parameter '{key}': it is ignored",
-  notImplementedParam: "prompt parameter '{key}' is not supported by this pack ({why}): it is ignored",
-  /**
-   * Lax forms: upstream pro@coder accepts them and so does this pack, doing what upstream does, with one warning
-   * naming the entry and the stricter form (the event form's rule, section 7).
-   */
-  laxOnEmpty: '{label} ({name}): on = [] lists no event; upstream pro@coder runs it at start, and so does this pack (write on = "start")',
-  laxOnBlank: '{label} ({name}): on lists an empty event name; upstream pro@coder drops it, and so does this pack (write on = {events})',
-  laxEmitString:
-    'Sub-agent [{name}] returned emit_events as a string: upstream pro@coder ignores it, and so does this pack: nothing is emitted (write emit_events = {list})',
-  laxEmitBlank: 'Sub-agent [{name}] returned an empty name in emit_events: upstream pro@coder drops it, and so does this pack (write emit_events = {list})',
-  laxEndParams:
-    'Sub-agent [{name}] returned {keys} at end: upstream pro@coder merges them into what the later end sub-agents receive, and so does this pack; nothing else changes (return them at start to change the run)',
-  laxAutoContextEmpty:
-    'auto-context: {what}: upstream pro@coder takes it as an empty selection, and so does this pack (the model should answer <{tag}>["path", ...]</{tag}>)',
-  laxAutoContextOutside:
-    'auto-context: the answer selects {paths}, not among the candidates it was shown: upstream pro@coder includes them, and so does this pack (select only listed files)',
-} as const;
-
-/** The message keys of the lax forms (they are printed as `WARNING: <message>`). */
-export type LaxMessage = Extract<keyof typeof MESSAGE_TEMPLATES, `lax${string}`>;
-
-/** Wording of validation messages that no field definition carries. */
-export const CHECK_TEMPLATES = {
-  /** a `sub_agents` value that is not a list */
-  notList: '{label} must be a list of agent names or tables',
-  /** an entry that is neither a string nor a table */
-  badEntry: '{label}: must be an agent name or a table, got {got}',
-  /** any other problem of one entry */
-  entry: '{label}: {what}',
-  /** the response itself is not a table */
-  notTable: 'response must be a table, got {got}',
-  /** a value of the wrong type */
-  type: '{path} must be {expected}, got {got}',
-  /** what `got` says for a table that is not a list */
-  gotNonList: 'table (not a list)',
-  /** what `got` says for an empty string where a non-empty one is required */
-  gotEmptyString: 'empty string',
-  /** what `got` says for a string outside an enum */
-  gotString: '"{value}"',
-  /** a list that must not be empty */
-  empty: '{path} must not be empty',
-  /** two fields that exclude each other */
-  exclusive: '{other} and {path} cannot both be given',
-} as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Types

@@ -12,6 +12,7 @@
  *
  * Positions are 0-based offsets into the subject bytes; `null` is "no match", as in fengari.
  */
+import { isdigit, matchClass } from './pattern-classes.ts';
 
 export type PatternDialect = '5.3' | '5.4';
 
@@ -41,36 +42,6 @@ const MAXCAPTURES = 32;
 const STEP_CHUNK = 4096;
 
 const L_ESC = 37; // '%'
-
-const isalpha = (c: number) => (97 <= c && c <= 122) || (65 <= c && c <= 90);
-const isdigit = (c: number) => 48 <= c && c <= 57;
-const iscntrl = (c: number) => (0 <= c && c <= 0x1f) || c === 0x7f;
-const isgraph = (c: number) => 33 <= c && c <= 126;
-const islower = (c: number) => 97 <= c && c <= 122;
-const isupper = (c: number) => 65 <= c && c <= 90;
-const isalnum = (c: number) => isalpha(c) || isdigit(c);
-const ispunct = (c: number) => isgraph(c) && !isalnum(c);
-const isspace = (c: number) => c === 32 || (c >= 9 && c <= 13);
-const isxdigit = (c: number) => isdigit(c) || (65 <= c && c <= 70) || (97 <= c && c <= 102);
-
-function matchClass(c: number, cl: number): boolean {
-  let res: boolean;
-  switch (cl | 32) {
-    case 97: res = isalpha(c); break; // a
-    case 99: res = iscntrl(c); break; // c
-    case 100: res = isdigit(c); break; // d
-    case 103: res = isgraph(c); break; // g
-    case 108: res = islower(c); break; // l
-    case 112: res = ispunct(c); break; // p
-    case 115: res = isspace(c); break; // s
-    case 117: res = isupper(c); break; // u
-    case 119: res = isalnum(c); break; // w
-    case 120: res = isxdigit(c); break; // x
-    case 122: res = c === 0; break; // z (deprecated, still in both engines)
-    default: return cl === c;
-  }
-  return isupper(cl) ? !res : res;
-}
 
 class MatchState {
   level = 0;

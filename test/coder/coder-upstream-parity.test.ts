@@ -5,6 +5,7 @@
  * written as an upstream user writes one), run here with this pack alone (scripts/oracle.mjs compares them with
  * upstream's pack).
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { completed, runCoder, type CoderRun } from '../helpers/coder.ts';
@@ -123,6 +124,17 @@ describe("the post input in upstream's shape", () => {
     expect(res.deferred_failure_report).toBe(false);
     expect(res.auto_fix).toEqual({ enabled: false, max_retries: 6, base_eligible: false, single_task: true, eligible: false });
     expect(res).not.toHaveProperty('auto_fix_result');
+  });
+});
+
+describe('what the run leaves in the prompt folder, as upstream', () => {
+  it("copies the pack's README into it and leaves no answer slot behind", () => {
+    const r = scenario('event-start-end');
+    completed(r);
+    const readme = readFileSync(fileURLToPath(new URL('../../pack/README.md', import.meta.url)), 'utf8');
+    expect(r.file('prompt/README.md')).toBe(readme);
+    const { created } = r.sim.vfs.changes();
+    expect(created.filter((p) => p.includes('/answers/'))).toEqual([]);
   });
 });
 

@@ -22,9 +22,12 @@ describe("upstream's current template (no base_dir, udiffx, pins, cache_explicit
     completed(r);
     expect(r.promptFile).toBe(DEFAULT_PROMPT);
     const files = cacheFile(r, 'last_prompt_file_paths.md')!;
-    expect(files).toContain('# Knowledge Files\n\n- docs/conventions.md\n');
+    // upstream's layout: all the files sent, then (for information) those the _pre / _post globs brought
+    expect(files).toContain('# Knowledge Files\n\n## All resolve files(sent to AI with content, in this order)\n\n- docs/conventions.md\n');
     // context_globs, then context_globs_post
-    expect(files).toContain('# Context Files\n\n- src/greet.ts\n- src/math.ts\n- docs/plan.md\n');
+    expect(files).toContain(
+      '# Context Files\n\n## All resolve files(sent to AI with content, in this order)\n\n- src/greet.ts\n- src/math.ts\n- docs/plan.md\n\n## Post (just for info, included in the All resolved files above)\n\n- docs/plan.md\n\n',
+    );
   });
 
   it('warns about none of the template keys: `workbench:` with its keys commented out is null, the default workbench (auto_context is switched off there)', () => {
@@ -156,7 +159,8 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
     expect(sent).not.toContain('<<<<<<< SEARCH');
     expect(parts.some((p) => p.content.includes('assume Python'))).toBe(true); // default_language
     expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('# Attachments\n\n- prompts/seed/mockup.png\n');
-    expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('(Only file paths, not their content)\n- src/greet.ts\n- src/math.ts\n');
+    // structure paths grouped by folder, as upstream lists them
+    expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('# Structure Files\n\n(Only file paths, not their content)\n\n- src/\n  - greet.ts\n  - math.ts\n\n');
   });
 
   it('writes the answer without its file blocks below ====, and keeps the part above as it was', () => {
@@ -168,7 +172,9 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
     expect(answer).toContain("> FAILED: src/greet.ts: FILE_PATCH: 1 of 2 hunks failed to apply for 'src/greet.ts'");
     expect(answer).toContain('Documented the math helpers; greet could not be matched.');
     expect(answer).not.toContain('FILE_CHANGES');
-    expect(cacheFile(r, 'last_ai_responses_for_prompt.md')!.trim()).toBe(`====\n${answer.trim()}`);
+    // the answers report keeps the text around the change block as it is (upstream's extruded answer)
+    const collapse = (t: string) => t.trim().replace(/\n{3,}/g, '\n\n');
+    expect(collapse(cacheFile(r, 'last_ai_responses_for_prompt.md')!)).toBe(collapse(`====\n${answer}`));
   });
 });
 

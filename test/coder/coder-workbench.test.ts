@@ -55,7 +55,7 @@ describe('a workbench with chat, goal, plan and data; AIP_TO_PIN in the answer',
     expect(prompt).toContain(`The workbench of this prompt is the folder \`${WB}\``);
     expect(prompt).toContain(`- \`plan.md\`: \`${WB}/plan.md\``);
     expect(r.file('prompts/wb/workbench-default/.cache/last_prompt_file_paths.md')).toContain(
-      '# Workbench Data Files\n\n- prompts/wb/workbench-default/data/notes.md\n',
+      '# Workbench Data Files\n\n## All resolve files(sent to AI with content, in this order)\n\n- prompts/wb/workbench-default/data/notes.md\n',
     );
   });
 

@@ -15,7 +15,8 @@ import { PATTERN_ROUTE_STEPS } from '../../src/engine/pattern.ts';
 // the properties count their runs (1,500 on random patterns): on a loaded machine they take minutes, not 30 s
 vi.setConfig({ testTimeout: 600_000 });
 
-function state(patternRouteSteps: number, out: string[], limits = createLimits(2_000_000_000)): LuaState {
+// no run deadline: these states serve a whole property (1,500 runs), whose wall time is the machine's, not a run's
+function state(patternRouteSteps: number, out: string[], limits = createLimits(2_000_000_000, undefined, 0)): LuaState {
   return testEngine.createState({
     limits,
     budget: 2_000_000_000,
@@ -133,7 +134,7 @@ describe(`which calls the step-counting matcher takes (${ENGINE_NAME})`, () => {
   const SUBJECT = '("w+ w) word "):rep(90000)';
   const BYTES = 11 * 90000;
   const used = (pattern: string) => {
-    const limits = createLimits(1e12);
+    const limits = createLimits(1e12, undefined, 0);
     state(PATTERN_ROUTE_STEPS, [], limits).exec(`local big = ${SUBJECT} local r = string.gsub(big, ${lq(pattern)}, "%0")`, '=case');
     return limits.used;
   };

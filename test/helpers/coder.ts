@@ -114,7 +114,8 @@ export function runCoder(promptDir?: string, options: RunCoderOptions = {}): Cod
   }
   const promptFile = promptDir === undefined ? DEFAULT_PROMPT : `${promptDir}/coder-prompt.md`;
   const promptDirRel = nodePath.posix.dirname(promptFile);
-  const bookkeeping = [`${promptDirRel}/.cache/`, `${promptDirRel}/user-templates/`, `${promptDirRel}/workbench-default/.cache/`];
+  // what the pack makes in every run (as upstream): the reports, the user templates, the README copy
+  const bookkeeping = [`${promptDirRel}/.cache/`, `${promptDirRel}/user-templates/`, `${promptDirRel}/workbench-default/.cache/`, `${promptDirRel}/README.md`];
   const calls = sim.trace.of('agent_call').map((e: Extract<TraceEvent, { kind: 'agent_call' }>): SubAgentCall => {
     const input = asTable(e.inputs[0]);
     return {

@@ -32,6 +32,7 @@ interface Row {
 const o = oracle as {
   compare(up: Observation, ours: Observation): Diff[];
   classify(diffs: Diff[], scenario: Partial<Scenario>): { status: string; known: string[]; diffs: Diff[] };
+  answersView(text: string): string;
   promptView(text: string): string;
   codeMapView(text: string, workspace: string): string;
   filesSent(prompt: string): string[];
@@ -92,13 +93,27 @@ describe('the oracle compares what a user sees', () => {
     ]);
   });
 
-  it("lists a difference the missing workbench explains as known, a documented scenario's as documented", () => {
-    const wb = { area: 'files', path: 'prompt/workbench-default/.cache/last_prompt_file_paths.md', up: 'x', ours: undefined };
+  it("lists only the pack's own prose as known (both packs write the file), a documented scenario's differences as documented", () => {
+    const prose = { area: 'files', path: 'prompt/workbench-default/.cache/_chat-rules.md', up: 'their words', ours: 'our words' };
+    const readme = { area: 'files', path: 'prompt/README.md', up: 'theirs', ours: 'ours' };
+    expect(o.classify([prose, readme], {})).toMatchObject({ status: 'known', known: ['own prose'], diffs: [] });
+    // a file one pack does not write, a report and a workbench input are differences
+    const missing = { area: 'files', path: 'prompt/README.md', up: 'theirs', ours: undefined };
+    const report = { area: 'files', path: 'prompt/workbench-default/.cache/last_prompt_file_paths.md', up: 'x', ours: 'y' };
     const input = { area: 'sub-agent', path: 'call 1 (a) input.coder_workbench', up: {}, ours: undefined };
-    expect(o.classify([wb, input], {})).toMatchObject({ status: 'known', known: ['workbench'], diffs: [] });
+    expect(o.classify([missing, report, input], {})).toMatchObject({ status: 'differs', diffs: [missing, report, input] });
     const other = { area: 'exit code', path: '', up: 0, ours: 1 };
-    expect(o.classify([wb, other], {})).toMatchObject({ status: 'differs', known: ['workbench'], diffs: [other] });
+    expect(o.classify([prose, other], {})).toMatchObject({ status: 'differs', known: ['own prose'], diffs: [other] });
     expect(o.classify([other], { documented: 'on purpose' })).toMatchObject({ status: 'documented', diffs: [other] });
+  });
+
+  it('compares the answers reports as the prompt file, without the info lines, and nothing else of them', () => {
+    const file = 'prompt/workbench-default/.cache/last_ai_responses_for_raw.md';
+    const up = obs({ files: { [file]: '====\n>   Info: Duration: 0ms\n>  Model: m\n\nDone.\n\n' } });
+    const ours = obs({ files: { [file]: '====\n> Task 1/1 | Model: m\n\nDone.\n\n' } });
+    expect(o.compare(up, ours)).toEqual([]);
+    const other = obs({ files: { [file]: '====\n> Task 1/1 | Model: m\n\nDone!\n\n' } });
+    expect(o.compare(up, other).map((d) => d.path)).toEqual([file]);
   });
 
   it("compares the prompt file's answers without the info lines each pack writes in its own words", () => {
@@ -133,7 +148,7 @@ const UPSTREAM = process.env.CODER_SUBAGENTS_UPSTREAM;
 
 describe.skipIf(!UPSTREAM)('every scenario against upstream pro@coder (skipped: set CODER_SUBAGENTS_UPSTREAM to a checkout of pro/coder)', () => {
   it(
-    'agrees on both engines, except the differences the missing workbench explains and the documented choices',
+    "agrees on both engines, except the pack's own prose and the documented choices",
     () => {
       const engines = ['fengari', 'lua54'];
       const rows = o.runOracle({ upstream: nodePath.resolve(UPSTREAM!), scenariosDir: SCENARIOS, engines });

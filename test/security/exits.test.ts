@@ -1,7 +1,11 @@
 // Attacks 16-18: every failure exits non-zero with a one-line cause, --json always prints its object.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { afterAll, arena, type Arena } from './helpers.ts';
+import { HANG_TEST_MS } from '../helpers/hang-guard.ts';
+
+// each test spawns the CLI: its start alone takes tens of seconds on a loaded machine, and none is about speed
+vi.setConfig({ testTimeout: HANG_TEST_MS });
 
 let a: Arena;
 beforeEach(() => (a = arena()));
