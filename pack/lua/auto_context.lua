@@ -172,41 +172,9 @@ local function listed(globs, base_dir, kinds)
   return paths
 end
 
+-- One mapped file as upstream describes it to its model: path, Summary, When To Use, then Types, Functions and
+-- Topics when given; the block ends with a newline.
 local function describe(entry)
-  local lines = { "- " .. entry.file_path, "    - Summary: " .. tostring(entry.summary or "") }
-  local kind = U.nil_if_null(entry.kind)
-  if kind ~= nil and kind ~= "text" then lines[#lines + 1] = "    - Kind: " .. tostring(kind) .. " (sent as an attachment)" end
-  lines[#lines + 1] = "    - When To Use: " .. tostring(U.nil_if_null(entry.when_to_use) or "")
-  local topics = U.nil_if_null(entry.topics)
-  if type(topics) == "table" and topics[1] ~= nil then lines[#lines + 1] = "    - Topics: " .. table.concat(topics, ", ") end
-  local types, functions = U.nil_if_null(entry.public_types), U.nil_if_null(entry.public_functions)
-  if type(types) == "table" and types[1] ~= nil then lines[#lines + 1] = "    - Types: " .. table.concat(types, ", ") end
-  if type(functions) == "table" and functions[1] ~= nil then
-    lines[#lines + 1] = "    - Functions: " .. table.concat(functions, ", ")
-  end
-  return table.concat(lines, "\n")
-end
-
---- The candidates of one map: { paths (sorted), text (one description per mapped file) }. A listed file
--- without a map entry (too large, or not summarized) is not offered. Entries are keyed by workspace path.
-function M.candidates(globs, base_dir, map_path, kinds)
-  if map_path == nil then return { paths = {}, text = "" } end
-  local file_map = CM.load(map_path).file_map
-  local paths, blocks = {}, {}
-  for _, path in ipairs(listed(globs, base_dir, kinds)) do
-    local entry = file_map[base_dir and aip.path.join(base_dir, path) or path]
-    if type(entry) == "table" then
-      paths[#paths + 1] = path
-      local shown = U.deep_copy(entry)
-      shown.file_path = path
-      blocks[#blocks + 1] = describe(shown)
-    end
-  end
-  return { paths = paths, text = table.concat(blocks, "\n\n") }
-end
-
--- One entry of a named map as upstream describes it: path, Summary, When To Use, then Types, Functions, Topics.
-local function map_entry_lines(entry)
   local lines = { "- " .. entry.file_path, "    - Summary: " .. tostring(U.nil_if_null(entry.summary) or ""),
     "    - When To Use: " .. tostring(U.nil_if_null(entry.when_to_use) or "") }
   for _, pair in ipairs({ { "Types", entry.public_types }, { "Functions", entry.public_functions }, { "Topics", entry.topics } }) do
@@ -214,6 +182,45 @@ local function map_entry_lines(entry)
     if type(list) == "table" and list[1] ~= nil then lines[#lines + 1] = "    - " .. pair[1] .. ": " .. table.concat(list, ", ") end
   end
   return table.concat(lines, "\n") .. "\n"
+end
+
+local function entry_mtime(entry)
+  local mtime = U.nil_if_null(entry.mtime)
+  if type(mtime) == "number" then return mtime end
+  return 0
+end
+
+--- The candidates of one map: { paths, text (one description per mapped file, each followed by a blank line),
+-- listed (how many files the globs list), map_keys (the map's keys, sorted) }. A listed file without a map entry
+-- (too large, or not summarized) is not offered. Entries are keyed by workspace path and ordered oldest first,
+-- then by path, as upstream orders them (a prompt cache keeps the unchanged files at the front).
+function M.candidates(globs, base_dir, map_path, kinds)
+  local files = listed(globs, base_dir, kinds)
+  if map_path == nil then return { paths = {}, text = "", listed = #files, map_keys = {} } end
+  local file_map = CM.load(map_path).file_map
+  local found = {}
+  for _, path in ipairs(files) do
+    local entry = file_map[base_dir and aip.path.join(base_dir, path) or path]
+    if type(entry) == "table" then
+      local shown = U.deep_copy(entry)
+      shown.file_path = path
+      found[#found + 1] = shown
+    end
+  end
+  table.sort(found, function(a, b)
+    local ma, mb = entry_mtime(a), entry_mtime(b)
+    if ma ~= mb then return ma < mb end
+    return a.file_path < b.file_path
+  end)
+  local paths, blocks = {}, {}
+  for i, shown in ipairs(found) do
+    paths[i] = shown.file_path
+    blocks[i] = describe(shown) .. "\n"
+  end
+  local keys = {}
+  for key in pairs(file_map) do keys[#keys + 1] = key end
+  table.sort(keys)
+  return { paths = paths, text = table.concat(blocks), listed = #files, map_keys = keys }
 end
 
 --- The code maps a prompt names in context_globs / knowledge_globs, in that order: one group each
@@ -236,7 +243,7 @@ function M.explicit_groups(config)
       if U.nil_if_null(shown.kind) == nil then shown.kind = W.file_kind(source) end
       paths[#paths + 1] = shown.file_path
       kinds[shown.file_path] = shown.kind
-      blocks[#blocks + 1] = map_entry_lines(shown)
+      blocks[#blocks + 1] = describe(shown)
     end
     local stem = CM.cache_stem(map_path)
     local cache_file_name = stem .. ".md"
@@ -276,18 +283,96 @@ function M.with_groups(candidates, groups, category)
   return { paths = paths, text = U.trim(table.concat(text, "\n\n")) }
 end
 
+-- A description file in upstream's layout: title, the detected and mapped counts, the code map as given (when
+-- there is one), whether the descriptions were sent, then the descriptions (or `fallback`, or "None").
+local function save_descriptions(path, d)
+  local lines = { "# " .. d.title, "", "Detected files: " .. d.detected, "Mapped descriptions: " .. d.mapped }
+  if is_text(d.code_map) then lines[#lines + 1] = "Code map: " .. d.code_map end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = d.sent and "## Descriptions Sent to AI" or "## Descriptions Not Sent to AI"
+  lines[#lines + 1] = ""
+  local body = d.text
+  if type(body) ~= "string" or not body:find("%S") then body = d.fallback end
+  if type(body) ~= "string" or not body:find("%S") then body = "None" end
+  lines[#lines + 1] = body
+  aip.file.save(path, table.concat(lines, "\n") .. "\n")
+end
+
 --- The description file of one named map, `<prompt dir>/.cache/auto-context/<stem>.md`, in upstream's layout.
 function M.save_group_description(prompt_dir, group)
   local count = #group.paths
-  local lines = {
-    "# " .. (group.category == "knowledge" and "Knowledge" or "Context") .. " Code Map Descriptions", "",
-    "Detected files: " .. count,
-    "Mapped descriptions: " .. count,
-    "Code map: " .. group.display_path, "",
-    count > 0 and "## Descriptions Sent to AI" or "## Descriptions Not Sent to AI", "",
-    group.text:find("%S") and group.text or "None",
-  }
-  aip.file.save(prompt_dir .. "/.cache/auto-context/" .. group.cache_file_name, table.concat(lines, "\n") .. "\n")
+  save_descriptions(prompt_dir .. "/.cache/auto-context/" .. group.cache_file_name, {
+    title = (group.category == "knowledge" and "Knowledge" or "Context") .. " Code Map Descriptions",
+    detected = count, mapped = count, code_map = group.display_path, sent = count > 0, text = group.text,
+  })
+end
+
+-- What upstream writes when no workbench data file has a map entry: the files found and some of the map's keys.
+local function data_map_miss(files, keys)
+  local lines = { "No mapped workbench data file descriptions were available.", "", "Detected workbench data files:" }
+  for i, p in ipairs(files) do
+    if i > 20 then
+      lines[#lines + 1] = "- ..."
+      break
+    end
+    lines[#lines + 1] = "- " .. p
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "Sample code-map keys:"
+  for i, k in ipairs(keys) do
+    if i > 20 then
+      lines[#lines + 1] = "- ..."
+      break
+    end
+    lines[#lines + 1] = "- " .. k
+  end
+  if keys[1] == nil then lines[#lines + 1] = "- (none)" end
+  return table.concat(lines, "\n")
+end
+
+--- The description files upstream writes on each run that has an instruction: the context and knowledge files'
+-- (`<prompt dir>/.cache/auto-context/last_{context,knowledge}_file_descriptions.md`, always) and the workbench
+-- data files' (`<workbench cache>/auto-context/last_data_file_descriptions.md`, when the workbench has data
+-- files). The code map is named as upstream builds its path, from the prompt dir (or workbench cache dir) as given.
+-- `context` / `knowledge` / `data` are what `candidates` gave (knowledge and data nil when off); the context
+-- ones count as sent when they or a named map's offer anything.
+function M.save_descriptions(sub, config, c)
+  local dir = sub.coder_prompt_dir .. "/.cache/auto-context/"
+  local context = c.context
+  local any_group = false
+  for _, g in ipairs(c.groups) do
+    if g.category == "context" and g.paths[1] ~= nil then any_group = true end
+  end
+  save_descriptions(dir .. "last_context_file_descriptions.md", {
+    title = "Context Files Descriptions",
+    detected = context.listed, mapped = #context.paths,
+    code_map = sub.coder_prompt_dir .. "/.cache/code-map/context-code-map.json",
+    sent = context.paths[1] ~= nil or any_group, text = context.text,
+  })
+  local knowledge = c.knowledge
+  local knowledge_map = nil
+  if config.knowledge and config.knowledge_globs[1] ~= nil then
+    knowledge_map = sub.coder_prompt_dir .. "/.cache/code-map/knowledge-code-map.json"
+  end
+  save_descriptions(dir .. "last_knowledge_file_descriptions.md", {
+    title = "Knowledge Files Descriptions",
+    detected = knowledge and knowledge.listed or 0, mapped = knowledge and #knowledge.paths or 0,
+    code_map = knowledge_map, sent = knowledge ~= nil and knowledge.paths[1] ~= nil,
+    text = knowledge and knowledge.text or "",
+  })
+  local data = c.data
+  if config.data and data and data.listed > 0 then
+    local wb = sub.coder_workbench
+    local fallback = nil
+    if data.paths[1] == nil then
+      fallback = data_map_miss(listed(config.data.globs, nil, config.data.kinds), data.map_keys)
+    end
+    save_descriptions(wb.cache_dir .. "/auto-context/last_data_file_descriptions.md", {
+      title = "Workbench Data Files Descriptions",
+      detected = data.listed, mapped = #data.paths, code_map = config.data.file_path,
+      sent = data.paths[1] ~= nil, text = data.text, fallback = fallback,
+    })
+  end
 end
 
 --- `coder_params.explicit_code_map_selections`: per named map, the files of it the answer picked.

@@ -4,6 +4,7 @@
  * leaves and the next run recovers, and the code maps a prompt names in context_globs / knowledge_globs (a file
  * of the workspace or a pack's `ns@pack/code-map.json`) read by auto-context, never sent as files.
  */
+import { utimesSync } from 'node:fs';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScriptedAi, type ScriptedResponse } from '../../src/runtime/ai.ts';
@@ -175,5 +176,63 @@ describe('code maps named in context_globs / knowledge_globs', () => {
     const plain = coder(ws, 'context_globs = ["src/**/*.ts", "docs/*"]', [{ agent: 'pro@coder', content: 'Done.' }]);
     expect(plain.prompt(/^pro@coder$/)).toContain('<CONTEXT_FILE file_path="docs/guide.md">');
     expect(plain.prompt(/^pro@coder$/)).not.toContain('Content-Map');
+  });
+});
+
+describe("auto-context's description files, as upstream writes them", () => {
+  it('lists the context, knowledge and workbench data descriptions with counts, the code map, oldest first, in upstream\'s line order', () => {
+    const ws = tmpDir();
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    // z is older than a: it comes first (oldest first, then by path)
+    const old = write(ws, 'src/z.ts', 'export const z = 1;\n');
+    utimesSync(old, new Date('2020-01-01T00:00:00Z'), new Date('2020-01-01T00:00:00Z'));
+    write(ws, 'docs/guide.md', '# Guide\n');
+    write(ws, `${PROMPT_DIR}/workbench-default/data/screen.png`, '\x89PNG fake');
+    const full = '<FILE_INFO>{"summary": "S", "when_to_use": "w", "public_types": ["T"], "public_functions": ["f", "g"]}</FILE_INFO>';
+    const media = '<FILE_INFO>{"summary": "Shot", "when_to_use": "titles", "topics": ["home page", "title"]}</FILE_INFO>';
+    const r = coder(ws, 'context_globs = ["src/**/*.ts"]\nknowledge_globs = ["docs/*.md"]\nauto_context = "flash"', [
+      { agent: 'pro@coder/code-map', attachment: 'screen.png', content: media },
+      { agent: 'pro@coder/code-map', content: full, reusable: true },
+      {
+        agent: 'pro@coder/auto-context',
+        content: `<needed_context_files>["src/a.ts"]</needed_context_files>\n<needed_knowledge_files>[]</needed_knowledge_files>\n<needed_workbench_data_files>[]</needed_workbench_data_files>`,
+      },
+      { agent: 'pro@coder', content: 'Done.' },
+    ]);
+    const entry = (path: string) => `- ${path}\n    - Summary: S\n    - When To Use: w\n    - Types: T\n    - Functions: f, g\n`;
+    const head = (title: string, n: number, map: string) =>
+      `# ${title}\n\nDetected files: ${n}\nMapped descriptions: ${n}\nCode map: ${map}\n\n## Descriptions Sent to AI\n\n`;
+    const dir = `${PROMPT_DIR}/.cache/auto-context`;
+    const maps = `${PROMPT_DIR}/.cache/code-map`;
+    expect(r.file(`${dir}/last_context_file_descriptions.md`)).toBe(
+      `${head('Context Files Descriptions', 2, `${maps}/context-code-map.json`)}${entry('src/z.ts')}\n${entry('src/a.ts')}\n\n`,
+    );
+    expect(r.file(`${dir}/last_knowledge_file_descriptions.md`)).toBe(
+      `${head('Knowledge Files Descriptions', 1, `${maps}/knowledge-code-map.json`)}${entry('docs/guide.md')}\n\n`,
+    );
+    const data = `${PROMPT_DIR}/workbench-default`;
+    const shot = `- ${data}/data/screen.png\n    - Summary: Shot\n    - When To Use: titles\n    - Topics: home page, title\n`;
+    expect(r.file(`${data}/.cache/auto-context/last_data_file_descriptions.md`)).toBe(
+      `${head('Workbench Data Files Descriptions', 1, `${data}/.cache/code-map/data-code-map.json`)}${shot}\n\n`,
+    );
+    // the model is shown the same entries (an image's too: no line of ours added)
+    const shown = r.prompt(/auto-context/);
+    expect(shown).toContain(`${entry('src/z.ts')}\n${entry('src/a.ts')}`);
+    expect(shown).toContain(shot);
+  });
+
+  it('without knowledge globs the knowledge file says so, with no code map', () => {
+    const ws = tmpDir();
+    write(ws, 'src/a.ts', 'export const a = 1;\n');
+    const r = coder(ws, 'context_globs = ["src/**/*.ts"]\nauto_context = "flash"', [
+      { agent: 'pro@coder/code-map', content: info('A'), reusable: true },
+      { agent: 'pro@coder/auto-context', content: '<needed_context_files>["src/a.ts"]</needed_context_files>' },
+      { agent: 'pro@coder', content: 'Done.' },
+    ]);
+    expect(r.file(`${PROMPT_DIR}/.cache/auto-context/last_knowledge_file_descriptions.md`)).toBe(
+      '# Knowledge Files Descriptions\n\nDetected files: 0\nMapped descriptions: 0\n\n## Descriptions Not Sent to AI\n\nNone\n',
+    );
+    // no data file in the workbench: no data descriptions
+    expect(r.file(`${PROMPT_DIR}/workbench-default/.cache/auto-context/last_data_file_descriptions.md`)).toBeUndefined();
   });
 });
