@@ -27,6 +27,8 @@ describe('a workbench with chat, goal, plan and data; AIP_TO_PIN in the answer',
       'prompts/wb/workbench-default/.cache/_chat-rules.md',
       'prompts/wb/workbench-default/.cache/_goal-rules.md',
       'prompts/wb/workbench-default/.cache/_plan-rules.md',
+      // what auto-context showed its model about the data files, as upstream keeps it
+      'prompts/wb/workbench-default/.cache/auto-context/last_data_file_descriptions.md',
       'prompts/wb/workbench-default/.cache/code-map/data-code-map.json',
       'prompts/wb/workbench-default/.cache/last_ai_responses_for_prompt.md',
       'prompts/wb/workbench-default/.cache/last_ai_responses_for_raw.md',
