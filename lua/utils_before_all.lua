@@ -276,9 +276,8 @@ function M.prepare_run(prompt, pre)
 end
 
 -- Model names the meta block gives that AIPack would not take as meant (utils_names.lua), against the aliases the
--- run knows (this stage's `options`: AIPack's stock ones, the user's and the workspace's config).
-local function warn_model_names(meta)
-  local opts = options
+-- run knows (the Before All stage's `options`: AIPack's stock ones, the user's and the workspace's config).
+local function warn_model_names(meta, opts)
   local aliases = type(opts) == "table" and type(opts.model_aliases) == "table" and opts.model_aliases or {}
   for _, warning in ipairs(require("utils_names").model_warnings(meta, aliases)) do print("WARNING: " .. warning) end
 end
@@ -286,10 +285,10 @@ end
 --- Returns (inputs, options) for aip.flow.before_all_response, or (nil, nil, message) to skip the run.
 -- Nothing is written before the run is known to go ahead, so a skipped run leaves the files as they were
 -- (except a prompt file created from the template on first use).
-local function run(inputs)
+local function run(inputs, stage_options)
   local prompt, err = read_prompt(inputs and inputs[1])
   if not prompt then return nil, nil, err end
-  warn_model_names(prompt.meta)
+  warn_model_names(prompt.meta, stage_options)
   local record = R.start(prompt, inputs and inputs[1])
 
   prompt.workbench, err = M.prepare_workbench(prompt)
@@ -314,8 +313,9 @@ local function run(inputs)
   return new_inputs, options
 end
 
-function M.run(inputs)
-  local new_inputs, options, err = run(inputs)
+--- `stage_options`: the Before All stage's own `options` (a global of the stage, not of this module).
+function M.run(inputs, stage_options)
+  local new_inputs, options, err = run(inputs, stage_options)
   R.flush()
   if R.stopped() ~= nil then
     -- said once, here: the stages after this one record nothing
