@@ -155,8 +155,8 @@ local function list_files(settings)
   return { files = F.resolve(settings), groups = F.working_groups(settings.working_globs, settings.base_dir) }
 end
 
--- Images written inline in the instruction (`![title](path)`, path relative to the prompt file's folder), then
--- the `attachments` param (paths relative to the workspace), are sent with the request: { {file_source, title} }
+-- Images written inline in the instruction (`![title](path)`, path relative to the prompt file's folder, given
+-- absolute), then the `attachments` param (paths relative to the workspace), are sent with the request: { {file_source, title} }
 -- | nil, each file once. aip.md.extract_refs came with AIPack 0.8.10.
 local function attachments_of(inst, prompt_dir, listed)
   local list, seen = {}, {}
@@ -168,7 +168,8 @@ local function attachments_of(inst, prompt_dir, listed)
   if aip.md and aip.md.extract_refs then
     for _, ref in ipairs(aip.md.extract_refs(inst) or {}) do
       if ref.inline == true and ref.kind == "File" and type(ref.target) == "string" then
-        add(relative_to_workspace(aip.path.resolve(aip.path.join(prompt_dir, ref.target))), U.nil_if_null(ref.text))
+        -- an absolute path, as upstream gives it (the request, the pin and the file report show it so)
+        add(aip.path.resolve(aip.path.join(prompt_dir, ref.target)), U.nil_if_null(ref.text))
       end
     end
   end

@@ -77,7 +77,9 @@ describe('media in the request', () => {
     const r = coder(ws, 'context_globs = []\nattachments = ["docs/brief.pdf"]', [{ agent: 'pro@coder', content: 'Done.' }], 'See ![the screen](shot.png).');
     const pin = r.pins.find((p) => p.iden === 'attachments');
     expect(pin?.priority).toBe(10);
-    expect(pin?.content).toEqual({ label: 'Attachments:', content: expect.stringMatching(new RegExp(`^- ${PROMPT_DIR}/shot\\.png \\(.+\\)\\n- docs/brief\\.pdf \\(.+\\)$`)) });
+    // the inline image by absolute path, as upstream gives it; the param's attachment as written
+    const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    expect(pin?.content).toEqual({ label: 'Attachments:', content: expect.stringMatching(new RegExp(`^- ${escapeRegExp(nodePath.join(ws, PROMPT_DIR))}/shot\\.png \\(.+\\)\\n- docs/brief\\.pdf \\(.+\\)$`)) });
   });
 
   it('an image or a PDF the main globs match is neither sent as a file nor counted in max_files_size_kb', () => {

@@ -146,11 +146,13 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
   it('attaches the inline image, lists it in the file report, and sends no cache mark without cache_explicit', () => {
     const parts = r.ai[0]!.parts;
     // AIPack's attachment message: a text part naming the file, then the file
+    // an inline image is given by absolute path, as upstream gives it
+    const mockup = nodePath.join(UP, 'prompts/seed/mockup.png');
     expect(parts[0]).toEqual({
       role: 'user',
       cache: false,
-      content: "Here is file attachment.\nFile Path: 'prompts/seed/mockup.png'\nFile Name: 'mockup.png'\n\nFile Title: the layout\n",
-      attachment: { source: 'prompts/seed/mockup.png', name: 'mockup.png', title: 'the layout', kind: 'image', mime: 'image/png', size: 8 },
+      content: `Here is file attachment.\nFile Path: '${mockup}'\nFile Name: 'mockup.png'\n\nFile Title: the layout\n`,
+      attachment: { source: mockup, name: 'mockup.png', title: 'the layout', kind: 'image', mime: 'image/png', size: 8 },
     });
     expect(parts.every((p) => !p.cache)).toBe(true);
     const sent = parts.map((p) => p.content).join('\n');
@@ -158,7 +160,7 @@ describe("upstream's seed-time template (base_dir \"\", no file_content_mode so 
     expect(sent).toContain('<FILE_CHANGES>');
     expect(sent).not.toContain('<<<<<<< SEARCH');
     expect(parts.some((p) => p.content.includes('assume Python'))).toBe(true); // default_language
-    expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('# Attachments\n\n- prompts/seed/mockup.png\n');
+    expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain(`# Attachments\n\n- ${mockup}\n`);
     // structure paths grouped by folder, as upstream lists them
     expect(cacheFile(r, 'last_prompt_file_paths.md')).toContain('# Structure Files\n\n(Only file paths, not their content)\n\n- src/\n  - greet.ts\n  - math.ts\n\n');
   });
