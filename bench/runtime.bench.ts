@@ -90,7 +90,8 @@ async function child(engine: EngineName, kind: string): Promise<void> {
   // warm up (JIT, caches) on a small input first, as the in-process figures do
   new Simulator({ workspaceDir: ws, engine }).run({ name: 'chain-data', inputs: [bigInput('small')], baseDir: ws });
   const t0 = cpuMs();
-  const out = new Simulator({ workspaceDir: ws, engine }).run({ name: 'chain-data', inputs: [input], baseDir: ws }).outputs?.[0];
+  // the default budget stops a run tree that copies a 2 MB prompt 200 times (conversions are charged by size)
+  const out = new Simulator({ workspaceDir: ws, engine, budget: 1e12 }).run({ name: 'chain-data', inputs: [input], baseDir: ws }).outputs?.[0];
   const ms = cpuMs() - t0;
   if (out !== CHAIN) throw new Error(`unexpected result ${String(out)}`);
   rmSync(ws, { recursive: true, force: true });
@@ -99,7 +100,8 @@ async function child(engine: EngineName, kind: string): Promise<void> {
 
 const CODE_MAP_FILES = 2000;
 
-/** A workspace of `n` files whose code map is up to date (written here from their BLAKE3 hashes). */
+/** A workspace of `n` files whose code map is up to date (written here from their BLAKE3 hashes), keyed by absolute
+ * path as a map without `path_base_dir` or `rel_base` is. */
 function codeMapWorkspace(n: number): string {
   const ws = mkdtempSync(nodePath.join(os.tmpdir(), 'bench-code-map-'));
   const fileMap: Record<string, unknown> = {};
@@ -109,7 +111,7 @@ function codeMapWorkspace(n: number): string {
     mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
     writeFileSync(nodePath.join(ws, rel), text);
     const hash = bytesToHex(blake3(new TextEncoder().encode(text)));
-    fileMap[rel] = { file_path: rel, kind: 'text', summary: `Module ${i}`, when_to_use: 'when value changes', hash };
+    fileMap[nodePath.join(ws, rel)] = { file_path: rel, kind: 'text', summary: `Module ${i}`, when_to_use: 'when value changes', hash };
   }
   const mapPath = nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache/code-map/code-map.json');
   mkdirSync(nodePath.dirname(mapPath), { recursive: true });
