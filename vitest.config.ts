@@ -2,8 +2,17 @@ import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The suite runs once per Lua engine (CODER_SUBAGENTS_ENGINE is the default engine of Simulators and of the CLI,
-// spawned CLIs included). Engine-independent folders run once.
-const ENGINE_INDEPENDENT = ['test/check/**', 'test/package/**', 'test/scripts/**', 'test/support/**', 'test/isolate/**', 'test/report/**'];
+// spawned CLIs included). Engine-independent tests run once: whole folders, and kill -9 during writes (what it
+// tests is the host's all-or-nothing write layer; its agent is one loop of saves, ~30 s per engine).
+const ENGINE_INDEPENDENT = [
+  'test/check/**',
+  'test/package/**',
+  'test/scripts/**',
+  'test/support/**',
+  'test/isolate/**',
+  'test/report/**',
+  'test/security/kill9.test.ts',
+];
 
 export default defineConfig({
   test: {
