@@ -30,36 +30,10 @@ export function pipelineWorkspace(root: string, count: number, runs: [number, nu
     const code = `local N, ROUNDS = ${n}, ${rounds}\n${driver}`;
     writeFileSync(nodePath.join(ws, driverName(n, rounds)), `# After All\n\n\`\`\`lua\n${code}\`\`\`\n`);
   }
-  writeFileSync(nodePath.join(ws, 'driver/native.lua'), nativePipeline(ws, driver));
+  // the native floor: `lua5.4 driver/native.lua N ROUNDS` (pipeline-native.lua after the aip stub)
+  writeFileSync(nodePath.join(ws, 'driver/pipeline-driver.lua'), driver);
+  writeFileSync(nodePath.join(ws, 'driver/native.lua'), `${nativeAipStub(ws)}\n${readFileSync(nodePath.join(HERE, 'pipeline-native.lua'), 'utf8')}`);
   return ws;
-}
-
-/** `lua5.4 driver/native.lua N ROUNDS`: the driver on native Lua, printing what the agent returns. */
-function nativePipeline(ws: string, driver: string): string {
-  return `${nativeAipStub(ws)}
-package.path = ${JSON.stringify(`${ws}/driver/lua/?.lua;`)} .. package.path
-CTX = { WORKSPACE_DIR = ${JSON.stringify(ws)}, AIPACK_VERSION = "0.8.33", PACK_IDENTITY = "pro@coder" }
-local function semver_parts(v)
-  local a, b, c = tostring(v):match("^(%d+)%.(%d+)%.(%d+)")
-  return { tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0 }
-end
-aip = {
-  agent = { run = function(name, opts) return agent_run((name:gsub("%.aip$", "")), opts) end },
-  run = { pin = function() end },
-  time = { now_utc_micro = function() return math.floor(os.clock() * 1000000) end },
-  semver = { compare = function(a, op, b)
-    local x, y = semver_parts(a), semver_parts(b)
-    local c = 0
-    for i = 1, 3 do if c == 0 and x[i] ~= y[i] then c = x[i] < y[i] and -1 or 1 end end
-    if op == ">=" then return c >= 0 elseif op == "<" then return c < 0 elseif op == ">" then return c > 0 end
-    return c == 0
-  end },
-}
-N, ROUNDS = tonumber(arg[1]), tonumber(arg[2])
-print((function()
-${driver}
-end)())
-`;
 }
 
 export const SUITE_FOLDERS = 12;
