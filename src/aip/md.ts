@@ -199,6 +199,12 @@ function outer_block_content_or_raw(raw: string): string {
   return raw;
 }
 
+/** A text's first meta block as aip.md.extract_meta reads it, for the host's own readers of prompt files (throws
+ * its error on a broken block). */
+export function promptMeta(text: string): unknown {
+  return extract_meta(text).values[0];
+}
+
 const MD = withArgChecks('md', { extract_meta, extract_blocks, extract_refs, outer_block_content_or_raw });
 
 export const md: AipNamespaceFactory = () => ({ ...MD });

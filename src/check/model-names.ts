@@ -6,15 +6,12 @@
 import nodePath from 'node:path';
 import os from 'node:os';
 import { parse as parseToml } from 'smol-toml';
-import { md } from '../aip/md.ts';
-import type { StageEnv } from '../aip/types.ts';
+import { promptMeta } from '../aip/md.ts';
 import { modelNameWarning } from '../contract/model-names.ts';
-import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { readIfFile, readText } from '../support/host-fs.ts';
 import type { Finding } from './lint.ts';
 
-const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: string) => LuaMulti;
 const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The `[options.model_aliases]` of an AIPack config file, when it has them. */
@@ -49,7 +46,7 @@ export function modelNameFindings(root: string, promptFile: string): Finding[] {
   const text = readText(promptFile);
   let meta: unknown;
   try {
-    meta = extractMeta(text).values[0];
+    meta = promptMeta(text);
   } catch {
     return [];
   }

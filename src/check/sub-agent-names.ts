@@ -11,8 +11,7 @@
 
 import { readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
-import { md } from '../aip/md.ts';
-import type { StageEnv } from '../aip/types.ts';
+import { promptMeta } from '../aip/md.ts';
 import {
   BUILTIN_ENTRY_KEYS,
   ENTRY_KEYS,
@@ -25,13 +24,11 @@ import {
   WORKBENCH_DONE_EVENT,
   type AgentConfig,
 } from '../contract/index.ts';
-import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { suggest } from '../support/suggest.ts';
 import type { Finding } from './lint.ts';
 import { resolveAgentFile } from './sub-agent-stages.ts';
 
-const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: string) => LuaMulti;
 
 const SENT = Object.keys(EVENT_STAGES);
 const hint = (near: string | undefined) => (near === undefined ? '' : fill(MESSAGE_TEMPLATES.didYouMean, { near }));
@@ -64,7 +61,7 @@ export function subAgentNameFindings(root: string, promptFile: string): Finding[
   const text = readText(promptFile);
   let meta: unknown;
   try {
-    meta = extractMeta(text).values[0];
+    meta = promptMeta(text);
   } catch {
     return [];
   }

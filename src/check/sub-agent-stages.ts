@@ -5,11 +5,9 @@
 import { exists, readText, statPath } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { md } from '../aip/md.ts';
-import type { StageEnv } from '../aip/types.ts';
+import { promptMeta } from '../aip/md.ts';
 import { STAGES, configStages, entryForm, normalizeList, relaxEntries, type SubAgentStage } from '../contract/index.ts';
 import { kindOf, type InputKind } from './contract-types.ts';
-import { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 
 export type StageMap = Map<string, Set<InputKind>>;
@@ -51,13 +49,11 @@ function caseKinds(c: Record<string, unknown> | undefined): InputKind[] {
   return events.map((e) => kindOf(e === 'end' || (e !== 'start' && c.during === 'end') ? 'post' : 'pre', 'event'));
 }
 
-// aip.md.extract_meta needs no stage environment
-const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: string) => LuaMulti;
 
 /** The raw `sub_agents` of a prompt file's first meta block; undefined when it has none or cannot be read. */
 function subAgentsOfPrompt(file: string): unknown {
   try {
-    return (extractMeta(readText(file)).values[0] as Record<string, unknown> | undefined)?.sub_agents;
+    return (promptMeta(readText(file)) as Record<string, unknown> | undefined)?.sub_agents;
   } catch {
     return undefined;
   }

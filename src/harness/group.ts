@@ -5,10 +5,8 @@
  */
 import { readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
-import { md } from '../aip/md.ts';
-import type { StageEnv } from '../aip/types.ts';
+import { promptMeta } from '../aip/md.ts';
 import { isGroupEntry, normalizeEntry } from '../contract/index.ts';
-import type { LuaMulti } from '../engine/values.ts';
 import { findWorkspace } from '../runtime/workspace.ts';
 import { CaseFileError, type ContractCase, type ContractFile } from './case-file.ts';
 import { diffValues } from './compare.ts';
@@ -23,7 +21,6 @@ type GroupSpec = NonNullable<ContractFile['group']>;
 export const ALL_ORDERS_UP_TO = 6;
 const SHUFFLES = 4;
 
-const extractMeta = md(undefined as unknown as StageEnv).extract_meta as (s: string) => LuaMulti;
 
 /** The group entry a spec names, and the directory its member names resolve from. */
 function groupEntry(spec: GroupSpec, dir: string, where: string): { entry: Record<string, unknown>; base: string } {
@@ -32,7 +29,7 @@ function groupEntry(spec: GroupSpec, dir: string, where: string): { entry: Recor
   const fail = (what: string) => new CaseFileError(`${where}: group: ${what}`, where, undefined, 'group');
   let meta: unknown;
   try {
-    meta = extractMeta(readText(file)).values[0];
+    meta = promptMeta(readText(file));
   } catch (err) {
     throw fail(`cannot read the prompt file ${spec.prompt}: ${(err as Error).message}`);
   }

@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { md } from '../../src/aip/md.ts';
+import { md, promptMeta } from '../../src/aip/md.ts';
 import type { StageEnv } from '../../src/aip/types.ts';
 import { LuaError, LuaMulti } from '../../src/engine/values.ts';
 
 const m = md({} as StageEnv) as Record<string, (...args: unknown[]) => unknown>;
 const rets = (v: unknown): unknown[] => (v instanceof LuaMulti ? v.values : [v]);
 const F = '```';
+
+describe('promptMeta', () => {
+  it("gives a prompt file's first meta block as extract_meta reads it, and throws its error", () => {
+    expect(promptMeta('```toml\n#!meta\nmodel = "m"\n```\n\nDo it.\n')).toEqual({ model: 'm' });
+    expect(promptMeta('No meta here.\n')).toEqual({});
+    expect(() => promptMeta('```toml\n#!meta\nmodel = \n```\n')).toThrow(/aip\.md\.extract_meta: invalid TOML in meta block/);
+  });
+});
 
 describe('aip.md.extract_meta', () => {
   it('merges toml meta blocks and returns the rest without the fences and without trailing newline', () => {
