@@ -9,7 +9,7 @@ const root = nodePath.dirname(nodePath.dirname(fileURLToPath(import.meta.url)));
 const dist = (p) => import(new URL(`../dist/${p}`, import.meta.url).href);
 const { compileBundle } = await dist('engine/fengari-chunks.js');
 const { SANDBOX_LUA } = await dist('engine/sandbox.js');
-const { PRISTINE_LUA } = await dist('engine/sandboxed-state.js');
+const { PRISTINE_LUA } = await dist('engine/state-put-back.js');
 const { PRELUDE } = await dist('aip/prelude.js');
 const { DRIVER_AIP, DRIVER_FILE } = await dist('harness/driver.js');
 const { parseAgentDoc, stageChunks } = await dist('runtime/agent-doc.js');

@@ -69,7 +69,7 @@ const work = { nodes: 0, bytes: 0 };
 /**
  * How a host call's conversions are charged: `charge(L, nodes, bytes)` counts the values and string bytes
  * converted against the budget of the state whose Lua runs in `L` and answers the limit's message once spent
- * (set by the engine core, sandboxed-state.ts).
+ * (set by the engine core's budget, state-budget.ts).
  */
 export const hostWork = {
   charge: (_L: unknown, _nodes: number, _bytes: number): string | undefined => undefined,

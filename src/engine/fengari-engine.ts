@@ -6,7 +6,9 @@ import { getField, getInt, lua, lauxlib, NIL, setField, lualib, luaString, proto
 import { BYTES_PER_INSTRUCTION, CHARGE_FROM_BYTES, spent, type RunLimits } from './limits.ts';
 import type { LuaApi } from './lua-api.ts';
 import { MAX_REP_BYTES, openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
-import { SandboxedState, StatePool, tracebackHandler, type CFunction, type PatternPrimitives } from './sandboxed-state.ts';
+import { SandboxedState, tracebackHandler, type PatternPrimitives } from './sandboxed-state.ts';
+import type { CFunction } from './state-host-libraries.ts';
+import { StatePool } from './state-pool.ts';
 import type { ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 import { ChunkCache } from './chunk-cache.ts';

@@ -1,4 +1,4 @@
--- The put-back of a pooled state (src/engine/sandboxed-state.ts, restorePristine): run once after the sandbox and
+-- The put-back of a pooled state (src/engine/state-put-back.ts, restorePristine): run once after the sandbox and
 -- the template are installed. Copies the contents (keys and values) of every table Lua could reach from the state:
 -- from the globals, the string metatable and the array metatable, through table keys and values, the metatables of
 -- tables and userdata, and the upvalues of functions (library and prelude closures: a table a closure holds, such

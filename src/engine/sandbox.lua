@@ -625,7 +625,7 @@ do
 end
 if collectgarbage then
   -- The collector's mode and parameters are the state's, not the stage's: a change is noted so that the put-back
-  -- sets them as a new state has them (sandboxed-state.ts resetCollector). lua54 only: fengari has no collector API.
+  -- sets them as a new state has them (state-put-back.ts resetCollector). lua54 only: fengari has no collector API.
   local collect, changed = collectgarbage, host.gc_changed
   local READS = { count = true, step = true, collect = true, isrunning = true }
   _G.collectgarbage = guard(function(...)

@@ -1,6 +1,6 @@
 /**
  * Lua 5.4 tables read in place in the WebAssembly memory, so that a pooled lua54 state can tell in one compare of
- * bytes whether its pristine tables are as it left them (sandboxed-state.ts `changedTables`), instead of walking their
+ * bytes whether its pristine tables are as it left them (state-put-back.ts `changedTables`), instead of walking their
  * ~600 entries through the C API or a Lua loop.
  *
  * Layout (Lua 5.4 `lobject.h`, wasm32: pointers and ints of 4 bytes, `Value` of 8):
