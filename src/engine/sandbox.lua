@@ -48,6 +48,29 @@ local function int(x)
   if type(x) == "string" then x = tonumber(x) end
   if type(x) == "number" then return mtointeger(x) end
 end
+-- string.byte and utf8.codepoint push a value per byte (or character) of the slice s[i..j], in one call: charged
+-- ahead by its size, as the library reads the positions (negative ones from the end; clipped, or refused when
+-- `strict`, as utf8.codepoint refuses them). A slice Lua cannot return (over LUAI_MAXSTACK values) fails as in
+-- Lua, uncharged; so does a call Lua refuses its arguments.
+local MAXSTACK = 1000000
+local function slice(strict, s, i, j)
+  if type(s) == "number" then s = tostring(s) end
+  if type(s) ~= "string" then return end
+  local l, a = #s, 1
+  if i ~= nil then a = int(i) end
+  if not a then return end
+  local b = a
+  if j ~= nil then b = int(j) end
+  if not b then return end
+  a, b = a + 0.0, b + 0.0
+  if a < 0 then a = -a > l and 0 or l + a + 1 end
+  if b < 0 then b = -b > l and 0 or l + b + 1 end
+  if strict and (a < 1 or b > l) then return end
+  if a < 1 then a = 1 end
+  if b > l then b = l end
+  local n = b - a + 1
+  if n > FROM and n < MAXSTACK then charge(n * ELEMENT) end
+end
 local function span(t, i, j, t2)
   local a, b = tonumber(i), tonumber(j)
   -- floats: b - a of two integers may wrap
@@ -146,7 +169,31 @@ do
     end
     return f, e
   end
+  -- compiling is work by the bytes of the chunk, done in one call (a reader's pieces are charged as they come;
+  -- the reader is called from pcall, a C function as load is, and its error returned as load returns it)
+  local rawpcall, COMPILE = pcall, ELEMENT / 4
+  local function compiled(chunk)
+    if type(chunk) == "string" then
+      if #chunk > FROM then charge(#chunk * COMPILE) end
+      return chunk
+    end
+    if type(chunk) ~= "function" then return chunk end
+    local bytes = 0
+    return function()
+      local ok, piece = rawpcall(chunk)
+      if not ok then error(piece, 0) end
+      if type(piece) == "string" then
+        bytes = bytes + #piece
+        if bytes > FROM then
+          charge(bytes * COMPILE)
+          bytes = 0
+        end
+      end
+      return piece
+    end
+  end
   _G.load = function(chunk, name, mode, ...)
+    chunk = compiled(chunk)
     local m = "t"
     if mode ~= nil and type(mode) == "string" and not find(mode, "t", 1, true) then m = "" end
     if select("#", ...) == 0 then return named(mode, m, load(chunk, name, m)) end
@@ -385,7 +432,10 @@ do
       if total > MAX_REP then
         error("resulting string too large (string.rep is limited to " .. MAX_REP .. " bytes in the simulator)")
       end
-      if total > FROM then charge(total // PER) end
+      -- the loop runs count - 1 times even when it copies nothing (an empty string and separator)
+      local work = total
+      if total == 0 then work = count + 0.0 end
+      if work > FROM then charge(work // PER) end
     end
     return pass(rep(...))
   end, "string.rep")
@@ -473,7 +523,16 @@ do
   if not V53 then
     -- positions past 2^32 (see clamp)
     string.sub = guard(positioned(sub, 1, 2, 3), "string.sub", sub)
-    string.byte = guard(positioned(byte, 1, 2, 3), "string.byte", byte)
+    local pbyte = positioned(byte, 1, 2, 3)
+    string.byte = guard(function(...)
+      slice(false, ...)
+      return pbyte(...)
+    end, "string.byte", byte)
+  else
+    string.byte = guard(function(...)
+      slice(false, ...)
+      return byte(...)
+    end, "string.byte")
   end
   do
     -- string.pack formats: the sizes of AIPack's 64-bit Lua ("l", "L", "T" and the length of "s" are 8 bytes; the
@@ -531,9 +590,34 @@ do
       if select("#", ...) == 0 then return unpack() end
       local fmt = wide((...))
       if not V53 and type(fmt) == "string" and find(fmt, "s8", 1, true) then lengths(fmt, select(2, ...)) end
+      -- a value per item of the format at most, pushed in one call
+      if type(fmt) == "string" and #fmt > FROM and type((select(2, ...))) == "string" then charge(#fmt * ELEMENT) end
       return punpack(fmt, select(2, ...))
     end, "string.unpack")
   end
+end
+do
+  -- utf8.len walks its string and utf8.offset as many characters as it is asked, in one call; each is charged
+  -- by the bytes it may pass once it has returned (its own errors come first). utf8.codepoint returns a value
+  -- per character (slice).
+  local len, offset, codepoint, abs = utf8.len, utf8.offset, utf8.codepoint, math.abs
+  local function walked(bytes, ...)
+    if bytes > FROM then charge(bytes // PER) end
+    return ...
+  end
+  local function size(s) return type(s) == "string" and #s or 0 end
+  utf8.len = guard(function(...) return walked(size((...)), len(...)) end, "utf8.len")
+  utf8.offset = guard(function(...)
+    local s, n = ...
+    local k = int(n)
+    local bytes = size(s)
+    if k and abs(k + 0.0) < bytes then bytes = abs(k + 0.0) end
+    return walked(bytes, offset(...))
+  end, "utf8.offset")
+  utf8.codepoint = guard(function(...)
+    slice(true, ...)
+    return codepoint(...)
+  end, "utf8.codepoint")
 end
 do
   -- Table functions whose C loops run over a whole range in one instruction are charged by its size first.

@@ -125,17 +125,32 @@ const smallPosition = (L: number, idx: number, max: bigint) =>
   M._lua_type(L, idx) <= T_NIL || (M._lua_isinteger(L, idx) && (M._lua_tointegerx(L, idx, 0) as bigint) <= max);
 
 /**
+ * Whether arguments 2 and 3 (integers, a relative one counted from the end of a string of `len` bytes) span fewer
+ * than DIRECT_SPAN positions: string.byte returns a value per position, which its wrapper charges.
+ */
+const DIRECT_SPAN = 4096n;
+const fewPositions = (L: number, n: number, len: bigint) => {
+  if (n < 3 || M._lua_type(L, 3) <= T_NIL) return true;
+  const at = (idx: number) => {
+    const x = M._lua_tointegerx(L, idx, 0) as bigint;
+    return x < 0n ? len + x + 1n : x;
+  };
+  return at(3) - at(2) < DIRECT_SPAN;
+};
+
+/**
  * The sandbox's library guard (see library-guard.ts): upvalue 2 is the Lua wrapper, upvalue 3 the global name.
  * Calls the wrapper; an error the library raised inside it is raised again as if this function had raised it.
  * Upvalue 4, when given, is the C function (string.sub, string.byte) to call directly when argument 1 is a string
- * and the positions after it are in range (the first one given): it cannot fail then, so no protected call is needed.
+ * and the positions after it are in range (the first one given) and few: it cannot fail then, so no protected call
+ * is needed.
  */
 const GUARD = registerCFunction((L: number) => {
   const n = M._lua_gettop(L);
   if (n >= 2 && n <= 3 && M._lua_type(L, 1) === T_STRING && M._lua_type(L, upvalueIndex(4)) !== T_NIL) {
     M._lua_tolstring(L, 1, LEN_CELL);
     const max = BigInt((M.HEAPU32[LEN_CELL >> 2] as number) + 1);
-    if (M._lua_isinteger(L, 2) && smallPosition(L, 2, max) && smallPosition(L, 3, max)) {
+    if (M._lua_isinteger(L, 2) && smallPosition(L, 2, max) && smallPosition(L, 3, max) && fewPositions(L, n, max - 1n)) {
       M._lua_pushvalue(L, upvalueIndex(4));
       M._lua_rotate(L, 1, 1);
       M._lua_callk(L, n, LUA_MULTRET, 0, 0);

@@ -71,6 +71,21 @@ describe(`budget bypasses end on the budget or the memory cap, with no deadline 
     expect(await attack(SORTS[name], 5_000_000)).toMatch(BUDGET);
   });
 
+  // other library loops that ran in one instruction, uncharged
+  const LOOPS: Record<string, string> = {
+    'string.rep of an empty string by its count (the loop runs though it copies nothing)': 'while true do string.rep("", 1e7) end',
+    'utf8.len by the bytes it walks': 'local s = ("x"):rep(16 * 2^20) while true do utf8.len(s) end',
+    'utf8.offset by the characters it walks': 'local s = ("x"):rep(16 * 2^20) while true do utf8.offset(s, 16 * 2^20) end',
+    'utf8.codepoint by the values it returns': 'local s = ("x"):rep(900000) while true do utf8.codepoint(s, 1, -1) end',
+    'string.byte by the values it returns': 'local s = ("x"):rep(900000) while true do string.byte(s, 1, -1) end',
+    'string.unpack by the items of its format': 'local f, d = ("b"):rep(200000), ("x"):rep(200000) while true do string.unpack(f, d) end',
+    'load by the bytes it compiles': 'local s = ("x = 1 "):rep(200000) while true do load(s) end',
+    'load by the bytes its reader gives': 'local n = 0 while true do n = 0 load(function() n = n + 1 if n < 200000 then return "x = 1 " end end) end',
+  };
+  it.each(Object.keys(LOOPS))('charges %s', async (name) => {
+    expect(await attack(LOOPS[name])).toMatch(BUDGET);
+  });
+
   // Host calls: their arguments and results are converted value by value, out of the hook's sight.
   const HOST: Record<string, string> = {
     'io.write by the bytes it writes (as print)': 'local s = ("x"):rep(1024 * 1024) for i = 1, 20000 do io.write(s) end return "done"',
