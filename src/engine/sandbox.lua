@@ -581,6 +581,47 @@ do
     return ...
   end
   table.unpack = guard(function(...) return counted(unpack(...)) end, "table.unpack")
+  -- table.sort's loop (ltablib.c auxsort: n log n comparisons, each reading and writing elements) runs in one
+  -- instruction. Every comparison therefore goes through a Lua function here, which the hook counts and which
+  -- charges the C side's element work in batches (and the bytes `<` compares of two long strings). The library
+  -- keeps its checks, its order and its results. `comp`, and `<` on values that are not two numbers or two
+  -- strings, are called from pcall, a C function as the library is: an error has no position and a C function's
+  -- argument error its global name, as when sort calls them; `<`'s own error ("attempt to compare ...") loses the
+  -- position of this chunk's line. A `comp` that is no function reaches the library, which refuses it after
+  -- reading the length, as it does.
+  local sort, rawpcall, sub = table.sort, pcall, string.sub
+  local function less(a, b) return a < b end
+  local _, probe = rawpcall(less, {}, {})
+  local HERE = sub(probe, 1, (find(probe, "attempt to compare", 1, true)) - 1)
+  local function called(f, a, b)
+    local ok, r = rawpcall(f, a, b)
+    if ok then return r end
+    if f == less and type(r) == "string" and sub(r, 1, #HERE) == HERE then error(sub(r, #HERE + 1), 0) end
+    error(r, 0)
+  end
+  table.sort = guard(function(...)
+    local list, comp = ...
+    if select("#", ...) == 0 or (comp ~= nil and type(comp) ~= "function") then return sort(...) end
+    -- a comparison reads two elements (and the partition writes some)
+    local k, each = 0, 2 * ELEMENT * (plain(list) and 1 or METHOD)
+    sort(list, function(a, b)
+      k = k + 1
+      if k == BATCH then
+        k = 0
+        charge(BATCH * each)
+      end
+      if comp ~= nil then return called(comp, a, b) end
+      local ta, tb = type(a), type(b)
+      if ta == "number" and tb == "number" then return a < b end
+      if ta == "string" and tb == "string" then
+        local n = #a
+        if #b < n then n = #b end
+        if n > FROM then charge(n // PER) end
+        return a < b
+      end
+      return called(less, a, b)
+    end)
+  end, "table.sort")
 end
 if collectgarbage then
   -- The collector's mode and parameters are the state's, not the stage's: a change is noted so that the put-back

@@ -59,6 +59,18 @@ describe(`budget bypasses end on the budget or the memory cap, with no deadline 
     expect(await attack(RANGES[name])).toMatch(BUDGET);
   });
 
+  // table.sort's n log n comparisons run inside one call; its comparisons are charged as they run
+  const SORTS: Record<string, string> = {
+    'the default order on numbers': 'local t = {} for i = 1, 5000 do t[i] = (i * 7919) % 5000 end while true do table.sort(t) end',
+    'a C comparator (math.ult)': 'local t = {} for i = 1, 5000 do t[i] = (i * 7919) % 5000 end while true do table.sort(t, math.ult) end',
+    'a C __lt metamethod (rawget: a[b] is nil, never less)': 'local mt = { __lt = rawget } local t = {} for i = 1, 5000 do t[i] = setmetatable({}, mt) end while true do table.sort(t) end',
+    // `<` of two long strings compares their bytes
+    'the default order on long strings': 'local s = ("x"):rep(1024 * 1024) local t = {} for i = 1, 64 do t[i] = s end while true do table.sort(t) end',
+  };
+  it.each(Object.keys(SORTS))('charges table.sort with %s by its comparisons', async (name) => {
+    expect(await attack(SORTS[name], 5_000_000)).toMatch(BUDGET);
+  });
+
   // Host calls: their arguments and results are converted value by value, out of the hook's sight.
   const HOST: Record<string, string> = {
     'io.write by the bytes it writes (as print)': 'local s = ("x"):rep(1024 * 1024) for i = 1, 20000 do io.write(s) end return "done"',
