@@ -13,7 +13,8 @@ export type ApiStatus = 'simulated' | 'scripted' | 'stricter' | 'not simulated';
  * wording of its own (same format, different prose from AIPack's).
  */
 export function apiStatusAt(version: string): { path: string; since: string; kind: string; status: ApiStatus }[] {
-  const probe = {} as StageEnv;
+  // only the names a namespace hands out matter; a task's stage, where task-only functions are made too
+  const probe = { stage: 'Data' } as StageEnv;
   const impl = new Map<string, Record<string, unknown>>();
   return aipFunctionsAt(version).map((f) => {
     const [, ns, name] = f.path.split('.');

@@ -1,13 +1,14 @@
 /**
  * Argument checks at an aip.* function's entry, derived from its declared parameters (functions.ts), so that a
  * namespace module holds only the function's own work: a `string` parameter must be a string (nil or null too when
- * optional), a `string|nil` one a string or nil, worded as the entry's `args` says AIPack words it. Other types
- * are the function's business, and so are the parameters its entry lists as `own`; the few checks a function
+ * optional), a `string|nil` one a string or nil, worded as the entry's `args` says AIPack words it; a task-only
+ * entry (`taskOnly`) is refused outside Data and Output before that. Other types are the function's business, and so are the parameters its entry lists as `own`; the few checks a function
  * makes itself (an option table's fields, a parameter read only after another) use the helpers at the end of this
  * file, so each wording lives here once.
  */
 import { HOST_OPTIONS, LuaError, luaTypeName, type HostFunction } from '../engine/values.ts';
 import { aipEntry, type AipEntry, type Param } from './functions.ts';
+import type { LifecycleStage } from './support/lifecycle-stage.ts';
 
 /** Checks argument i of args; may replace it (a number taken as its text). */
 type Check = (args: unknown[], i: number) => void;
@@ -70,8 +71,19 @@ function checksOf(e: AipEntry): [number, Check][] {
   return at;
 }
 
-/** `f` behind the checks of its entry's parameters (f itself when none applies). */
-function checkedFunction(e: AipEntry, f: HostFunction): HostFunction {
+/**
+ * `f` as called in lifecycle stage `stage`: refused outright where its entry does not let it run (a task-only
+ * function outside Data and Output), else behind the checks of its entry's parameters (f itself when none applies).
+ */
+function checkedFunction(e: AipEntry, f: HostFunction, stage: LifecycleStage | undefined): HostFunction {
+  if (e.taskOnly) {
+    if (stage === undefined) throw new Error(`${e.path} runs only in Data and Output: its namespace must give withArgChecks the stage`);
+    if (stage === 'BeforeAll' || stage === 'AfterAll') {
+      return withOptions(f, () => {
+        throw new LuaError(`Cannot call '${e.path}(...)' in a before all or after all code block. Only in Data or Output.`);
+      });
+    }
+  }
   const at = checksOf(e);
   if (at.length === 0) return f;
   // unrolled for the usual one to three checks: a loop over `at` or `arguments` + apply cost 2-3x as much
@@ -95,19 +107,25 @@ function checkedFunction(e: AipEntry, f: HostFunction): HostFunction {
       return f(...args);
     };
   }
+  return withOptions(f, g);
+}
+
+/** `g`, which stands for `f`, with f's argument conversion mode */
+function withOptions(f: HostFunction, g: HostFunction): HostFunction {
   const options = f[HOST_OPTIONS];
   if (options) g[HOST_OPTIONS] = options;
   return g;
 }
 
 // Pure namespaces hand out the same functions in every stage: they are wrapped once (the others once per stage).
-const wrapped = new WeakMap<HostFunction, { path: string; checked: HostFunction }>();
+const wrapped = new WeakMap<HostFunction, { path: string; stage?: LifecycleStage; checked: HostFunction }>();
 
 /**
  * The functions of `aip.<ns>` behind their entries' argument checks. A function registered under two names (an
- * old name kept by AIPack) stays one function, checked and named in messages as the first of them.
+ * old name kept by AIPack) stays one function, checked and named in messages as the first of them. A namespace
+ * with task-only functions gives the lifecycle stage its functions are made for.
  */
-export function withArgChecks<T extends Record<string, unknown>>(ns: string, impl: T): T {
+export function withArgChecks<T extends Record<string, unknown>>(ns: string, impl: T, stage?: LifecycleStage): T {
   const out: Record<string, unknown> = {};
   const here = new Map<unknown, unknown>();
   for (const [name, f] of Object.entries(impl)) {
@@ -118,10 +136,10 @@ export function withArgChecks<T extends Record<string, unknown>>(ns: string, imp
     if (!here.has(f)) {
       const path = `aip.${ns}.${name}`;
       let w = wrapped.get(f as HostFunction);
-      if (!w || w.path !== path) {
+      if (!w || w.path !== path || w.stage !== stage) {
         const e = aipEntry(path);
         if (!e) throw new Error(`${path} has no entry in functions.ts`);
-        w = { path, checked: checkedFunction(e, f as HostFunction) };
+        w = { path, stage, checked: checkedFunction(e, f as HostFunction, stage) };
         wrapped.set(f as HostFunction, w);
       }
       here.set(f, w.checked);

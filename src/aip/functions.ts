@@ -73,6 +73,11 @@ export interface AipEntry extends Signature {
   simulation?: 'scripted' | 'stricter';
   /** written in Lua (prelude.lua), not among the namespace modules */
   inLua?: boolean;
+  /**
+   * callable only in a task's lifecycle stages (Data and Output): elsewhere it is refused before its arguments are
+   * checked (arg-checks.ts); its doc says so
+   */
+  taskOnly?: boolean;
 }
 
 // --- a compact notation: "name: type, opt?: type, ...rest: type" -> Param[] ---------------------------
@@ -130,7 +135,7 @@ function from(version: string): void {
 }
 
 /** `fn('file.load', 'path: string, options?: {base_dir?: string}', 'FileRecord', doc)` */
-type More = { until?: string; overloads?: string[]; args?: ArgSpec; simulation?: AipEntry['simulation']; inLua?: boolean };
+type More = { until?: string; overloads?: string[]; args?: ArgSpec; simulation?: AipEntry['simulation']; inLua?: boolean; taskOnly?: boolean };
 
 function fn(path: string, params: string, returns: string, doc: string, more: More = {}): void {
   const e: AipEntry = { path: `aip.${path}`, since, kind: 'function', params: parseParams(params), returns: splitTop(returns), doc };
@@ -142,6 +147,10 @@ function fn(path: string, params: string, returns: string, doc: string, more: Mo
   const simulation = more.simulation ?? (ns === 'file' ? 'stricter' : undefined);
   if (simulation) e.simulation = simulation;
   if (more.inLua) e.inLua = true;
+  if (more.taskOnly) {
+    e.taskOnly = true;
+    e.doc = doc.replace(/\.$/, ' (Data and Output only).');
+  }
   ENTRIES.push(e);
 }
 
@@ -277,7 +286,7 @@ fn('web.resolve_href', 'href: string|nil, base_url: string', 'string|nil', 'An h
   args: { style: 'accepted', names: { href: "aip.web.resolve_href 'href' argument" }, own: ['base_url'] },
 });
 fn('run.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the run, shown in the run view.', { overloads: ['iden: string, priority: number, content: string|Marker'], args: { own: ['iden'] } });
-fn('task.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the current task (Data and Output only).', { overloads: ['iden: string, priority: number, content: string|Marker'], args: { own: ['iden'] } });
+fn('task.pin', 'iden: string, content: string|Marker', '', 'Pins a content to the current task.', { overloads: ['iden: string, priority: number, content: string|Marker'], args: { own: ['iden'] }, taskOnly: true });
 
 from('0.8.1');
 fn('shape.to_record', 'names: string[], values: any[]', 'table', 'Pairs names with values into one record.');
@@ -329,7 +338,7 @@ fn('csv.value_lists_to_rows', 'value_lists: any[][], options?: CsvOptions', 'str
 fn('shape.records_to_value_lists', 'records: table[], names: string[]', 'any[][]', 'The values of each record, in the order of names.');
 
 from('0.8.10');
-fn('task.set_label', 'label: string', '', "Sets the current task's label (Data and Output only).", { args: { own: ['label'] } });
+fn('task.set_label', 'label: string', '', "Sets the current task's label.", { args: { style: 'must' }, taskOnly: true });
 fn('run.set_label', 'label: string', '', "Sets the run's label.", { args: { style: 'must' } });
 fn('md.extract_refs', 'md_content: string|nil', 'MdRef[]', 'Links and image references of a Markdown text.', { args: { names: { md_content: 'content' } } });
 

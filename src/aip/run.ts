@@ -6,7 +6,6 @@ import { withArgChecks } from './arg-checks.ts';
 function pinFn(env: StageEnv, scope: 'run' | 'task') {
   const fnName = `aip.${scope}.pin`;
   return (...args: unknown[]) => {
-    if (scope === 'task') requireTask(env, 'pin');
     if (args.length !== 2 && args.length !== 3) throw new LuaError(`${fnName} takes (iden, content) or (iden, priority, content), got ${args.length} arguments`);
     const [iden, a, b] = args;
     if (typeof iden !== 'string') throw new LuaError(`${fnName}: iden must be a string, got ${luaTypeName(iden)}`);
@@ -21,22 +20,12 @@ function pinFn(env: StageEnv, scope: 'run' | 'task') {
   };
 }
 
-/** aip.run.set_label's entry checks the label; aip.task.set_label checks it here, after the stage. */
+/** The label is checked at the entry (after the stage, for aip.task.set_label). */
 function labelFn(env: StageEnv, scope: 'run' | 'task') {
   return (label: string) => {
-    if (scope === 'task') {
-      requireTask(env, 'set_label');
-      if (typeof label !== 'string') throw new LuaError(`aip.task.set_label: label must be a string, got ${luaTypeName(label)}`);
-    }
     env.trace.record({ kind: 'label', depth: env.depth, agent: env.agent.name, scope, label });
   };
 }
 
-function requireTask(env: StageEnv, fn: string): void {
-  if (env.stage === 'BeforeAll' || env.stage === 'AfterAll') {
-    throw new LuaError(`Cannot call 'aip.task.${fn}(...)' in a before all or after all code block. Only in Data or Output.`);
-  }
-}
-
 export const run: AipNamespaceFactory = (env) => withArgChecks('run', { pin: pinFn(env, 'run'), set_label: labelFn(env, 'run') });
-export const task: AipNamespaceFactory = (env) => withArgChecks('task', { pin: pinFn(env, 'task'), set_label: labelFn(env, 'task') });
+export const task: AipNamespaceFactory = (env) => withArgChecks('task', { pin: pinFn(env, 'task'), set_label: labelFn(env, 'task') }, env.stage);

@@ -138,6 +138,12 @@ function createWorker(jobsUrl: string, maxMemoryMb: number, youngMb: number): Wo
   });
   notes.set(created, note);
   created.on('error', () => undefined); // while idle nobody listens; a running job has its own listener
+  // one that dies while idle is simply forgotten (one listener for the worker's life: it is given back many times)
+  created.once('exit', () => {
+    const list = idle.get(keyOf(jobsUrl, maxMemoryMb, youngMb));
+    const at = list?.indexOf(created) ?? -1;
+    if (at >= 0) list!.splice(at, 1);
+  });
   return created;
 }
 
@@ -148,11 +154,7 @@ function giveBack(w: Worker, jobsUrl: string, maxMemoryMb: number, youngMb: numb
     void w.terminate();
     return;
   }
-  // an idle worker must not keep the process alive, and one that dies while idle is simply forgotten
-  w.once('exit', () => {
-    const at = list.indexOf(w);
-    if (at >= 0) list.splice(at, 1);
-  });
+  // an idle worker must not keep the process alive
   w.unref();
   list.push(w);
   idle.set(key, list);

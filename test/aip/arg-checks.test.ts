@@ -81,7 +81,17 @@ describe('withArgChecks: path arguments, wordings of their own', () => {
   it('a parameter read after another is left to the function (its order is kept)', () => {
     expect(checked('semver', 'compare')('1.0.0', '>>', 3)).toEqual(['1.0.0', '>>', 3]);
     expect(checked('file', 'save_as_csv')(7, 'not a table')).toEqual([7, 'not a table']);
-    expect(checked('task', 'set_label')(1)).toEqual([1]);
+  });
+
+  it('taskOnly: refused outside Data and Output before any argument is checked, then checked as declared', () => {
+    const label = (stage: 'BeforeAll' | 'Data' | 'Output' | 'AfterAll') => withArgChecks('task', { set_label: echo }, stage).set_label as Fn;
+    const outside = "Cannot call 'aip.task.set_label(...)' in a before all or after all code block. Only in Data or Output.";
+    expect(() => label('BeforeAll')('l')).toThrow(new LuaError(outside));
+    expect(() => label('AfterAll')(1)).toThrow(new LuaError(outside));
+    expect(label('Data')('l')).toEqual(['l']);
+    expect(() => label('Output')(1)).toThrow(new LuaError('aip.task.set_label: label must be a string, got number'));
+    // a namespace of task-only functions must say which stage its functions are for
+    expect(() => checked('task', 'pin')).toThrow(/aip\.task\.pin runs only in Data and Output/);
   });
 });
 

@@ -19,6 +19,12 @@ describe('aip.run / aip.task', () => {
     expect(() => (run(env) as HostFns).pin('a')).toThrow('aip.run.pin takes (iden, content) or (iden, priority, content), got 1 arguments');
     expect(() => (run(env) as HostFns).pin('a', 'p', 'c')).toThrow('aip.run.pin: priority must be a number, got string');
     expect(() => (task(env) as HostFns).set_label('l')).toThrow("Cannot call 'aip.task.set_label(...)' in a before all or after all code block. Only in Data or Output.");
+    // the stage is refused first, whatever the arguments
+    expect(() => (task(env) as HostFns).set_label(1)).toThrow("Cannot call 'aip.task.set_label(...)' in a before all or after all code block. Only in Data or Output.");
+    expect(() => (task(env) as HostFns).pin('a')).toThrow("Cannot call 'aip.task.pin(...)' in a before all or after all code block. Only in Data or Output.");
+    const data = makeStageEnv('/tmp/run-ws', { stage: 'Data', taskNum: 1 });
+    expect(() => (task(data) as HostFns).set_label(1)).toThrow('aip.task.set_label: label must be a string, got number');
+    expect(() => (task(data) as HostFns).pin(1, 'c')).toThrow('aip.task.pin: iden must be a string, got number');
     (run(env) as HostFns).set_label('phase 1');
     expect(env.trace.of('label')).toMatchObject([{ scope: 'run', label: 'phase 1' }]);
   });

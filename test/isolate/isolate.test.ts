@@ -51,6 +51,22 @@ describe('runIsolated', () => {
     expect(new Set(again)).toEqual(new Set([a, b]));
   });
 
+  it('a worker given back many times keeps one exit listener (no listener leak warning)', async () => {
+    const jobs = jobsModule();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const ids = new Set();
+      for (let i = 0; i < 15; i++) ids.add(await runIsolated(jobs, 'whoami', {}, { youngMb: 9 }));
+      expect(ids.size).toBe(1);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('stops a job that never ends at its deadline, naming where it was', async () => {
     // the deadline per step starts at the job's first step, so the worker's start-up is not counted
     const err = (await runIsolated(jobsModule(), 'spin', {}, { timeoutMs: 100, restartOnProgress: true }).catch((e: unknown) => e)) as Error;
