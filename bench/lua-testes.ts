@@ -1,6 +1,7 @@
 /**
  * Runs Lua 5.4's official test suite (lua/lua `testes/`, tag v5.4.4) on the lua54 engine through the simulator's
- * sandbox, one file per state, and prints a table: file, pass/fail, time, our edits (count and kinds), the first line of the error.
+ * sandbox, one file per state, and prints a table: file, pass/fail, time, our edits (count and kinds), the first
+ * line of the error.
  *
  *   git -C <lua/lua bare repo> archive v5.4.4 testes | tar -x -C /tmp/lua-5.4.4
  *   npx tsx bench/lua-testes.ts /tmp/lua-5.4.4/testes [file.lua ...]
