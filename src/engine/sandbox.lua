@@ -597,6 +597,23 @@ do
   end
 end
 do
+  -- tonumber reads its whole string (luaO_str2num looks for "n" in it however it starts) and rawequal compares two
+  -- long strings of one length byte by byte, in one call: charged by those bytes once the call has returned
+  local tonumber0, rawequal0 = _G.tonumber, _G.rawequal
+  local function read(bytes, ...)
+    if bytes > FROM then charge(bytes // PER) end
+    return ...
+  end
+  _G.tonumber = guard(function(...)
+    local s = ...
+    return read(type(s) == "string" and #s or 0, tonumber0(...))
+  end, "tonumber")
+  _G.rawequal = guard(function(...)
+    local a, b = ...
+    return read(type(a) == "string" and type(b) == "string" and #a == #b and #a or 0, rawequal0(...))
+  end, "rawequal")
+end
+do
   -- utf8.len walks its string and utf8.offset as many characters as it is asked, in one call; each is charged
   -- by the bytes it may pass once it has returned (its own errors come first). utf8.codepoint returns a value
   -- per character (slice).

@@ -81,6 +81,8 @@ describe(`budget bypasses end on the budget or the memory cap, with no deadline 
     'string.unpack by the items of its format': 'local f, d = ("b"):rep(200000), ("x"):rep(200000) while true do string.unpack(f, d) end',
     'load by the bytes it compiles': 'local s = ("x = 1 "):rep(200000) while true do load(s) end',
     'load by the bytes its reader gives': 'local n = 0 while true do n = 0 load(function() n = n + 1 if n < 200000 then return "x = 1 " end end) end',
+    'tonumber by the bytes it reads': 'local s = ("x"):rep(16 * 2^20) while true do tonumber(s) end',
+    'rawequal by the bytes it compares': 'local s = ("x"):rep(16 * 2^20) local u = s:sub(1, -2) .. "x" while true do rawequal(s, u) end',
   };
   it.each(Object.keys(LOOPS))('charges %s', async (name) => {
     expect(await attack(LOOPS[name])).toMatch(BUDGET);
