@@ -71,6 +71,11 @@ local function slice(strict, s, i, j)
   local n = b - a + 1
   if n > FROM and n < MAXSTACK then charge(n * ELEMENT) end
 end
+-- A call's results, once it has returned, after charging the bytes it walked in one call (its own errors come first).
+local function walked(bytes, ...)
+  if bytes > FROM then charge(bytes // PER) end
+  return ...
+end
 local function span(t, i, j, t2)
   local a, b = tonumber(i), tonumber(j)
   -- floats: b - a of two integers may wrap
@@ -600,17 +605,13 @@ do
   -- tonumber reads its whole string (luaO_str2num looks for "n" in it however it starts) and rawequal compares two
   -- long strings of one length byte by byte, in one call: charged by those bytes once the call has returned
   local tonumber0, rawequal0 = _G.tonumber, _G.rawequal
-  local function read(bytes, ...)
-    if bytes > FROM then charge(bytes // PER) end
-    return ...
-  end
   _G.tonumber = guard(function(...)
     local s = ...
-    return read(type(s) == "string" and #s or 0, tonumber0(...))
+    return walked(type(s) == "string" and #s or 0, tonumber0(...))
   end, "tonumber")
   _G.rawequal = guard(function(...)
     local a, b = ...
-    return read(type(a) == "string" and type(b) == "string" and #a == #b and #a or 0, rawequal0(...))
+    return walked(type(a) == "string" and type(b) == "string" and #a == #b and #a or 0, rawequal0(...))
   end, "rawequal")
 end
 do
@@ -618,10 +619,6 @@ do
   -- by the bytes it may pass once it has returned (its own errors come first). utf8.codepoint returns a value
   -- per character (slice).
   local len, offset, codepoint, abs = utf8.len, utf8.offset, utf8.codepoint, math.abs
-  local function walked(bytes, ...)
-    if bytes > FROM then charge(bytes // PER) end
-    return ...
-  end
   local function size(s) return type(s) == "string" and #s or 0 end
   utf8.len = guard(function(...) return walked(size((...)), len(...)) end, "utf8.len")
   utf8.offset = guard(function(...)
