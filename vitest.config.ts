@@ -33,7 +33,10 @@ const engineProject = (engine: 'fengari' | 'lua54', isolated: boolean, exclude: 
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    // timeouts are hang guards, never speed checks: beside two busy loops a real-binary test took 34 s and a
+    // beforeAll that runs a pipeline more than 10 s
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     // many tests wait on spawned CLIs and worker threads, so vitest's default (one worker less than the cores)
     // leaves a 2-core CI machine half idle: 2 workers there take the suite from 546 s to 401 s
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
