@@ -169,35 +169,12 @@ function testCommand(engine: EngineName): number {
 function native(ws: string): Record<string, number> | undefined {
   const probe = spawnSync('lua5.4', ['-v'], { encoding: 'utf8' });
   if (probe.status !== 0) return undefined;
-  const script = `
-local CHAIN = ${CHAIN}
-${nativeAipStub(ws)}
-local function chain(name, v, n)
-  for i = 1, n do v = agent_run(name, { input = v }).outputs[1] end
-  return v
-end
-local function per_call(name, input, runs, n)
-  n = n or CHAIN
-  local samples = {}
-  for r = 1, runs do
-    local t0 = os.clock()
-    chain(name, input, n)
-    samples[r] = (os.clock() - t0) * 1000 / n
-  end
-  table.sort(samples)
-  return samples[(runs + 1) // 2]
-end
-local globs = {}
-for i = 1, 10000 do globs[i] = "src/module-" .. i .. "/**/*.ts" end
-local out = {
-  per_call("leaf", 0, 9),
-  per_call("leaf-data", { prompt = string.rep("x", 1024 * 1024), globs = {}, n = 0 }, 5),
-  per_call("leaf-data", { prompt = "Fix it", globs = globs, n = 0 }, 5),
-}
-${CHAIN_LENGTHS.map((n) => `out[#out + 1] = per_call("leaf", 0, 5, ${n})`).join('\n')}
-${PROMPT_MB.map((mb) => `out[#out + 1] = per_call("leaf-data", { prompt = string.rep("x", ${Math.round(mb * 1024 * 1024)}), globs = {}, n = 0 }, 5)`).join('\n')}
-print(table.concat(out, " "))
-`;
+  const lists = (xs: number[]) => `{ ${xs.join(', ')} }`;
+  const script = [
+    `local CHAIN, CHAIN_LENGTHS, PROMPT_MB = ${CHAIN}, ${lists(CHAIN_LENGTHS)}, ${lists(PROMPT_MB)}`,
+    nativeAipStub(ws),
+    readFileSync(new URL('./runtime-native.lua', import.meta.url), 'utf8'),
+  ].join('\n');
   const r = spawnSync('lua5.4', ['-'], { input: script, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`lua5.4: ${r.stderr}`);
   const v = r.stdout.trim().split(' ').map(Number);
