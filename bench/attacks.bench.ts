@@ -16,6 +16,8 @@ const BIN = fileURLToPath(new URL('../src/cli/bin.ts', import.meta.url));
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const SECRET = 'TOP-SECRET-host-file';
 const aip = (code: string) => `# After All\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
+/** a sub-agent: its code runs in Output on the stage's input */
+const sub = (code: string) => `# Output\n\n\`\`\`lua\n${code}\n\`\`\`\n`;
 const save = (p: string, t = 'new') => `aip.file.save(${JSON.stringify(p)}, ${JSON.stringify(t)})`;
 const prompt = (meta: string, extra = '') => ({ '.aipack/.prompt/pro@coder/coder-prompt.md': '```toml\n#!meta\n' + meta + '\n```\n\nFix it.\n\n====\n' + extra });
 
@@ -27,10 +29,12 @@ interface Run {
 }
 interface Attack {
   id: string;
-  family: 'escapes' | 'data loss' | 'runaway work' | 'memory' | 'wrong answers' | 'raw errors';
+  family: 'escapes' | 'data loss' | 'runaway work' | 'memory' | 'wrong answers' | 'raw errors' | 'isolation' | 'reports';
   name: string;
   files?: (root: string) => Record<string, string>;
   links?: Record<string, string>;
+  /** sparse files of the given sizes (no bytes on disk) */
+  sparse?: Record<string, number>;
   args: string[];
   /** runs on one engine only (the command takes none) */
   once?: boolean;
@@ -171,6 +175,85 @@ const A: Attack[] = [
     args: ['run-agent', 'x.aip'],
     held: (r) => !/Cannot read properties|\n\s+at /.test(r.out),
   },
+  // round 4: pooled states, paths a case or config names, reports, costs charged where incurred
+  {
+    id: '19', family: 'isolation', name: "case A sets the __tostring of aip's error metatable; case B formats an aip error",
+    files: () => ({
+      'cases/a.aip': sub('local ok, e = pcall(aip.file.load, 5) local mt = getmetatable(e) if mt then pcall(function() mt.__tostring = function() pcall(aip.file.save, "planted.txt", "A") return "from A" end end) end return nil'),
+      'cases/a.contract.toml': 'agent = "a.aip"\n[[case]]\nname = "a"\nstage = "pre"\nprompt = "x"\n[case.expect]\n',
+      'cases/b.aip': sub('local ok, e = pcall(aip.file.load, 5) return { coder_params = { msg = tostring(e):sub(1, 12) } }'),
+      'cases/b.contract.toml': 'agent = "b.aip"\n[[case]]\nname = "b"\nstage = "pre"\nprompt = "x"\n[case.expect]\nparams_contains = { msg = "aip.file.loa" }\n',
+    }),
+    args: ['test', 'cases'],
+    held: (r) => r.code === 0 && /2 passed/.test(r.out),
+  },
+  {
+    id: '20', family: 'isolation', name: 'case A: math.randomseed(1), collectgarbage("stop"), a library key re-added; case B reads them',
+    files: () => ({
+      'cases/a.aip': sub('math.randomseed(1) pcall(collectgarbage, "stop") local f = string.upper string.upper = nil string.upper = f return nil'),
+      'cases/a.contract.toml': 'agent = "a.aip"\n[[case]]\nname = "a"\nstage = "pre"\nprompt = "x"\n[case.expect]\n',
+      'cases/b.aip': sub('local ok, running = pcall(collectgarbage, "isrunning") local keys = {} for k in pairs(string) do keys[#keys + 1] = k end return { coder_params = { running = (not ok) or running, first = keys[1] } }'),
+      'cases/b.contract.toml': 'agent = "b.aip"\n[[case]]\nname = "b"\nstage = "pre"\nprompt = "x"\n[case.expect]\nparams_contains = { running = true }\n',
+    }),
+    args: ['test', 'cases'],
+    held: (r) => r.code === 0 && /2 passed/.test(r.out),
+  },
+  {
+    id: '21', family: 'escapes', name: '[case.expect] files names /etc/passwd and ../../secret.txt',
+    files: () => ({
+      'cases/a.aip': sub('return nil'),
+      'cases/a.contract.toml': 'agent = "a.aip"\n[[case]]\nname = "a"\nstage = "pre"\nprompt = "x"\n[case.expect]\nfiles = { "/etc/passwd" = "guess", "../../secret.txt" = "guess" }\n',
+    }),
+    args: ['test', 'cases', '--reporter', 'json'],
+    held: (r) => r.code === 2 && /expected a workspace-relative path/.test(r.out) && !r.out.includes(SECRET) && !r.out.includes('root:x:0'),
+  },
+  {
+    id: '22', family: 'reports', name: 'config output_file outside the project; a newline in a case name (JUnit)',
+    files: () => ({
+      'coder-subagents.config.toml': 'reporter = "junit"\noutput_file = "../planted.xml"\n',
+      'cases/a.aip': sub('return nil'),
+      'cases/a.contract.toml': 'agent = "a.aip"\n[[case]]\nname = "a\\nssh-ed25519 AAAA planted"\nstage = "pre"\nprompt = "x"\n[case.expect]\n',
+    }),
+    args: ['test', 'cases'],
+    held: (r, same) => r.code === 2 && /leads outside the project/.test(r.out) && same,
+  },
+  {
+    id: '23', family: 'memory', name: 'aip.file.load of a 2 GB sparse file',
+    sparse: { 'big.bin': 2 * 1024 ** 3 },
+    files: () => ({ 'x.aip': aip('local ok, e = pcall(aip.file.load, "big.bin") return tostring(e):sub(1, 200)') }),
+    args: ['run-agent', 'x.aip', '--json'],
+    held: (r) => r.code === 0 && r.rssMb < 512 && /larger|too big|memory/.test(r.out),
+  },
+  {
+    id: '24', family: 'memory', name: 'io.write of 1 MB, 20,000 times',
+    files: () => ({ 'x.aip': aip('local s = ("x"):rep(1024 * 1024) for i = 1, 20000 do io.write(s) end return 1') }),
+    args: ['run-agent', 'x.aip'],
+    held: (r) => r.code === 1 && r.rssMb < 1024 && /(budget|memory limit|output limit)/.test(r.out),
+  },
+  {
+    id: '25', family: 'memory', name: 'run-agent --json on a result of 2,000 refs to one 1 MiB string',
+    files: () => ({ 'x.aip': aip('local s = ("x"):rep(1024 * 1024) local t = {} for i = 1, 2000 do t[i] = s end return t') }),
+    args: ['run-agent', 'x.aip', '--json'],
+    held: (r) => r.code === 1 && r.rssMb < 1024 && !/FATAL|heap out of memory/.test(r.out),
+  },
+  {
+    id: '26', family: 'runaway work', name: '150 aip.hbs.render calls on a 200k-element table',
+    files: () => ({ 'x.aip': aip('local t = {} for i = 1, 200000 do t[i] = i end for i = 1, 150 do aip.hbs.render("{{x.[0]}}", { x = t }) end return 1') }),
+    args: ['run-agent', 'x.aip'],
+    held: (r) => r.code === 1 && /instruction budget exceeded/.test(r.out),
+  },
+  {
+    id: '27', family: 'runaway work', name: 'aip.json.stringify of one 200k-element table, 150 times',
+    files: () => ({ 'x.aip': aip('local t = {} for i = 1, 200000 do t[i] = i end for i = 1, 150 do aip.json.stringify(t) end return 1') }),
+    args: ['run-agent', 'x.aip'],
+    held: (r) => r.code === 1 && /instruction budget exceeded/.test(r.out),
+  },
+  {
+    id: '28', family: 'wrong answers', name: 'pcall(table.move, {}, 1, math.maxinteger, 2) and table.concat to maxinteger',
+    files: () => ({ 'x.aip': aip('local a, e1 = pcall(table.move, {}, 1, math.maxinteger, 2) local b, e2 = pcall(table.concat, {}, "", 1, math.maxinteger) return tostring(e1) .. " | " .. tostring(e2)') }),
+    args: ['run-agent', 'x.aip', '--json'],
+    held: (r) => r.code === 0 && /wrap around|too many elements to move/.test(r.out) && /invalid value \(at index 1\) in table for 'concat'|invalid value \(nil\) at index 1/.test(r.out),
+  },
 ];
 
 function disk(dir: string): string {
@@ -180,7 +263,14 @@ function disk(dir: string): string {
       const p = nodePath.join(d, e.name);
       if (e.isSymbolicLink()) out.push(`${p} -> ${fs.readlinkSync(p)}`);
       else if (e.isDirectory()) walk(p);
-      else out.push(`${p} ${fs.statSync(p).size} ${fs.readFileSync(p).subarray(0, 64).toString('hex')}`);
+      else {
+        // the first 64 bytes only: an attack's file may be larger than a buffer holds
+        const head = Buffer.alloc(64);
+        const fd = fs.openSync(p, 'r');
+        const n = fs.readSync(fd, head, 0, 64, 0);
+        fs.closeSync(fd);
+        out.push(`${p} ${fs.statSync(p).size} ${head.subarray(0, n).toString('hex')}`);
+      }
     }
   };
   walk(dir);
@@ -216,6 +306,10 @@ for (const attack of A.filter((x) => !only || only.includes(x.id))) {
       fs.writeFileSync(nodePath.join(ws, rel), text);
     }
     for (const [rel, target] of Object.entries(attack.links ?? {})) fs.symlinkSync(target, nodePath.join(ws, rel));
+    for (const [rel, size] of Object.entries(attack.sparse ?? {})) {
+      fs.writeFileSync(nodePath.join(ws, rel), '');
+      fs.truncateSync(nodePath.join(ws, rel), size);
+    }
     const before = disk(root);
     const args = engine === '-' ? attack.args : [...attack.args, '--engine', engine];
     const [r, second] = attack.twice ? await Promise.all([timed(args, ws), timed(args, ws)]) : [await timed(args, ws), undefined];
