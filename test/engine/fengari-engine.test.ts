@@ -4,20 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { getEngine } from '../../src/engine/index.ts';
+import { stateAtW } from '../helpers/engine.ts';
 
 const fengari = getEngine('fengari');
-function state(files: Record<string, string> = {}) {
-  return fengari.createState({
-    budget: 1e7,
-    budgetMessage: 'budget',
-    moduleDirs: ['/w'],
-    readFile: (abs) => files[abs],
-    loadRoots: ['/w'],
-    baseDir: '/w',
-    print: () => {},
-    displayPath: (p) => p,
-  });
-}
+const state = (files: Record<string, string> = {}) => stateAtW(fengari, files);
 const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
 
 describe('the fengari engine', () => {

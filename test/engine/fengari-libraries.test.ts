@@ -4,21 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { getEngine } from '../../src/engine/index.ts';
+import { stateAtW } from '../helpers/engine.ts';
 import { createLimits } from '../../src/engine/limits.ts';
 
 const fengari = getEngine('fengari');
 function state(files: Record<string, string> = {}, budget = 1e7, memoryMax?: number) {
-  return fengari.createState({
-    budget,
-    limits: memoryMax === undefined ? undefined : createLimits(budget, memoryMax),
-    budgetMessage: 'budget',
-    moduleDirs: ['/w'],
-    readFile: (abs) => files[abs],
-    loadRoots: ['/w'],
-    baseDir: '/w',
-    print: () => {},
-    displayPath: (p) => p,
-  });
+  return stateAtW(fengari, files, { budget, limits: memoryMax === undefined ? undefined : createLimits(budget, memoryMax) });
 }
 const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
 

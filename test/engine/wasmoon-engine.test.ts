@@ -4,21 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadEngine } from '../../src/engine/index.ts';
+import { stateAtW } from '../helpers/engine.ts';
 import { createLimits } from '../../src/engine/limits.ts';
 
 const lua54 = await loadEngine('lua54');
 function state(memoryMax = 512 * 1024 * 1024, limits = createLimits(1e9, memoryMax)) {
-  return lua54.createState({
-    budget: 1e9,
-    limits,
-    budgetMessage: 'budget',
-    moduleDirs: [],
-    readFile: () => undefined,
-    loadRoots: ['/w'],
-    baseDir: '/w',
-    print: () => {},
-    displayPath: (p) => p,
-  });
+  return stateAtW(lua54, {}, { budget: 1e9, limits, moduleDirs: [] });
 }
 const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
 
