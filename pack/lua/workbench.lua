@@ -340,6 +340,15 @@ function M.pin(wb)
   aip.run.pin("workbench", 3, { label = "  Workbench:", content = table.concat(lines, "\n") })
 end
 
+-- aip.file.copy where this AIPack has it; an older one without it: load and save the content
+local function copy_file(from, to, overwrite)
+  if aip.file.copy then
+    aip.file.copy(from, to, { overwrite = overwrite })
+  else
+    aip.file.save(to, aip.file.load(from).content)
+  end
+end
+
 --- Copies the pack's `user-templates/template-<name>` files to `<prompt_dir>/user-templates/<name>` when the
 -- copy does not exist yet: a user's edited copy is never overwritten.
 function M.init_user_templates(prompt_dir)
@@ -348,13 +357,7 @@ function M.init_user_templates(prompt_dir)
   for _, file in ipairs(aip.file.list(CTX.AGENT_FILE_DIR .. "/user-templates/template-*")) do
     local name = file.name:gsub("^template%-", "", 1)
     local dest = dest_dir .. "/" .. name
-    if name ~= file.name and not aip.file.exists(dest) then
-      if aip.file.copy then
-        aip.file.copy(file.path, dest, { overwrite = false })
-      else
-        aip.file.save(dest, aip.file.load(file.path).content)
-      end
-    end
+    if name ~= file.name and not aip.file.exists(dest) then copy_file(file.path, dest, false) end
   end
 end
 
@@ -367,11 +370,7 @@ function M.init_readme(prompt_dir)
   local dest_path = prompt_dir .. "/README.md"
   local dest = aip.file.info(dest_path)
   if dest ~= nil and (tonumber(source.ctime) or 0) <= (tonumber(dest.ctime) or 0) then return end
-  if aip.file.copy then
-    aip.file.copy(source.path, dest_path, { overwrite = true })
-  else
-    aip.file.save(dest_path, aip.file.load(source.path).content)
-  end
+  copy_file(source.path, dest_path, true)
 end
 
 --- A prompt-local user template's content: content | nil, message (it is copied there in every run).
