@@ -13,7 +13,11 @@ export class StatePool<S extends { readonly templateKey: string; takeFor(options
   /** by template key; the least recently used key first */
   private readonly free = new Map<string, S[]>();
   private count = 0;
-  constructor(private readonly max: number) {}
+  /** `evicted` is told of each state dropped to make room: the pool owns it then, and nothing else will close it */
+  constructor(
+    private readonly max: number,
+    private readonly evicted: (s: S) => void = () => {},
+  ) {}
 
   /** a pooled state of `options`' template taken for `options`, or undefined */
   take(options: StateOptions): S | undefined {
@@ -33,9 +37,10 @@ export class StatePool<S extends { readonly templateKey: string; takeFor(options
     if (this.count >= this.max) {
       // the states of the least recently given template make room
       const [oldest, list] = this.free.entries().next().value as [string, S[]];
-      list.shift();
+      const dropped = list.shift() as S;
       this.count--;
       if (list.length === 0) this.free.delete(oldest);
+      this.evicted(dropped);
     }
     const list = this.free.get(s.templateKey) ?? [];
     this.free.delete(s.templateKey);

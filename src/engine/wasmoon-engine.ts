@@ -183,7 +183,8 @@ const TRAMPOLINE = registerCFunction((L: number) => {
 // Compiled chunks by name and source: a fresh state per stage no longer re-parses the prelude, modules, agents.
 const bytecodeCache = new ChunkCache<Uint8Array>(2000);
 
-const pool = new StatePool<WasmoonState>(4);
+// a state dropped to make room is closed: its VM lives in the module's memory, which no collector frees
+const pool = new StatePool<WasmoonState>(4, (s) => s.evict());
 
 class WasmoonState extends SandboxedState<number> {
   protected readonly L: number;
@@ -450,6 +451,17 @@ class WasmoonState extends SandboxedState<number> {
       this.limits.memoryUsed -= this.bytes;
       return;
     }
+    this.shutDown();
+  }
+
+  /** Closes a pooled state the pool dropped. Its bytes left its run's count when it was pooled; lua_close's frees
+   * take them off again, so they are counted back first. */
+  evict(): void {
+    this.limits.memoryUsed += this.bytes;
+    this.shutDown();
+  }
+
+  private shutDown(): void {
     this.closed = true;
     M._lua_close(this.L);
     states.delete(this.id);

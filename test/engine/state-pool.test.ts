@@ -50,14 +50,17 @@ describe('the state pool', () => {
     expect(pool.take(optionsOf())).toBe(first);
   });
 
-  it('when full, drops the oldest state of the least recently given template', () => {
-    const pool = new StatePool<Fake>(3);
+  it('when full, drops the oldest state of the least recently given template, and hands it to be closed', () => {
+    const dropped: Fake[] = [];
+    const pool = new StatePool<Fake>(3, (s) => dropped.push(s));
     const [a1, b1, a2, c] = [new Fake('a'), new Fake('b'), new Fake('a'), new Fake('c')];
     pool.give(a1);
     pool.give(b1);
     // 'a' given again: 'b' is now the template given least recently
     pool.give(a2);
+    expect(dropped).toEqual([]);
     pool.give(c);
+    expect(dropped).toEqual([b1]);
     expect(pool.take(optionsOf('b'))).toBeUndefined();
     expect(pool.take(optionsOf('a'))).toBe(a2);
     expect(pool.take(optionsOf('a'))).toBe(a1);

@@ -14,6 +14,15 @@ function state(memoryMax = 512 * 1024 * 1024, limits = createLimits(1e9, memoryM
 const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
 
 describe('the lua54 engine', () => {
+  it('closes a pooled state the pool drops to make room; the run it counted in ends at 0 bytes', () => {
+    const limits = createLimits(1e9, 512 * 1024 * 1024);
+    const made = Array.from({ length: 6 }, (_, i) => stateAtW(lua54, {}, { budget: 1e9, limits, moduleDirs: [], template: { key: `evicted-${i}`, install: () => {} } }));
+    for (const s of made) s.close();
+    // four are pooled; the two given first made room and were closed for good
+    expect(made.map((s) => (s as unknown as { closed: boolean }).closed)).toEqual([true, true, false, false, false, false]);
+    expect(limits.memoryUsed).toBe(0);
+  });
+
   it('refuses allocations past the memory cap, even under pcall, and says so', () => {
     const s = state(32 * 1024 * 1024);
     expect(() => run('local t = {} pcall(function() for i = 1, 1e8 do t[i] = i end end) return #t', s)).toThrow('memory limit exceeded');
