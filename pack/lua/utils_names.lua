@@ -11,25 +11,34 @@ local C = require("sub_agent_contract")
 
 local M = {}
 
--- Edit distance with adjacent transpositions, on lower-cased strings (as src/support/suggest.ts).
+-- Edit distance with adjacent transpositions, on lower-cased strings (as src/support/suggest.ts). Compares bytes
+-- and keeps three rows: a warning is checked for every key of every entry, and a Lua call per character costs.
+local byte = string.byte
 local function distance(a, b)
   local la, lb = #a, #b
-  local d = {}
-  for i = 0, la do
-    d[i] = { [0] = i }
-  end
-  for j = 1, lb do d[0][j] = j end
+  local ca, cb = {}, {}
+  for i = 1, la do ca[i] = byte(a, i) end
+  for j = 1, lb do cb[j] = byte(b, j) end
+  local before, prev = nil, {}
+  for j = 0, lb do prev[j] = j end
   for i = 1, la do
+    local cur = { [0] = i }
+    local ai, ai_before = ca[i], ca[i - 1]
     for j = 1, lb do
-      local cost = (a:sub(i, i) == b:sub(j, j)) and 0 or 1
-      local v = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
-      if i > 1 and j > 1 and a:sub(i, i) == b:sub(j - 1, j - 1) and a:sub(i - 1, i - 1) == b:sub(j, j) then
-        v = math.min(v, d[i - 2][j - 2] + 1)
+      local bj = cb[j]
+      local v, w = prev[j] + 1, cur[j - 1] + 1
+      if w < v then v = w end
+      w = prev[j - 1] + (ai == bj and 0 or 1)
+      if w < v then v = w end
+      if i > 1 and j > 1 and ai == cb[j - 1] and ai_before == bj then
+        w = before[j - 2] + 1
+        if w < v then v = w end
       end
-      d[i][j] = v
+      cur[j] = v
     end
+    before, prev = prev, cur
   end
-  return d[la][lb]
+  return prev[lb]
 end
 
 --- The candidate `word` is most probably a typo of (within a third of its length, at least 1), or nil.
@@ -39,8 +48,12 @@ function M.suggest(word, candidates)
   local limit = math.max(1, math.floor(#w / 3))
   local best, best_d = nil, nil
   for _, c in ipairs(candidates) do
-    local d = distance(w, c:lower())
-    if d <= limit and c ~= word and (best_d == nil or d < best_d) then best, best_d = c, d end
+    -- the distance is at least the difference of the lengths: a candidate further off than the limit is skipped
+    local gap = #c - #w
+    if gap <= limit and -gap <= limit then
+      local d = distance(w, c:lower())
+      if d <= limit and c ~= word and (best_d == nil or d < best_d) then best, best_d = c, d end
+    end
   end
   return best
 end
@@ -190,17 +203,21 @@ local function is_alias(model, known)
   return false
 end
 
--- a provider's name start as a word a typo is compared with (`gpt`, `claude`, `deepseek`)
-local PREFIX_WORDS = {}
-do
+-- a provider's name start as a word a typo is compared with (`gpt`, `claude`, `deepseek`); made at the first model
+-- name checked (most runs check none, and every run loads this module)
+local PREFIX_WORDS
+local function prefix_words()
+  if PREFIX_WORDS then return PREFIX_WORDS end
+  PREFIX_WORDS = {}
   local seen = {}
   for _, prefix in ipairs(MODEL.prefixes) do
-    local word = prefix:gsub("%-$", ""):lower()
+    local word = (prefix:sub(-1) == "-" and prefix:sub(1, -2) or prefix):lower()
     if not seen[word] then
       seen[word] = true
       PREFIX_WORDS[#PREFIX_WORDS + 1] = word
     end
   end
+  return PREFIX_WORDS
 end
 
 local function near_model(model, known_list)
@@ -214,7 +231,7 @@ local function near_model(model, known_list)
   if alias ~= nil then return alias end
   local word = model:match("^[A-Za-z]+")
   if word == nil or #word < 3 then return nil end
-  local prefix = M.suggest(word, PREFIX_WORDS)
+  local prefix = M.suggest(word, prefix_words())
   if prefix == nil or prefix == word:lower() then return nil end
   return prefix .. model:sub(#word + 1)
 end

@@ -11,6 +11,9 @@ import { completed, runCoder } from '../helpers/coder.ts';
 import { tmpDir, write } from '../harness/helpers.ts';
 import { modelNameFindings } from '../../src/check/model-names.ts';
 import { modelsWorkspace } from '../helpers/models.ts';
+import { readFileSync } from 'node:fs';
+import { runLua } from '../helpers/lua.ts';
+import { prng } from '../helpers/prng.ts';
 
 const UP = fileURLToPath(new URL('../../fixtures/coder-upstream', import.meta.url)).replace(/[\\/]$/, '');
 
@@ -56,5 +59,64 @@ describe('model names', () => {
     const warnings = r.prints.filter((p) => p.startsWith('WARNING: ') && p.includes("model '"));
     expect(warnings).toEqual(modelNameFindings(ws, prompt).map((f) => `WARNING: ${f.message}`));
     expect(warnings).toHaveLength(4);
+  });
+});
+
+describe("utils_names' did-you-mean", () => {
+  /** the rule as a full table of edit distances (with adjacent transpositions) states it */
+  function distance(a: string, b: string): number {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]) as number[][];
+    for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) {
+        const row = d[i]!;
+        row[j] = Math.min(d[i - 1]![j]! + 1, row[j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, d[i - 2]![j - 2]! + 1);
+      }
+    }
+    return d[a.length]![b.length]!;
+  }
+  function expected(word: string, candidates: string[]): string | null {
+    const w = word.toLowerCase();
+    const limit = Math.max(1, Math.floor(w.length / 3));
+    let best: [string, number] | undefined;
+    for (const c of candidates) {
+      const d = distance(w, c.toLowerCase());
+      if (d <= limit && c !== word && (best === undefined || d < best[1])) best = [c, d];
+    }
+    return best?.[0] ?? null;
+  }
+
+  it('picks the closest candidate within a third of the word, as the full table of distances does', () => {
+    const candidates = ['name', 'enabled', 'stages', 'options', 'config', 'on', 'start', 'end', 'Model', 'ab'];
+    const random = prng(35);
+    const letters = 'abcdeilmnoprstg_';
+    const words = ['stgaes', 'enabeld', 'optoins', 'strat', 'STAGES', 'stages', 'confg', 'o', 'no', 'modle', 'ba', 'nmae', ''];
+    for (let i = 0; i < 300; i++) {
+      const base = candidates[Math.floor(random() * candidates.length)]!;
+      const chars = [...base];
+      // a few edits of a candidate: a typo, a swap, a letter more or less
+      for (let k = Math.floor(random() * 4); k > 0; k--) {
+        const at = Math.floor(random() * (chars.length + 1));
+        const op = Math.floor(random() * 4);
+        const letter = letters[Math.floor(random() * letters.length)]!;
+        if (op === 0) chars.splice(at, 0, letter);
+        else if (op === 1) chars.splice(at, 1);
+        else if (op === 2) chars[at] = letter;
+        else if (at + 1 < chars.length) [chars[at], chars[at + 1]] = [chars[at + 1]!, chars[at]!];
+      }
+      words.push(chars.join(''));
+    }
+    const lua = (name: string) => readFileSync(new URL(`../../pack/lua/${name}`, import.meta.url), 'utf8');
+    const { value } = runLua(
+      `local N = require("utils_names")
+       local words = aip.json.parse([==[${JSON.stringify(words)}]==])
+       local candidates = aip.json.parse([==[${JSON.stringify(candidates)}]==])
+       local out = {}
+       for i, word in ipairs(words) do out[i] = N.suggest(word, candidates) or false end
+       return out`,
+      { files: { 'lua/utils_names.lua': lua('utils_names.lua'), 'lua/sub_agent_contract.lua': lua('sub_agent_contract.lua') } },
+    );
+    expect((value as (string | false)[]).map((v) => (v === false ? null : v))).toEqual(words.map((w) => expected(w, candidates)));
   });
 });
