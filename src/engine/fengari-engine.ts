@@ -10,11 +10,12 @@ import type { LuaEngine, StateOptions } from './engine.ts';
 import { api, latin1, raise, str } from './fengari-api.ts';
 import { pushJs, toJs, setArrayMetatable, luaBytes, isUnwind } from './fengari-bridge.ts';
 import { ELEMENT_COST, meteredTableFunctions, StateRandom, strChar, strRep, tableMove } from './fengari-libraries.ts';
-import { changedTriples, pushGlobalsCopy, putTriplesBack, readTriples, type PristineTriple } from './fengari-tables.ts';
-import { lua, lauxlib, lualib, protoOf, pushProto, setBigStringHook, type LuaState as L, type Proto } from './fengari-vm.ts';
+import { changedTriples, pushGlobalsCopy, putTriplesBack, reachableTriples, type PristineTriple } from './fengari-tables.ts';
+import { lua, lauxlib, lualib, newTable, protoOf, pushProto, setBigStringHook, TAG, valueAt, type LuaState as L, type LuaTable, type Proto } from './fengari-vm.ts';
 import { BYTES_PER_INSTRUCTION, spent, type RunLimits } from './limits.ts';
 import { openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
 import { SandboxedState, tracebackHandler, type PatternPrimitives } from './sandboxed-state.ts';
+import { ARRAY_MT_KEY, PRIVATE_KEY } from './state-put-back.ts';
 import type { CFunction } from './state-host-libraries.ts';
 import { StatePool } from './state-pool.ts';
 import type { ConvertMode } from './values.ts';
@@ -232,19 +233,40 @@ class FengariState extends SandboxedState<L> {
   }
 
   protected override changedTables(L: L, list: number): number[] {
-    return changedTriples(this.pristineTriples(L, list));
+    return changedTriples(this.pristineTriples());
   }
 
   protected override putBackTables(L: L, list: number, changed: number[] | undefined): boolean {
-    const all = this.pristineTriples(L, list);
+    const all = this.pristineTriples();
     return putTriplesBack(L, changed === undefined ? all : changed.map((i) => all[i - 1]!));
   }
 
-  /** the (table, copy, metatable) triples of PRISTINE_LUA's list, in its order: the list is made once, at set-up */
+  /** the (table, copy, metatable) triples of every table Lua can reach: the list is made once, at set-up */
   private triples?: PristineTriple[];
 
-  private pristineTriples(L: L, list: number): PristineTriple[] {
-    return (this.triples ??= readTriples(L, list));
+  /** PRISTINE_LUA's walk in fengari's own structures (fengari-tables.ts): the Lua walk costs ~100 ms a state here */
+  protected override copyReachableTables(L: L): void {
+    const table = (push: () => void): LuaTable | undefined => {
+      push();
+      const v = valueAt(L, lua.lua_gettop(L));
+      lua.lua_settop(L, -2);
+      return v.type === TAG.LUA_TTABLE ? (v.value as LuaTable) : undefined;
+    };
+    const globals = table(() => lua.lua_pushglobaltable(L));
+    const stringMt = table(() => {
+      lua.lua_pushliteral(L, '');
+      if (!lua.lua_getmetatable(L, -1)) lua.lua_pushnil(L);
+      lua.lua_remove(L, -2);
+    });
+    const arrayMt = table(() => lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, str(ARRAY_MT_KEY)));
+    const privateTables = table(() => lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, str(PRIVATE_KEY)));
+    const roots = [globals, stringMt, arrayMt].filter((t): t is LuaTable => t !== undefined);
+    this.triples = reachableTriples(L, roots, privateTables ?? newTable(L));
+  }
+
+  private pristineTriples(): PristineTriple[] {
+    if (!this.triples) throw new Error('fengari state: the put-back has no copy of the tables (keepPristine did not run)');
+    return this.triples;
   }
 
   protected override pushGlobalsCopy(L: L): void {

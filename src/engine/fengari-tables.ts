@@ -3,7 +3,7 @@
  * list in the order their keys were added): the put-back of a pooled fengari state (state-put-back.ts) and a
  * stage's copy of the globals, where the C API's loops cost ~1 microsecond an entry.
  */
-import { getField, getInt, lua, NIL, setField, TAG, valueAt, type LuaState as L, type LuaTable } from './fengari-vm.ts';
+import { getField, getInt, lua, newTable, NIL, setField, TAG, valueAt, type LuaState as L, type LuaTable, type TValue } from './fengari-vm.ts';
 
 /** a table Lua could reach, its copy and its metatable then (PRISTINE_LUA's triple) */
 export type PristineTriple = [LuaTable, LuaTable, LuaTable | null];
@@ -15,6 +15,64 @@ export function readTriples(L: L, list: number): PristineTriple[] {
   for (let i = 1; getInt(t, i).type === TAG.LUA_TTABLE; i += 3) {
     const mt = getInt(t, i + 2);
     triples.push([getInt(t, i).value as LuaTable, getInt(t, i + 1).value as LuaTable, mt.type === TAG.LUA_TTABLE ? (mt.value as LuaTable) : null]);
+  }
+  return triples;
+}
+
+/** the fengari closures and userdata whose values the walk follows (fengari's LClosure, CClosure, Udata) */
+interface LuaClosure {
+  p: { upvalues: unknown[] };
+  upvals: TValue[];
+}
+interface HostClosure {
+  upvalue: TValue[];
+}
+
+/**
+ * PRISTINE_LUA's walk (state-put-back.ts) done in fengari's own structures, where it runs once per new state and
+ * the Lua walk costs ~100 ms: every table Lua can reach from `roots` (the globals, the string metatable, the array
+ * metatable), through table keys and values, the metatables of tables and userdata, and the upvalues of functions,
+ * with a copy of its entries in their order and its metatable then. The tables of `privateTables` (its keys) are
+ * left out, as PRISTINE_LUA leaves them. The triples are in another order than PRISTINE_LUA's list (the put-back
+ * does not depend on it).
+ */
+export function reachableTriples(L: L, roots: LuaTable[], privateTables: LuaTable): PristineTriple[] {
+  const g = (L as unknown as { l_G: { mt: (LuaTable | null | undefined)[] } }).l_G;
+  const seen = new Set<unknown>();
+  for (let e = privateTables.f; e !== undefined; e = e.n) seen.add(e.key.value);
+  const triples: PristineTriple[] = [];
+  // values still to follow (an explicit stack: a deeply nested template value must not overflow the JS stack)
+  const pending: (TValue | undefined)[] = roots.map((t) => ({ type: TAG.LUA_TTABLE, value: t }));
+  const follow = (t: LuaTable | null | undefined) => {
+    if (t) pending.push({ type: TAG.LUA_TTABLE, value: t });
+  };
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (v === undefined) continue;
+    const { type, value } = v;
+    if (type !== TAG.LUA_TTABLE && type !== TAG.LUA_TLCL && type !== TAG.LUA_TCCL && type !== TAG.LUA_TLCF && type !== TAG.LUA_TUSERDATA && type !== TAG.LUA_TLIGHTUSERDATA) continue;
+    if (seen.has(value)) continue;
+    seen.add(value);
+    if (type === TAG.LUA_TTABLE) {
+      const t = value as LuaTable;
+      const copy = newTable(L);
+      for (let e = t.f; e !== undefined; e = e.n) {
+        setField(L, copy, e.key, e.value);
+        pending.push(e.key, e.value);
+      }
+      triples.push([t, copy, t.metatable]);
+      follow(t.metatable);
+    } else if (type === TAG.LUA_TLCL) {
+      // as lua_getupvalue counts a Lua closure's upvalues: by its prototype
+      const f = value as LuaClosure;
+      for (let i = 0; i < f.p.upvalues.length; i++) pending.push(f.upvals[i]);
+    } else if (type === TAG.LUA_TCCL) {
+      for (const up of (value as HostClosure).upvalue) pending.push(up);
+    } else if (type === TAG.LUA_TUSERDATA) {
+      follow((value as { metatable: LuaTable | null }).metatable);
+    } else if (type === TAG.LUA_TLIGHTUSERDATA) {
+      follow(g.mt[lua.LUA_TLIGHTUSERDATA]);
+    }
   }
   return triples;
 }

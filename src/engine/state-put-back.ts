@@ -22,7 +22,7 @@ export const COLLECT_KEY = 'coder_subagents.collect';
 const RANDOMSEED_KEY = 'coder_subagents.randomseed';
 export const PRIVATE_KEY = 'coder_subagents.private';
 /** the registry key of the array metatable (conversion.ts; both bridges set it) */
-const ARRAY_MT_KEY = 'coder_subagents.array_mt';
+export const ARRAY_MT_KEY = 'coder_subagents.array_mt';
 
 /**
  * The put-back's Lua (pristine.lua, beside this module): run once after the sandbox and the template are installed,
@@ -66,17 +66,23 @@ export abstract class ReusableState<L> extends HostLibraryState<L> {
    */
   protected keepPristine(templateKey: string): void {
     this.templateKeyOf = templateKey;
-    this.protect((L) => {
-      const api = this.api;
-      if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
-      api.getfield(L, api.registry, ARRAY_MT_KEY);
-      this.pushFunction(L, this.upvaluesOf);
-      this.pushFunction(L, this.rawMetatable);
-      api.getfield(L, api.registry, PRIVATE_KEY);
-      api.call(L, 4, 2);
-      api.setfield(L, api.registry, RESTORE_KEY);
-      api.setfield(L, api.registry, PRISTINE_KEY);
-    });
+    this.protect((L) => this.copyReachableTables(L));
+  }
+
+  /**
+   * PRISTINE_LUA's list and put-back function, kept in the registry (keepPristine's part). An engine whose tables
+   * are JS objects may walk them itself instead, and then puts back by its own changedTables and putBackTables.
+   */
+  protected copyReachableTables(L: L): void {
+    const api = this.api;
+    if (this.loadChunk(L, PRISTINE_LUA, '=pristine') !== LUA_OK) api.error(L);
+    api.getfield(L, api.registry, ARRAY_MT_KEY);
+    this.pushFunction(L, this.upvaluesOf);
+    this.pushFunction(L, this.rawMetatable);
+    api.getfield(L, api.registry, PRIVATE_KEY);
+    api.call(L, 4, 2);
+    api.setfield(L, api.registry, RESTORE_KEY);
+    api.setfield(L, api.registry, PRISTINE_KEY);
   }
 
   /** upvalues(f): f's upvalues as { n = count, ... } (PRISTINE_LUA) */

@@ -3,9 +3,10 @@
  * pristine list a stage changed, their put-back in their own order, and the copy of the globals.
  */
 import { describe, expect, it } from 'vitest';
-import { changedTriples, pushGlobalsCopy, putTriplesBack, readTriples } from '../../src/engine/fengari-tables.ts';
+import { changedTriples, pushGlobalsCopy, putTriplesBack, reachableTriples, readTriples, type PristineTriple } from '../../src/engine/fengari-tables.ts';
+import { PRISTINE_LUA } from '../../src/engine/state-put-back.ts';
 import { jsString } from '../../src/engine/fengari-bridge.ts';
-import { lauxlib, lua, lualib, to_luastring, type LuaState } from '../../src/engine/fengari-vm.ts';
+import { lauxlib, lua, lualib, to_luastring, valueAt, type LuaState, type LuaTable } from '../../src/engine/fengari-vm.ts';
 
 function newState(): LuaState {
   const L = lauxlib.luaL_newstate();
@@ -79,5 +80,70 @@ describe('fengari tables in place', () => {
     lua.lua_pushglobaltable(L);
     expect(Boolean(lua.lua_rawequal(L, -1, -5))).toBe(false);
     lua.lua_settop(L, 0);
+  });
+
+  it("finds the tables PRISTINE_LUA's walk finds, each with the same copy and metatable", () => {
+    const L = newState();
+    // tables reached only through a key, a metatable, a Lua closure's upvalue, a host closure's upvalue, a
+    // userdata's metatable, a light userdata's metatable; a private table, and what only it holds, left out
+    run(L, `
+      local by_upvalue = { u = 1 }
+      reach = { [{ as_key = true }] = "k", nested = { deep = { deeper = {} } } }
+      setmetatable(reach, { __index = { from_meta = true } })
+      fn = function() return by_upvalue end
+      hidden = { secret = { only_here = true } }
+      array_mt = { __name = "array" }`);
+    lua.lua_newtable(L);
+    lua.lua_pushcclosure(L, () => 0, 1);
+    lua.lua_setglobal(L, to_luastring('host'));
+    lua.lua_newuserdata(L, 0);
+    lua.lua_newtable(L);
+    lua.lua_setmetatable(L, -2);
+    lua.lua_setglobal(L, to_luastring('ud'));
+    lua.lua_pushlightuserdata(L, {});
+    lua.lua_newtable(L);
+    lua.lua_setmetatable(L, -2);
+    lua.lua_setglobal(L, to_luastring('light'));
+    run(L, 'local private, h = { [hidden] = true }, hidden hidden = nil return array_mt, private, h', 3);
+    const top = lua.lua_gettop(L);
+    const [arrayMt, privateTables, hidden] = [top - 2, top - 1, top].map((i) => valueAt(L, i).value as LuaTable) as [LuaTable, LuaTable, LuaTable];
+    lua.lua_pushcclosure(L, () => 0, 1); // the private table is held by a host function only, as in the sandbox
+    lua.lua_setglobal(L, to_luastring('keeper'));
+    // PRISTINE_LUA's own list, with its host helpers written with the C API
+    expect(lauxlib.luaL_loadstring(L, to_luastring(PRISTINE_LUA))).toBe(lua.LUA_OK);
+    lua.lua_pushvalue(L, top - 2);
+    lua.lua_pushcfunction(L, (L: LuaState) => {
+      lua.lua_createtable(L, 0, 0);
+      let n = 0;
+      while (lua.lua_getupvalue(L, 1, n + 1) !== null) lua.lua_rawseti(L, -2, ++n);
+      lua.lua_pushinteger(L, n);
+      lua.lua_setfield(L, -2, to_luastring('n'));
+      return 1;
+    });
+    lua.lua_pushcfunction(L, (L: LuaState) => {
+      if (!lua.lua_getmetatable(L, 1)) lua.lua_pushnil(L);
+      return 1;
+    });
+    lua.lua_pushvalue(L, top - 1);
+    lua.lua_call(L, 4, 2);
+    const fromLua = readTriples(L, lua.lua_gettop(L) - 1);
+    lua.lua_pushglobaltable(L);
+    lua.lua_pushliteral(L, '');
+    lua.lua_getmetatable(L, -1);
+    const [globals, stringMt] = [-3, -1].map((i) => valueAt(L, lua.lua_gettop(L) + 1 + i).value as LuaTable) as [LuaTable, LuaTable];
+    const fromJs = reachableTriples(L, [globals, stringMt, arrayMt], privateTables);
+
+    const mine = new Map(fromJs.map(([t, copy, mt]) => [t, { copy, mt }]));
+    expect(mine.size).toBe(fromJs.length);
+    expect(fromJs.length).toBe(fromLua.length);
+    for (const [t, copy, mt] of fromLua) {
+      const found = mine.get(t);
+      expect(found, 'a table the Lua walk reaches').toBeDefined();
+      expect(found?.mt).toBe(mt);
+      // the same entries in the same order as the table and as the Lua walk's copy
+      expect(changedTriples([[t, found!.copy, mt], [copy, found!.copy, null]])).toEqual([]);
+    }
+    expect(fromJs.some(([t]) => t === hidden)).toBe(false);
+    expect(fromJs.length).toBeGreaterThan(20);
   });
 });
