@@ -62,8 +62,14 @@ local function workbench_entry_error(list)
 end
 
 local function slice(list, from, to)
-  local part = {}
-  for i = from, to or #list do part[#part + 1] = list[i] end
+  local part, n = {}, 0
+  for i = from, to or #list do
+    local v = list[i]
+    if v ~= nil then
+      n = n + 1
+      part[n] = v
+    end
+  end
   return part
 end
 
@@ -154,6 +160,27 @@ local function runs_in(config, dispatch, stage)
   return dispatch.root and (dispatch.forced[config] or contains(config.stages, stage))
 end
 
+-- runs_in, asked once per config and dispatch: a stage-form input lists every later entry that runs, so each call
+-- would ask again about all the entries after it. An answer changes only when the config's own `on` is replaced
+-- (an event-form `agent_on`), which forgets it (forget_runs_in); a tail's entries are new configs.
+local function runs_in_dispatch(config, dispatch, stage)
+  local known = dispatch.runs
+  if known == nil then
+    known = {}
+    dispatch.runs = known
+  end
+  local runs = known[config]
+  if runs == nil then
+    runs = runs_in(config, dispatch, stage) and true or false
+    known[config] = runs
+  end
+  return runs
+end
+
+local function forget_runs_in(config, dispatch)
+  if dispatch.runs then dispatch.runs[config] = nil end
+end
+
 -- The params an event-form sub-agent sees: upstream gives the After All params without the pinned and workbench
 -- keys, and always carries the glob lists (as {} when absent).
 local POST_DROPPED_KEYS = {
@@ -206,9 +233,16 @@ local function build_input(stage, state, progress, dispatch, index, form, member
     end
   else
     -- the stage form: the entries still to run in this stage run
-    local pending = {}
-    for i = index + 1, #dispatch.configs do
-      if runs_in(dispatch.configs[i], dispatch, stage) then pending[#pending + 1] = dispatch.configs[i] end
+    local pending, n, configs = {}, 0, dispatch.configs
+    local known = dispatch.runs or {}
+    for i = index + 1, #configs do
+      local later = configs[i]
+      local runs = known[later]
+      if runs == nil then runs = runs_in_dispatch(later, dispatch, stage) end
+      if runs then
+        n = n + 1
+        pending[n] = later
+      end
     end
     input.sub_agents_next = pending
     if stage ~= "pre" and stage ~= "post" then input.coder_task = state.task end
@@ -440,6 +474,7 @@ local function run_group_step(stage, state, progress, dispatch, index, form)
   if res ~= nil then
     if form == "event" then
       adopt_event_form(stage, progress, res, group)
+      forget_runs_in(group, dispatch)
       if stage == "post" and res.coder_redo == true then progress.redo = true end
     else
       adopt_stage_form(stage, progress, res, P.label(index))
@@ -481,12 +516,12 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
   local i, steps = 1, 0
   while dispatch.configs[i] ~= nil do
     local config = dispatch.configs[i]
-    if runs_in(config, dispatch, stage) and C.is_group(config) then
+    if runs_in_dispatch(config, dispatch, stage) and C.is_group(config) then
       steps = steps + 1
       if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
       local err = run_group_step(stage, state, progress, dispatch, i, C.form_of(config))
       if err then return err end
-    elseif runs_in(config, dispatch, stage) then
+    elseif runs_in_dispatch(config, dispatch, stage) then
       steps = steps + 1
       if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
       local form = C.form_of(config)
@@ -499,6 +534,7 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
         if err then return err end
         if form == "event" then
           adopt_event_form(stage, progress, res, config)
+          forget_runs_in(config, dispatch)
         else
           adopt_stage_form(stage, progress, res, config.name)
         end

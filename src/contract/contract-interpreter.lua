@@ -264,25 +264,48 @@ end
 local RESPONSE_BY_NAME = {}
 for _, f in ipairs(RESPONSE_FIELDS) do RESPONSE_BY_NAME[f.name] = f end
 
+-- The response fields a stage checks, and those of them whose exclusive partner it checks too, in check order:
+-- worked out once per stage and form (every sub-agent call checks its answer).
+local CHECKED = {}
+local function checked_fields(stage, form)
+  local by_stage = CHECKED[form or "stage"]
+  if by_stage == nil then
+    by_stage = {}
+    CHECKED[form or "stage"] = by_stage
+  end
+  local key = stage == nil and false or stage
+  local fields = by_stage[key]
+  if fields == nil then
+    fields = { used = {}, exclusive = {} }
+    for _, f in ipairs(RESPONSE_FIELDS) do
+      if used_in(f, stage, form) then
+        fields.used[#fields.used + 1] = f
+        if f.exclusive_with ~= nil and used_in(RESPONSE_BY_NAME[f.exclusive_with], stage, form) then
+          fields.exclusive[#fields.exclusive + 1] = f
+        end
+      end
+    end
+    by_stage[key] = fields
+  end
+  return fields
+end
+
 --- What is wrong with a (non-nil) response in stage, or nil when it is valid. Ignored fields are not checked.
 function C.check_response(stage, value, form)
   if value == nil then return nil end
   local t = type_of(value)
   if t ~= "table" then return fill(T.notTable, { got = t }) end
-  for _, f in ipairs(RESPONSE_FIELDS) do
-    if used_in(f, stage, form) then
-      local v = rawget(value, f.name)
-      if given(v) or not f.optional then
-        local err = check_value(f.kind, v, f.name)
-        if err ~= nil then return err end
-      end
+  local fields = checked_fields(stage, form)
+  for _, f in ipairs(fields.used) do
+    local v = rawget(value, f.name)
+    if given(v) or not f.optional then
+      local err = check_value(f.kind, v, f.name)
+      if err ~= nil then return err end
     end
   end
-  for _, f in ipairs(RESPONSE_FIELDS) do
-    if f.exclusive_with ~= nil and used_in(f, stage, form) and used_in(RESPONSE_BY_NAME[f.exclusive_with], stage, form) then
-      if given(rawget(value, f.name)) and given(rawget(value, f.exclusive_with)) then
-        return fill(T.exclusive, { other = f.exclusive_with, path = f.name })
-      end
+  for _, f in ipairs(fields.exclusive) do
+    if given(rawget(value, f.name)) and given(rawget(value, f.exclusive_with)) then
+      return fill(T.exclusive, { other = f.exclusive_with, path = f.name })
     end
   end
   return nil
