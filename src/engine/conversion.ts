@@ -11,6 +11,7 @@ import {
   MAX_DEPTH,
   MAX_NODES,
   PathedConversionError,
+  setOwn,
   tableValue,
   through,
   type ConvertMode,
@@ -58,6 +59,18 @@ export interface ValueReader<L, V> {
 interface NodeBudget {
   left: number;
   limit: number;
+  /** the tables this conversion has converted, by identity (see convertTable) */
+  done: Map<unknown, Converted>;
+  /** the deepest table depth reached so far */
+  deepest: number;
+}
+
+/** A table converted whole: its value, and what converting it took (values after its own, bytes, levels). */
+interface Converted {
+  value: unknown;
+  nodes: number;
+  bytes: number;
+  height: number;
 }
 
 /**
@@ -65,6 +78,9 @@ interface NodeBudget {
  * own conversions made, see hostFunctionBody).
  */
 const work = { nodes: 0, bytes: 0 };
+
+/** The running count of values and string bytes converted (for tests of what conversions charge). */
+export const workDone = (): Readonly<typeof work> => work;
 
 /**
  * How a host call's conversions are charged: `charge(L, nodes, bytes)` counts the values and string bytes
@@ -77,7 +93,7 @@ export const hostWork = {
 
 /** Converts a Lua value to JS data with one of AIPack's two conversions (values.ts). */
 export function luaToJs<L, V>(io: ValueReader<L, V>, L: L, v: V, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
-  const budget = { left: maxNodes, limit: maxNodes };
+  const budget: NodeBudget = { left: maxNodes, limit: maxNodes, done: new Map(), deepest: 0 };
   try {
     return convert(io, L, v, mode, new Set(), 0, budget);
   } catch (err) {
@@ -121,6 +137,41 @@ function convert<L, V>(io: ValueReader<L, V>, L: L, v: V, mode: ConvertMode, see
 
 function convertTable<L, V>(io: ValueReader<L, V>, L: L, t: V, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
   const id = io.identity(L, t);
+  // A table met again in the same conversion (the same config in several lists, one workbench in many inputs) has
+  // not changed, as no Lua runs meanwhile: its value is copied from the first conversion, which is charged again in
+  // full (values, bytes), so limits and charges are as if it were read again. Where the limit or the depth would be
+  // passed inside it, it is read again, to fail where and as it did.
+  const known = budget.done.get(id);
+  if (known !== undefined && known.nodes <= budget.left && depth + known.height <= MAX_DEPTH) {
+    budget.left -= known.nodes;
+    work.bytes += known.bytes;
+    if (depth + known.height - 1 > budget.deepest) budget.deepest = depth + known.height - 1;
+    return copyOf(known.value);
+  }
+  const left = budget.left;
+  const bytes = work.bytes;
+  const outer = budget.deepest;
+  budget.deepest = depth;
+  const value = convertTableOnce(io, L, t, id, mode, seen, depth, budget);
+  budget.done.set(id, { value, nodes: left - budget.left, bytes: work.bytes - bytes, height: budget.deepest - depth + 1 });
+  if (outer > budget.deepest) budget.deepest = outer;
+  return value;
+}
+
+/** A copy of converted data (arrays and records of scalars): a value met twice is never one shared object. */
+function copyOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyOf(value[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(out, key, copyOf((value as Record<string, unknown>)[key]));
+  return out;
+}
+
+function convertTableOnce<L, V>(io: ValueReader<L, V>, L: L, t: V, id: unknown, mode: ConvertMode, seen: Set<unknown>, depth: number, budget: NodeBudget): unknown {
   if (seen.has(id)) throw new PathedConversionError((path) => `cannot convert a table that contains itself (cycle at ${path})`);
   if (depth >= MAX_DEPTH) throw new PathedConversionError((path) => `cannot convert a table nested deeper than ${MAX_DEPTH} levels (at ${path})`);
   seen.add(id);

@@ -8,6 +8,7 @@
  * (a private instance; values of another instance must not be mixed with it).
  */
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import type * as Fengari from 'fengari';
 
@@ -22,6 +23,20 @@ let bigStringHook: BigStringHook | undefined;
 export function setBigStringHook(hook: BigStringHook): void {
   bigStringHook = hook;
 }
+
+/**
+ * fengari empties a stack slot with `delete L.stack[i]`, on every call and return (the whole frame above the
+ * call's results), and `delete` on an array element is a slow generic operation in V8 that leaves the stack array
+ * holey. Its modules are loaded here with those statements as `L.stack[i] = undefined`: the slot reads the same
+ * (undefined), no TValue is reused (closures keep theirs, lfunc.js), and the store stays on V8's fast path.
+ */
+export const STACK_DELETE = /\bdelete (L\.stack\[[^\]\n]+\]);/g;
+const cjs = require('node:module') as unknown as { _extensions: Record<string, (m: { _compile(src: string, file: string): void }, file: string) => void> };
+const loadJs = cjs._extensions['.js'] as (m: { _compile(src: string, file: string): void }, file: string) => void;
+cjs._extensions['.js'] = (m, file) => {
+  if (!file.startsWith(root + 'src' + nodePath.sep)) return loadJs(m, file);
+  m._compile(readFileSync(file, 'utf8').replace(STACK_DELETE, '$1 = undefined;'), file);
+};
 
 const lstring = require(root + 'src/lstring.js') as Record<string, (L: Fengari.LuaState, s: Uint8Array) => unknown>;
 const { luaS_bless, luaS_new } = lstring;
@@ -55,6 +70,7 @@ lstring.luaS_hashlongstr = function (ts: unknown) {
 } as never;
 
 const fengari = require('fengari') as typeof Fengari;
+cjs._extensions['.js'] = loadJs;
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
 

@@ -145,9 +145,14 @@ export function tableValue(keys: (string | number)[], values: unknown[], mode: C
     return out;
   }
   const obj: Record<string, unknown> = {};
-  // defineProperty: a Lua key "__proto__" is an ordinary key, not the object's prototype
-  keys.forEach((k, i) => Object.defineProperty(obj, String(k), { value: values[i], enumerable: true, writable: true, configurable: true }));
+  keys.forEach((k, i) => setOwn(obj, String(k), values[i]));
   return obj;
+}
+
+/** Sets an own, enumerable key: a Lua key "__proto__" is an ordinary key, not the object's prototype. */
+export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
 }
 
 /** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */

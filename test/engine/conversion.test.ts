@@ -3,7 +3,7 @@
  * through the engine of this vitest project (fengari or lua54), whose reader and builder must give the same values.
  */
 import { describe, expect, it } from 'vitest';
-import { hostFunctionBody, jsToLua, luaToJs, T_BOOLEAN, T_FUNCTION, T_LIGHTUSERDATA, T_NIL, T_NUMBER, T_STRING, T_TABLE, type HostCallIO, type ValueBuilder, type ValueReader } from '../../src/engine/conversion.ts';
+import { hostFunctionBody, jsToLua, luaToJs, workDone, T_BOOLEAN, T_FUNCTION, T_LIGHTUSERDATA, T_NIL, T_NUMBER, T_STRING, T_TABLE, type HostCallIO, type ValueBuilder, type ValueReader } from '../../src/engine/conversion.ts';
 import { ConversionError, LuaError, hostFn, multi, type ConvertMode } from '../../src/engine/values.ts';
 import { bareState, ENGINE_NAME, runBare } from '../helpers/engine.ts';
 
@@ -89,6 +89,35 @@ describe('the conversion policy, Lua -> JS (over a fake engine)', () => {
     const shared = list(num(1));
     expect(toJs(list(shared, shared))).toEqual([[1], [1]]);
     expect(() => luaToJs(reader, null, list(shared, shared), 'serde', 'argument #2', 3)).toThrow('cannot convert a value of more than 3 elements (simulator limit, at argument #2[2])');
+  });
+
+  it('a table met again is read once and copied: equal values, never one shared object', () => {
+    let reads = 0;
+    const counting: ValueReader<null, Fake> = { ...reader, forEach: (L, v, visit) => (reads++, reader.forEach(L, v, visit)) };
+    const config = tbl([[str('name'), str('a.aip')], [str('tags'), list(str('x'))]]);
+    const value = luaToJs(counting, null, tbl([[str('one'), config], [str('two'), list(config, config)]]), 'aip') as { one: { tags: string[] }; two: { tags: string[] }[] };
+    expect(value).toEqual({ one: { name: 'a.aip', tags: ['x'] }, two: [{ name: 'a.aip', tags: ['x'] }, { name: 'a.aip', tags: ['x'] }] });
+    // the outer table, the list and the config with its tags: 4 reads, not 8
+    expect(reads).toBe(4);
+    value.two[0]!.tags.push('changed');
+    expect(value.one.tags).toEqual(['x']);
+    expect(value.two[1]!.tags).toEqual(['x']);
+  });
+
+  it('a table met again costs its values and bytes again, and fails where a second read would fail', () => {
+    const shared = tbl([[str('s'), str('abcd')], [str('l'), list(num(1), num(2))]]);
+    const counted = (maxNodes: number) => {
+      const before = { ...workDone() };
+      luaToJs(reader, null, list(shared, shared, shared), 'aip', 'value', maxNodes);
+      return { nodes: workDone().nodes - before.nodes, bytes: workDone().bytes - before.bytes };
+    };
+    // 1 list + 3 x (table, string, list, 2 numbers)
+    expect(counted(100)).toEqual({ nodes: 16, bytes: 12 });
+    expect(() => luaToJs(reader, null, list(shared, shared, shared), 'aip', 'value', 14)).toThrow('cannot convert a value of more than 14 elements (simulator limit, at value.3.l.1)');
+    // met first near the top, then where the depth limit falls inside it
+    let chain = shared;
+    for (let i = 0; i < 126; i++) chain = tbl([[str('n'), chain]]);
+    expect(() => toJs(list(shared, chain), 'aip')).toThrow(/nested deeper than 128 levels \(at value\.2(\.n){126}\.l\)$/);
   });
 });
 

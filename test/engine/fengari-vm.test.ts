@@ -1,8 +1,12 @@
 /**
  * What fengari-vm.ts changes in fengari: string keys are their bytes (fengari's own hex keys collided and misordered),
- * no closure cache (Lua 5.4 has none, and prototypes are shared across states here), and the big-string hook.
+ * no closure cache (Lua 5.4 has none, and prototypes are shared across states here), stack slots emptied by
+ * assignment, and the big-string hook.
  */
 import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import nodePath from 'node:path';
+import { STACK_DELETE } from '../../src/engine/fengari-vm.ts';
 import { getEngine } from '../../src/engine/index.ts';
 
 const run = (code: string, budget = 1e7) =>
@@ -21,6 +25,33 @@ describe('fengari as fengari-vm.ts loads it', () => {
       true,
     ]);
     expect(run('local t = { "b\\1", "b", "a\\200", "a\\16", "a\\2" } table.sort(t) return t')).toEqual(['a\u0002', 'a\u0010', 'a\uFFFD', 'b', 'b\u0001']);
+  });
+
+  it("empties stack slots by assignment, not `delete` (a slow generic operation that made every call's frame cost)", () => {
+    const require = createRequire(import.meta.url);
+    const root = nodePath.dirname(require.resolve('fengari/package.json'));
+    for (const file of ['ldo.js', 'lvm.js', 'lapi.js', 'ldebug.js', 'ltm.js', 'lparser.js']) {
+      const loaded = require.cache[nodePath.join(root, 'src', file)];
+      expect(loaded, file).toBeDefined();
+      const code = Object.values(loaded!.exports as Record<string, unknown>).filter((f) => typeof f === 'function').map(String).join('\n');
+      expect(code, file).not.toMatch(STACK_DELETE);
+    }
+    expect(String((require.cache[nodePath.join(root, 'src', 'ldo.js')]!.exports as { adjust_top: unknown }).adjust_top)).toContain('= undefined');
+  });
+
+  it('keeps what slots held where Lua can see it: upvalues of returned frames, varargs, results, errors unwound', () => {
+    const code = `
+      local function counter() local n = 0 return function() n = n + 1 return n end end
+      local a, b = counter(), counter()
+      a() a()
+      local function pack(...) return select("#", ...), ... end
+      local function deep(k) if k == 0 then return 0 end local x = k return deep(k - 1) + x end
+      local ok, err = pcall(function() local big = { 1, 2, 3 } error("e" .. #big, 0) end)
+      local closures = {}
+      for i = 1, 3 do local v = i * 10 closures[i] = function() return v end end
+      local n, p, q, r = pack(1, nil, 3)
+      return { a(), b(), n, p, q == nil, r, deep(50), ok, err, closures[1](), closures[3]() }`;
+    expect(run(code)).toEqual([3, 1, 3, 1, true, 3, 1275, false, 'e3', 10, 30]);
   });
 
   it('a function expression makes a new closure each time it is evaluated (5.4 has no closure cache)', () => {
