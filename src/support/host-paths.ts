@@ -48,15 +48,20 @@ export const isFile = (abs: string): boolean => statOf(abs)?.isFile() ?? false;
 export function realPathOf(abs: string): string {
   let probe = nodePath.resolve(abs);
   const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = fs.realpathSync.native(probe);
-      return rest.length ? nodePath.join(real, ...rest.reverse()) : real;
-    } catch {
-      const parent = nodePath.dirname(probe);
-      if (parent === probe) return nodePath.resolve(abs);
-      rest.push(nodePath.basename(probe));
-      probe = parent;
+  for (let tries = 0; ; tries++) {
+    // past the path itself, a missing ancestor is found by a stat, which does not throw: a failed realpath throws,
+    // and walks the path from the root each time (a simulated workspace's paths are missing on disk, a few deep)
+    if (tries === 0 || statOf(probe) !== undefined) {
+      try {
+        const real = fs.realpathSync.native(probe);
+        return rest.length ? nodePath.join(real, ...rest.reverse()) : real;
+      } catch {
+        // missing (or unreadable): its parent is tried
+      }
     }
+    const parent = nodePath.dirname(probe);
+    if (parent === probe) return nodePath.resolve(abs);
+    rest.push(nodePath.basename(probe));
+    probe = parent;
   }
 }

@@ -18,6 +18,15 @@ describe('paths', () => {
     expect(realPathOf(at('link', 'not', 'yet.txt'))).toBe(at('real', 'not', 'yet.txt'));
   });
 
+  it('realPathOf keeps a deep missing rest, and a dangling link as written', () => {
+    fs.mkdirSync(at('deep-real'));
+    fs.symlinkSync(at('deep-real'), at('deep-link'));
+    fs.symlinkSync(at('nowhere'), at('dangling'));
+    expect(realPathOf(at('deep-link', 'a', 'b', 'c', 'd.txt'))).toBe(at('deep-real', 'a', 'b', 'c', 'd.txt'));
+    expect(realPathOf(at('dangling', 'x', 'y', 'z'))).toBe(fs.realpathSync(at()) + '/dangling/x/y/z');
+    expect(realPathOf('/')).toBe('/');
+  });
+
   it('checkUtf8Name refuses names decoded with replacement characters', () => {
     expect(() => checkUtf8Name('a\uFFFDb', 'listing')).toThrow(HostFsError);
     expect(() => checkUtf8Name('ok.txt', 'listing')).not.toThrow();
