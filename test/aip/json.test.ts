@@ -88,7 +88,7 @@ describe('aip.json.stringify', () => {
     // UTF-16 order would put the emoji (a surrogate pair) before U+E000 and U+FFFD
     const keys = ['\u{1F600}', '\uFFFD', '\uE000', 'é', 'z', 'ab', 'a', 'a\u{1F600}', 'a\uFFFD'];
     const obj = Object.fromEntries(keys.map((k, i) => [k, i]));
-    const written = Object.keys(JSON.parse(j.stringify(obj)));
+    const written = Object.keys(JSON.parse(j.stringify(obj) as string));
     expect(written).toEqual(['a', 'ab', 'a\uFFFD', 'a\u{1F600}', 'z', 'é', '\uE000', '\uFFFD', '\u{1F600}']);
     const bytes = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
     expect(written).toEqual(bytes);
