@@ -1,8 +1,15 @@
 /**
  * What recording (`record = true`) adds to a run: pro@coder with 20 sub-agents (each reads and returns the params)
- * at `pre`, `pre_task` and `post_task` over two tasks, run in one process with and without `record = true`,
- * alternating (ABBA), CPU per run (medians). `npx tsx bench/record.bench.ts [--rounds N] [--engine fengari|lua54]`.
+ * at `pre`, `pre_task` and `post_task` over two tasks (34 sub-agent calls a run), run in one process with and
+ * without `record = true`, alternating (ABBA), CPU per run (medians).
+ * `npx tsx bench/record.bench.ts [--rounds N] [--engine fengari|lua54]`.
+ *
+ * A run's CPU varies twofold from run to run with the garbage earlier runs left (a major collection lands in one
+ * run or another): the heap is collected before each timed run (not timed), and a second workspace without
+ * `record = true` is run as a control, whose ratio to the first shows what the method cannot tell apart.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
@@ -16,7 +23,7 @@ const arg = (name: string) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-const ROUNDS = Number(arg('--rounds') ?? 15);
+const ROUNDS = Number(arg('--rounds') ?? 25);
 const ENGINE = (arg('--engine') ?? 'fengari') as EngineName;
 const AGENTS = 20;
 const STAGES = ['pre', 'pre_task', 'post_task'];
@@ -43,6 +50,22 @@ function workspace(record: boolean): string {
   return ws;
 }
 
+/**
+ * CPU time of this thread (Linux: the scheduler's nanoseconds), not the process's: V8's compiler and collector
+ * threads work on their own schedule, and their CPU, counted by process.cpuUsage, landed in whichever run was timed.
+ */
+function threadCpuMs(): number {
+  try {
+    return Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+}
+
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc') as () => void;
+
 function runOnce(ws: string): number {
   const sim = new Simulator({
     workspaceDir: ws,
@@ -50,37 +73,39 @@ function runOnce(ws: string): number {
     packs: [REPO_PACK],
     ai: ScriptedAi.fromList([{ agent: 'pro@coder', content: 'It is fine.', reusable: true }]),
   });
-  const u = process.cpuUsage();
+  collect();
+  const before = threadCpuMs();
   sim.run({ name: 'pro@coder' });
-  const d = process.cpuUsage(u);
-  return (d.user + d.system) / 1000;
+  return threadCpuMs() - before;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 await loadEngine(ENGINE);
 const plain = workspace(false);
+const control = workspace(false);
 const recorded = workspace(true);
-for (let i = 0; i < 3; i++) runOnce(plain), runOnce(recorded); // warm-up: JIT, pooled states, caches
+for (let i = 0; i < 8; i++) runOnce(plain), runOnce(control), runOnce(recorded); // warm-up: JIT, pooled states, caches
 const a: number[] = [];
+const c: number[] = [];
 const b: number[] = [];
-// the order alternates (ABBA): a run pays for the garbage the run before it left, whichever it was
+// the order turns each round, so that each workspace follows each other one as often
+const orders = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [2, 1, 0], [0, 2, 1], [1, 0, 2]];
 for (let i = 0; i < ROUNDS; i++) {
-  if (i % 2 === 0) {
-    a.push(runOnce(plain));
-    b.push(runOnce(recorded));
-  } else {
-    b.push(runOnce(recorded));
-    a.push(runOnce(plain));
+  for (const which of orders[i % orders.length]!) {
+    if (which === 0) a.push(runOnce(plain));
+    else if (which === 1) c.push(runOnce(control));
+    else b.push(runOnce(recorded));
   }
 }
 const ma = median(a);
 const mb = median(b);
-// the two runs of a round ran under the same load: the median of their ratios is the steadier figure
-const paired = median(a.map((x, i) => b[i]! / x));
-console.log(`${AGENTS} sub-agents over 2 tasks (${AGENTS} calls a run), ${ENGINE}, ${ROUNDS} rounds, CPU ms per run (median):`);
-printTable(['run', 'CPU ms', 'vs without'], [
-  ['without record', ma.toFixed(1), '1.00'],
-  ['record = true', mb.toFixed(1), (mb / ma).toFixed(3)],
+const mc = median(c);
+// the runs of a round ran under the same load: the median of their ratios is the steadier figure
+const paired = (xs: number[]) => median(a.map((x, i) => xs[i]! / x));
+console.log(`${AGENTS} sub-agents over 2 tasks (34 sub-agent calls a run), ${ENGINE}, ${ROUNDS} rounds, CPU ms per run (median):`);
+printTable(['run', 'CPU ms', 'vs without', 'median of the rounds\' ratios'], [
+  ['without record', ma.toFixed(1), '1.00', '1.000'],
+  ['without record (control)', mc.toFixed(1), (mc / ma).toFixed(3), paired(c).toFixed(3)],
+  ['record = true', mb.toFixed(1), (mb / ma).toFixed(3), paired(b).toFixed(3)],
 ]);
-console.log(`median of the rounds' ratios (record / without): ${paired.toFixed(3)}`);

@@ -215,15 +215,20 @@ function fixProto(v: unknown): unknown {
   return v;
 }
 
-/** Code-point order of keys (serde_json sorts String keys bytewise = by code point). */
+/**
+ * Code-point order of keys (serde_json sorts String keys bytewise = by code point). UTF-16 units compare as code
+ * points except where a surrogate meets another unit: there the code points are compared.
+ */
 function compareKeys(a: string, b: string): number {
-  const ai = Array.from(a);
-  const bi = Array.from(b);
-  for (let k = 0; k < Math.min(ai.length, bi.length); k++) {
-    const d = ai[k].codePointAt(0)! - bi[k].codePointAt(0)!;
-    if (d !== 0) return d;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if ((x >= 0xd800 && x <= 0xdfff) || (y >= 0xd800 && y <= 0xdfff)) return a.codePointAt(i)! - b.codePointAt(i)!;
+    return x - y;
   }
-  return ai.length - bi.length;
+  return a.length - b.length;
 }
 
 function numberText(n: number, fnName: string): string {
@@ -235,25 +240,33 @@ function numberText(n: number, fnName: string): string {
 export function toJsonText(value: unknown, indent: string, fnName: string): string {
   const nl = indent === '' ? '' : '\n';
   const colon = indent === '' ? ':' : ': ';
-  const write = (v: unknown, depth: number): string => {
-    if (v === undefined || v === null) return 'null';
-    if (typeof v === 'boolean') return v ? 'true' : 'false';
-    if (typeof v === 'number') return numberText(v, fnName);
-    if (typeof v === 'string') return JSON.stringify(v);
-    const pad = indent.repeat(depth + 1);
-    const end = indent.repeat(depth);
-    if (Array.isArray(v)) {
-      if (v.length === 0) return '[]';
-      return `[${nl}${v.map((x) => pad + write(x, depth + 1)).join(`,${nl}`)}${nl}${end}]`;
-    }
-    if (isPlainObject(v)) {
+  const out: string[] = [];
+  const write = (v: unknown, depth: number): void => {
+    if (v === undefined || v === null) out.push('null');
+    else if (typeof v === 'boolean') out.push(v ? 'true' : 'false');
+    else if (typeof v === 'number') out.push(numberText(v, fnName));
+    else if (typeof v === 'string') out.push(JSON.stringify(v));
+    else if (Array.isArray(v)) {
+      if (v.length === 0) return void out.push('[]');
+      const pad = nl + indent.repeat(depth + 1);
+      for (let i = 0; i < v.length; i++) {
+        out.push(i === 0 ? '[' + pad : ',' + pad);
+        write(v[i], depth + 1);
+      }
+      out.push(nl + indent.repeat(depth) + ']');
+    } else if (isPlainObject(v)) {
       const keys = Object.keys(v).sort(compareKeys);
-      if (keys.length === 0) return '{}';
-      return `{${nl}${keys.map((k) => pad + JSON.stringify(k) + colon + write(v[k], depth + 1)).join(`,${nl}`)}${nl}${end}}`;
-    }
-    throw new LuaError(`${fnName} fail to stringify. Cannot serialize a ${luaTypeName(v)} to JSON`);
+      if (keys.length === 0) return void out.push('{}');
+      const pad = nl + indent.repeat(depth + 1);
+      for (let i = 0; i < keys.length; i++) {
+        out.push((i === 0 ? '{' : ',') + pad + JSON.stringify(keys[i]) + colon);
+        write(v[keys[i]!], depth + 1);
+      }
+      out.push(nl + indent.repeat(depth) + '}');
+    } else throw new LuaError(`${fnName} fail to stringify. Cannot serialize a ${luaTypeName(v)} to JSON`);
   };
-  return write(value, 0);
+  write(value, 0);
+  return out.join('');
 }
 
 const stringify = (content: unknown): string => toJsonText(content, '', 'aip.json.stringify');

@@ -2,16 +2,10 @@
  * Small data helpers shared by the pure `aip.*` namespaces (md, text, tag, json, toml, yaml): keys and parsed
  * data as Lua sees them. Argument checks live in arg-checks.ts.
  */
-import { isPlainObject } from '../engine/values.ts';
+import { isPlainObject, setOwn } from '../engine/values.ts';
 
 /** Sets a key without tripping over `__proto__` (JSON/YAML/TOML keys are arbitrary text). */
-export function setKey(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
-}
+export const setKey = setOwn;
 
 /**
  * Normalises parsed data (YAML/TOML/JSON) to bridge data: null stays null (the Lua `null` sentinel),

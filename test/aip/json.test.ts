@@ -84,6 +84,16 @@ describe('aip.json.stringify', () => {
     expect(j.stringify({ b: 1, 10: 2, 2: 3 })).toBe('{"10":2,"2":3,"b":1}');
     expect(j.stringify_to_line).toBe(j.stringify);
   });
+  it('orders keys by code point, as serde_json orders them by their UTF-8 bytes', () => {
+    // UTF-16 order would put the emoji (a surrogate pair) before U+E000 and U+FFFD
+    const keys = ['\u{1F600}', '\uFFFD', '\uE000', 'é', 'z', 'ab', 'a', 'a\u{1F600}', 'a\uFFFD'];
+    const obj = Object.fromEntries(keys.map((k, i) => [k, i]));
+    const written = Object.keys(JSON.parse(j.stringify(obj) as string));
+    expect(written).toEqual(['a', 'ab', 'a\uFFFD', 'a\u{1F600}', 'z', 'é', '\uE000', '\uFFFD', '\u{1F600}']);
+    const bytes = [...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    expect(written).toEqual(bytes);
+    expect(j.stringify_pretty({ b: { y: [1, { z: 2 }] }, a: [] })).toBe('{\n  "a": [],\n  "b": {\n    "y": [\n      1,\n      {\n        "z": 2\n      }\n    ]\n  }\n}');
+  });
   it('stringify_pretty indents with 2 spaces', () => {
     expect(j.stringify_pretty({ name: 'John', age: 30, l: [1], e: [] })).toBe(
       '{\n  "age": 30,\n  "e": [],\n  "l": [\n    1\n  ],\n  "name": "John"\n}',
