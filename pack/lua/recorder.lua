@@ -15,7 +15,7 @@ local J = require("record_json")
 
 local M = {}
 
-M.FORMAT = 1
+M.FORMAT = 2
 -- A string longer than this is cut (the record notes where): a record holds inputs, not whole code bases.
 M.MAX_STRING = 65536
 
@@ -62,6 +62,91 @@ local function lines_of(entries, from, to, out)
   end
 end
 
+-- The keys whose values the pipeline hands on from call to call within a stage: the same workbench table, and
+-- the history and the entries still to run, lists of the same entry tables (the history gains one per call, the
+-- entries to run lose one). Written in full in every input they were most of a record's bytes and of its cost.
+local SHARED_KEYS = { "coder_workbench", "sub_agents_prev", "sub_agents_next" }
+
+-- t is exactly the list t[1..n] (n = #t): no other key follows n in `next` order, so none exists.
+local function is_list(t, n)
+  if n == 0 then return next(t) == nil end
+  return next(t, n) == nil
+end
+
+-- Where `list` continues `before`: its first `count` items are before[from .. from + count - 1], the same tables.
+-- Returns from, count (count 0: nothing shared). The pipeline's tables have no metatable: == is identity.
+local function shared_run(list, n, before)
+  local first = list[1]
+  if type(first) ~= "table" then return 1, 0 end
+  for from = 1, #before do
+    if before[from] == first then
+      local count = 1
+      while count < n and before[from + count] ~= nil and before[from + count] == list[count + 1] do count = count + 1 end
+      return from, count
+    end
+  end
+  return 1, 0
+end
+
+-- What `input` holds under SHARED_KEYS that the previous sub-agent input of this stage (`before`) held: refs
+-- (key -> "same", or { from, count } for a list that begins with a run of the same tables) and, for those lists,
+-- the items after the run. nil when nothing is shared. A reader rebuilds the input in record order
+-- (src/harness/record-file.ts).
+local function refs_of(input, before)
+  if type(input) ~= "table" or type(before) ~= "table" then return nil end
+  local refs, rests = nil, nil
+  for i = 1, #SHARED_KEYS do
+    local key = SHARED_KEYS[i]
+    local value, prev = input[key], before[key]
+    if type(value) == "table" and type(prev) == "table" then
+      if value == prev then
+        refs = refs or {}
+        refs[key] = "same"
+      else
+        local n = #value
+        if n > 0 and is_list(value, n) and is_list(prev, #prev) then
+          local from, count = shared_run(value, n, prev)
+          if count > 0 then
+            local rest = {}
+            for j = count + 1, n do rest[j - count] = value[j] end
+            refs = refs or {}
+            rests = rests or {}
+            refs[key] = { from = from, count = count }
+            rests[key] = rest
+          end
+        end
+      end
+    end
+  end
+  return refs, rests
+end
+
+-- While a flush writes, each input with refs holds what its entry records in place of the shared values: nothing
+-- for "same", the items after the run for a list. Returns how to put the inputs back (put_back), which the flush
+-- does right after the write, before any other Lua runs: the inputs are as they were for everything else.
+local function stand_ins(entries, rests)
+  local undo = {}
+  for i = 1, #entries do
+    local entry = entries[i]
+    local refs = entry.input_refs
+    if refs ~= nil then
+      local input, rest = entry.input, rests[entry]
+      for key, ref in next, refs do
+        undo[#undo + 1] = { input, key, input[key] }
+        if ref == "same" then input[key] = nil else input[key] = rest[key] end
+      end
+    end
+  end
+  return undo
+end
+
+local function put_back(undo)
+  for i = #undo, 1, -1 do
+    local u = undo[i]
+    u[1][u[2]] = u[3]
+  end
+end
+
 -- Entries wait in memory until the stage flushes them: they are written in one go (one file append a stage: an
 -- append is not free, and a simulated one makes the run re-check what it read). What they hold is not changed
 -- after it is recorded (an input is the copy the sub-agent was given; a response is only read).
@@ -74,14 +159,19 @@ end
 --- Writes what this stage recorded. Each stage calls it on every way out, its failures included.
 function M.flush()
   if not active or active.entries[1] == nil then return end
-  local entries = active.entries
-  active.entries = {}
-  local ok, err = pcall(function()
-    local lines = {}
-    lines_of(entries, 1, #entries, lines)
-    aip.file.append(active.events, table.concat(lines, "\n") .. "\n")
+  local entries, rests = active.entries, active.rests
+  active.entries, active.rests = {}, {}
+  -- a reader rebuilds an input from the one before it in the record: a flush starts afresh
+  active.last_input = nil
+  local undo = stand_ins(entries, rests)
+  local ok, lines = pcall(function()
+    local out = {}
+    lines_of(entries, 1, #entries, out)
+    return out
   end)
-  if not ok then fail(err) end
+  put_back(undo)
+  if ok then ok, lines = pcall(aip.file.append, active.events, table.concat(lines, "\n") .. "\n") end
+  if not ok then fail(lines) end
 end
 
 --- Why this stage's recording stopped, or nil: the stage passes it on to the next one of its task.
@@ -150,7 +240,7 @@ function M.start(prompt, input)
     print("WARNING: this run is not recorded: " .. tostring(record))
     return nil
   end
-  active = { id = record.id, dir = record.dir, events = record.events, entries = {} }
+  active = { id = record.id, dir = record.dir, events = record.events, entries = {}, rests = {} }
   return record
 end
 
@@ -162,7 +252,7 @@ function M.use(record, stopped_before)
     active = nil
     return
   end
-  active = { id = record.id, dir = record.dir, events = record.events, entries = {} }
+  active = { id = record.id, dir = record.dir, events = record.events, entries = {}, rests = {} }
 end
 
 --- Whether this stage records (a parallel group's runner then times its members' calls).
@@ -192,10 +282,16 @@ function M.sub_agent(config, input, response, err, started, duration_ms)
     stage = type(input) == "table" and input.coder_stage or nil,
     event = type(input) == "table" and input.event or nil,
     task_num = type(task) == "table" and task.num or nil,
-    input = input,
     response = response,
     error = err,
   }
+  entry.input = input
+  local refs, rests = refs_of(input, active.last_input)
+  if refs ~= nil then
+    entry.input_refs = refs
+    active.rests[entry] = rests
+  end
+  active.last_input = input
   if started then
     local ok, t = pcall(aip.time.now_utc_micro)
     if ok then entry.duration_ms = math.floor(t - started + 0.5) / 1000 end

@@ -8,7 +8,9 @@ import { exists, isDirectory, listNames, readIfFile, readText } from '../support
  * `<prompt_dir>/.cache/records/<run id>/run.json` and `events.ndjson`. docs/record.md describes the format.
  */
 
-export const RECORD_FORMAT = 1;
+/** The format the pack writes; a reader takes every format in RECORD_FORMATS (1 wrote every input in full). */
+export const RECORD_FORMAT = 2;
+export const RECORD_FORMATS: readonly number[] = [1, 2];
 export const RECORD_DIR = nodePath.join('.cache', 'records');
 
 const Table = z.record(z.string(), z.unknown());
@@ -17,7 +19,7 @@ const LuaTable = z.union([Table, z.array(z.unknown()).max(0).transform((): Recor
 const StringList = z.union([z.array(z.string()), Table.refine((t) => Object.keys(t).length === 0).transform(() => [] as string[])]);
 
 export const RunHeaderSchema = z.looseObject({
-  format: z.literal(RECORD_FORMAT),
+  format: z.number().refine((n) => RECORD_FORMATS.includes(n)),
   id: z.string().min(1),
   time: z.string().optional(),
   aipack_version: z.string().optional(),
@@ -49,6 +51,8 @@ export const SubAgentEventSchema = z.looseObject({
   event: z.string().optional(),
   task_num: z.number().optional(),
   input: LuaTable,
+  /** what of the input the previous sub-agent input holds (format 2): parseRecord puts it back and drops this */
+  input_refs: z.record(z.string(), z.union([z.literal('same'), z.looseObject({ from: z.number().int().min(1), count: z.number().int().min(0) })])).optional(),
   response: z.unknown().optional(),
   error: z.string().optional(),
   duration_ms: z.number().optional(),
@@ -132,13 +136,15 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
     throw new RecordError(`${runFile}: not JSON (${(err as Error).message})`);
   }
   const format = (rawRun as { format?: unknown })?.format;
-  if (format !== RECORD_FORMAT) {
-    throw new RecordError(`${runFile}: record format ${JSON.stringify(format)} is not one this version reads (expected ${RECORD_FORMAT})`);
+  if (typeof format !== 'number' || !RECORD_FORMATS.includes(format)) {
+    throw new RecordError(`${runFile}: record format ${JSON.stringify(format)} is not one this version reads (expected ${RECORD_FORMATS.join(' or ')})`);
   }
   const run = RunHeaderSchema.safeParse(rawRun);
   if (!run.success) throw new RecordError(`${runFile}: ${issueText(run.error)}`);
   const eventsFile = nodePath.join(dir, 'events.ndjson');
   const events: RecordEvent[] = [];
+  // the last sub-agent input, rebuilt: what the next one names of it (input_refs) is taken from it
+  let previousInput: Record<string, unknown> | undefined;
   const lines = eventsText.split('\n');
   let last = lines.length - 1;
   while (last >= 0 && lines[last]!.trim() === '') last--;
@@ -158,6 +164,14 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
       const parsed = RecordEventSchema.safeParse(item);
       if (!parsed.success) throw new RecordError(`${eventsFile}:${i + 1}${Array.isArray(raw) ? `[${j + 1}]` : ''}: ${issueText(parsed.error)}`);
       const e = parsed.data;
+      if (e.kind === 'sub_agent') {
+        if (e.input_refs !== undefined) {
+          const where = `${eventsFile}:${i + 1}${Array.isArray(raw) ? `[${j + 1}]` : ''}`;
+          e.input = withRefs(e.input, e.input_refs, previousInput, where);
+          delete e.input_refs;
+        }
+        previousInput = e.input;
+      }
       if (e.kind === 'sub_agent' && e.config === undefined) {
         const config = e.input.agent_config;
         e.config = typeof config === 'object' && config !== null && !Array.isArray(config) ? (config as Record<string, unknown>) : { name: e.name };
@@ -167,6 +181,34 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
   });
   return { dir, run: run.data, events };
 }
+
+/**
+ * A sub-agent input with what it names of the input before it put back (lua/recorder.lua): "same" is that input's
+ * value, { from, count } a list starting with `count` of its items from `from`, then the items recorded here.
+ */
+function withRefs(input: Record<string, unknown>, refs: NonNullable<SubAgentEvent['input_refs']>, before: Record<string, unknown> | undefined, where: string): Record<string, unknown> {
+  if (before === undefined) throw new RecordError(`${where}: input_refs names the input before it, but no sub-agent input comes before it`);
+  const out: Record<string, unknown> = { ...input };
+  for (const [key, ref] of Object.entries(refs)) {
+    const prev = before[key];
+    if (prev === undefined) throw new RecordError(`${where}: input_refs.${key}: the input before it has no ${key}`);
+    if (ref === 'same') {
+      out[key] = structuredClone(prev);
+      continue;
+    }
+    const list = emptyAsList(prev);
+    const rest = emptyAsList(input[key] ?? []);
+    if (!Array.isArray(list) || !Array.isArray(rest)) throw new RecordError(`${where}: input_refs.${key}: expected lists, here and in the input before it`);
+    if (ref.from - 1 + ref.count > list.length) {
+      throw new RecordError(`${where}: input_refs.${key}: items ${ref.from}..${ref.from + ref.count - 1} of a list of ${list.length}`);
+    }
+    out[key] = [...structuredClone(list.slice(ref.from - 1, ref.from - 1 + ref.count)), ...rest];
+  }
+  return out;
+}
+
+/** aip.json writes an empty Lua table as `[]` or `{}`: as a list, both are empty */
+const emptyAsList = (v: unknown): unknown => (isTable(v) && Object.keys(v).length === 0 ? [] : v);
 
 /** Reads the record in `dir` (the folder holding run.json). */
 export function readRecord(dir: string): RunRecord {

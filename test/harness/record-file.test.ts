@@ -31,10 +31,47 @@ describe('parseRecord', () => {
   });
 
   it('names the file, the line and what was expected', () => {
-    expect(() => parseRecord('/r', JSON.stringify({ ...RUN, format: 2 }), '')).toThrow(/run\.json: record format 2 is not one this version reads \(expected 1\)/);
+    expect(() => parseRecord('/r', JSON.stringify({ ...RUN, format: 3 }), '')).toThrow(/run\.json: record format 3 is not one this version reads \(expected 1 or 2\)/);
     expect(() => parseRecord('/r', '{', '')).toThrow(/run\.json: not JSON/);
     expect(() => parseRecord('/r', JSON.stringify(RUN), '\n' + JSON.stringify({ kind: 'weather' }))).toThrow(RecordError);
     expect(() => parseRecord('/r', JSON.stringify(RUN), '\n' + JSON.stringify({ kind: 'weather' }))).toThrow(/events\.ndjson:2: kind/);
+  });
+});
+
+describe('parseRecord: what an input names of the one before it (format 2)', () => {
+  const config = (name: string) => ({ name, stages: ['pre'] });
+  const call = (name: string, input: Record<string, unknown>, refs?: Record<string, unknown>) => ({ ...CALL, name, config: undefined, input, ...(refs ? { input_refs: refs } : {}) });
+  const workbench = { data_dir: 'w/data' };
+
+  it('puts back the same value and the lists continued from the input before, in record order and across lines', () => {
+    const [a, b, c] = [config('a.aip'), config('b.aip'), config('c.aip')];
+    const first = call('a.aip', { agent_config: a, coder_workbench: workbench, sub_agents_prev: [], sub_agents_next: [b, c] });
+    const second = call('b.aip', { agent_config: b, sub_agents_prev: [{ name: 'a.aip', response: { x: 1 } }], sub_agents_next: [] }, { coder_workbench: 'same', sub_agents_next: { from: 2, count: 1 } });
+    const third = call('c.aip', { agent_config: c, sub_agents_prev: [{ name: 'b.aip' }], sub_agents_next: {} }, { coder_workbench: 'same', sub_agents_prev: { from: 1, count: 1 } });
+    const text = JSON.stringify([first, second]) + '\n' + JSON.stringify(third) + '\n';
+    const events = parseRecord('/r', JSON.stringify({ ...RUN, format: 2 }), text).events;
+    expect(events.map((e) => (e.kind === 'sub_agent' ? e.input : undefined))).toEqual([
+      first.input,
+      { agent_config: b, coder_workbench: workbench, sub_agents_prev: [{ name: 'a.aip', response: { x: 1 } }], sub_agents_next: [c] },
+      { agent_config: c, coder_workbench: workbench, sub_agents_prev: [{ name: 'a.aip', response: { x: 1 } }, { name: 'b.aip' }], sub_agents_next: {} },
+    ]);
+    expect(events.every((e) => !('input_refs' in e))).toBe(true);
+    // the config comes from the rebuilt input, and no two inputs share an object
+    expect(events[1]).toMatchObject({ config: b });
+    const [one, two] = events as unknown as { input: { coder_workbench: { data_dir: string } } }[];
+    two!.input.coder_workbench.data_dir = 'changed';
+    expect(one!.input.coder_workbench.data_dir).toBe('w/data');
+  });
+
+  it('names the line of a reference that cannot be followed', () => {
+    const head = JSON.stringify({ ...RUN, format: 2 });
+    const lone = call('a.aip', {}, { coder_workbench: 'same' });
+    expect(() => parseRecord('/r', head, JSON.stringify(lone))).toThrow(/events\.ndjson:1: input_refs names the input before it, but no sub-agent input comes before it/);
+    const first = call('a.aip', { sub_agents_next: [config('b.aip')] });
+    const past = call('b.aip', { sub_agents_next: [] }, { sub_agents_next: { from: 1, count: 2 } });
+    expect(() => parseRecord('/r', head, JSON.stringify([first, past]))).toThrow(/events\.ndjson:1\[2\]: input_refs\.sub_agents_next: items 1\.\.2 of a list of 1/);
+    const missing = call('b.aip', {}, { coder_workbench: 'same' });
+    expect(() => parseRecord('/r', head, JSON.stringify(first) + '\n' + JSON.stringify(missing))).toThrow(/events\.ndjson:2: input_refs\.coder_workbench: the input before it has no coder_workbench/);
   });
 });
 
