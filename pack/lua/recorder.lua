@@ -272,32 +272,26 @@ end
 -- its duration from `started` (a clock reading), or `duration_ms` as measured where it ran (a group member).
 function M.sub_agent(config, input, response, err, started, duration_ms)
   if not active then return end
-  local task = type(input) == "table" and U.nil_if_null(input.coder_task) or nil
-  -- the entry is also the input's agent_config: recorded once, there
-  local has_config = type(input) == "table" and type(input.agent_config) == "table"
-  local entry = {
-    kind = "sub_agent",
-    name = config.name,
-    config = (not has_config) and config or nil,
-    stage = type(input) == "table" and input.coder_stage or nil,
-    event = type(input) == "table" and input.event or nil,
-    task_num = type(task) == "table" and task.num or nil,
-    response = response,
-    error = err,
-  }
-  entry.input = input
-  local refs, rests = refs_of(input, active.last_input)
-  if refs ~= nil then
-    entry.input_refs = refs
-    active.rests[entry] = rests
-  end
-  active.last_input = input
+  -- the clock first: the call's duration is not the recorder's
   if started then
     local ok, t = pcall(aip.time.now_utc_micro)
-    if ok then entry.duration_ms = math.floor(t - started + 0.5) / 1000 end
-  elseif duration_ms ~= nil then
-    entry.duration_ms = duration_ms
+    duration_ms = ok and math.floor(t - started + 0.5) / 1000 or nil
   end
+  local entry = { kind = "sub_agent", name = config.name, input = input, response = response, error = err, duration_ms = duration_ms }
+  if type(input) == "table" then
+    local task = input.coder_task
+    entry.stage, entry.event, entry.task_num = input.coder_stage, input.event, type(task) == "table" and task.num or nil
+    -- the entry is also the input's agent_config: recorded once, there
+    if type(input.agent_config) ~= "table" then entry.config = config end
+    local refs, rests = refs_of(input, active.last_input)
+    if refs ~= nil then
+      entry.input_refs = refs
+      active.rests[entry] = rests
+    end
+  else
+    entry.config = config
+  end
+  active.last_input = input
   append(entry)
 end
 

@@ -61,7 +61,7 @@ const agent = (lua: string) => `# Output\n\n\`\`\`lua\n${lua}\n\`\`\`\n`;
 /**
  * A workspace written in upstream's event form: `ctx.aip` on start and end (merges a param, emits
  * `plan::ready`, answers at end with the tasks it saw), `listener.aip` on `plan::ready` (adds a line to the
- * instruction), `stamp.aip` on start (an agent_result holding the time: nondeterministic on purpose), and
+ * instruction), `stamp.aip` on start (an agent_result holding the time to the microsecond: nondeterministic on purpose, and not the same when a case runs it within the same second), and
  * `maxint.aip` at end (its agent_result is math.maxinteger: 2^31-1 on fengari, 2^63-1 on Lua 5.4). One task,
  * write_mode off.
  */
@@ -80,7 +80,7 @@ export function eventFormWorkspace(): string {
     'return { agent_result = { tasks = #input.coder_responses } }',
   ].join('\n')));
   put('agents/listener.aip', agent('return { coder_prompt = input.coder_prompt .. "\\n\\nPlan ready." }'));
-  put('agents/stamp.aip', agent('return { agent_result = { at = aip.time.now_iso_utc() } }'));
+  put('agents/stamp.aip', agent('return { agent_result = { at = aip.time.now_iso_utc_micro() } }'));
   put('agents/maxint.aip', agent('return { agent_result = { max = math.maxinteger } }'));
   put('.aipack/.prompt/pro@coder/coder-prompt.md', [
     '```toml',
