@@ -190,12 +190,15 @@ local function entry_mtime(entry)
 end
 
 --- The candidates of one map: { paths, text (one description per mapped file, each followed by a blank line),
--- listed (how many files the globs list), map_keys (the map's keys, sorted) }. A listed file without a map entry
+-- listed (how many files the globs list from the workspace, as upstream counts its "Detected files": it lists
+-- them without the base dir), map_keys (the map's keys, sorted) }. A listed file without a map entry
 -- (too large, or not summarized) is not offered. Entries are keyed by workspace path and ordered oldest first,
 -- then by path, as upstream orders them (a prompt cache keeps the unchanged files at the front).
 function M.candidates(globs, base_dir, map_path, kinds)
   local files = listed(globs, base_dir, kinds)
-  if map_path == nil then return { paths = {}, text = "", listed = #files, map_keys = {} } end
+  local detected = #files
+  if base_dir then detected = #listed(globs, nil, kinds) end
+  if map_path == nil then return { paths = {}, text = "", listed = detected, map_keys = {} } end
   local file_map = CM.load(map_path).file_map
   local found = {}
   for _, path in ipairs(files) do
@@ -219,7 +222,7 @@ function M.candidates(globs, base_dir, map_path, kinds)
   local keys = {}
   for key in pairs(file_map) do keys[#keys + 1] = key end
   table.sort(keys)
-  return { paths = paths, text = table.concat(blocks), listed = #files, map_keys = keys }
+  return { paths = paths, text = table.concat(blocks), listed = detected, map_keys = keys }
 end
 
 --- The code maps a prompt names in context_globs / knowledge_globs, in that order: one group each

@@ -221,6 +221,21 @@ describe("auto-context's description files, as upstream writes them", () => {
     expect(shown).toContain(shot);
   });
 
+  it('counts the detected files from the workspace, as upstream lists them, when base_dir moves the candidates', () => {
+    const ws = tmpDir();
+    write(ws, 'app/src/a.ts', 'export const a = 1;\n');
+    write(ws, 'app/src/b.ts', 'export const b = 1;\n');
+    write(ws, 'src/only.ts', 'export const only = 1;\n');
+    const r = coder(ws, 'base_dir = "app"\ncontext_globs = ["src/**/*.ts"]\nauto_context = "flash"', [
+      { agent: 'pro@coder/code-map', content: info('A'), reusable: true },
+      { agent: 'pro@coder/auto-context', content: '<needed_context_files>["src/a.ts"]</needed_context_files>' },
+      { agent: 'pro@coder', content: 'Done.' },
+    ]);
+    const described = r.file(`${PROMPT_DIR}/.cache/auto-context/last_context_file_descriptions.md`);
+    // the two candidates under app/ are described; upstream's count lists src/**/*.ts from the workspace: one file
+    expect(described).toMatch(/^# Context Files Descriptions\n\nDetected files: 1\nMapped descriptions: 2\n/);
+  });
+
   it('without knowledge globs the knowledge file says so, with no code map', () => {
     const ws = tmpDir();
     write(ws, 'src/a.ts', 'export const a = 1;\n');
