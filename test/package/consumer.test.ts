@@ -184,6 +184,33 @@ describe('the packed package in a fresh project', () => {
     expect(readFileSync(nodePath.join(dir, 'ws/src/app.ts'), 'utf8')).toContain('export const sum = (a: number, b: number) => a + b;');
   }, 240_000);
 
+  it('from the package alone: a recorded run becomes cases that pass, and its replay agrees', () => {
+    const ws = nodePath.join(dir, 'recorded');
+    const put = (rel: string, text: string) => {
+      mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
+      writeFileSync(nodePath.join(ws, rel), text);
+    };
+    put('.aipack/.keep', '');
+    put('src/app.ts', 'export const add = (a: number, b: number) => a + b;\n');
+    put('agents/focus.aip', '# Output\n\n```lua\nlocal p = input.coder_params\np.context_globs = { "src/**/*.ts" }\nreturn { coder_params = p, coder_prompts = { input.coder_prompt .. "\\n\\nFocus: keep it small." } }\n```\n');
+    put('agents/todo-guard.aip', '# Output\n\n```lua\nif input.coder_response.content:find("TODO") then\n  return { success = false, error_msg = "a TODO" }\nend\nreturn nil\n```\n');
+    const meta = ['record = true', 'working_globs = ["src/**/*.ts"]', 'write_mode = false', 'sub_agents = [', '  "agents/focus.aip",', '  { name = "agents/todo-guard.aip", stages = ["post_task"] },', ']'];
+    put('.aipack/.prompt/pro@coder/coder-prompt.md', '```toml\n#!meta\n' + meta.join('\n') + '\n```\n\nExplain add.\n\n====\n');
+    put('ai.toml', '[[response]]\nagent = "pro@coder"\ncontent = "It adds two numbers."\nreusable = true\n');
+    const inWs = (...args: string[]) => inProject(ws, bin('coder-subagents'), args);
+    const run = inWs('run', '--ai', 'ai.toml', '--write');
+    expect(run.code, run.stderr).toBe(0);
+    const imported = inWs('record', 'import', 'latest');
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(/agents\/focus\.record-\S+\.contract\.toml/);
+    const test = inWs('test', 'agents');
+    expect(test.stdout).toMatch(/\n2 passed, 0 failed/);
+    expect(test.code).toBe(0);
+    const replay = inWs('replay', 'latest', '--ai', 'ai.toml');
+    expect(replay.stdout).toContain('agree: every step of the replay matches the record');
+    expect(replay.code).toBe(0);
+  }, 120_000);
+
   it('is a library for a plain Node ESM script', () => {
     writeFileSync(
       nodePath.join(dir, 'use.mjs'),
