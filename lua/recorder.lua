@@ -120,30 +120,15 @@ local function refs_of(input, before)
   return refs, rests
 end
 
--- While a flush writes, each input with refs holds what its entry records in place of the shared values: nothing
--- for "same", the items after the run for a list. Returns how to put the inputs back (put_back), which the flush
--- does right after the write, before any other Lua runs: the inputs are as they were for everything else.
-local function stand_ins(entries, rests)
-  local undo = {}
-  for i = 1, #entries do
-    local entry = entries[i]
-    local refs = entry.input_refs
-    if refs ~= nil then
-      local input, rest = entry.input, rests[entry]
-      for key, ref in next, refs do
-        undo[#undo + 1] = { input, key, input[key] }
-        if ref == "same" then input[key] = nil else input[key] = rest[key] end
-      end
-    end
+-- The input an entry with refs records: a shallow copy holding, in place of the shared values, nothing for "same"
+-- and the items after the run for a list (the input itself, the copy the sub-agent was given, is not changed).
+local function recorded_input(input, refs, rest)
+  local out = {}
+  for key, value in next, input do out[key] = value end
+  for key, ref in next, refs do
+    if ref == "same" then out[key] = nil else out[key] = rest[key] end
   end
-  return undo
-end
-
-local function put_back(undo)
-  for i = #undo, 1, -1 do
-    local u = undo[i]
-    u[1][u[2]] = u[3]
-  end
+  return out
 end
 
 -- Entries wait in memory until the stage flushes them: they are written in one go (one file append a stage: an
@@ -162,15 +147,16 @@ function M.flush()
   active.entries, active.rests = {}, {}
   -- a reader rebuilds an input from the one before it in the record: a flush starts afresh
   active.last_input = nil
-  local undo = stand_ins(entries, rests)
-  local ok, lines = pcall(function()
-    local out = {}
-    lines_of(entries, 1, #entries, out)
-    return out
+  local ok, err = pcall(function()
+    for i = 1, #entries do
+      local entry = entries[i]
+      if entry.input_refs ~= nil then entry.input = recorded_input(entry.input, entry.input_refs, rests[entry]) end
+    end
+    local lines = {}
+    lines_of(entries, 1, #entries, lines)
+    aip.file.append(active.events, table.concat(lines, "\n") .. "\n")
   end)
-  put_back(undo)
-  if ok then ok, lines = pcall(aip.file.append, active.events, table.concat(lines, "\n") .. "\n") end
-  if not ok then fail(lines) end
+  if not ok then fail(err) end
 end
 
 --- Why this stage's recording stopped, or nil: the stage passes it on to the next one of its task.
