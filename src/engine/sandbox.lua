@@ -678,7 +678,29 @@ do
     if n > FROM then charge(n * ELEMENT) end
     return ...
   end
-  table.unpack = guard(function(...) return counted(unpack(...)) end, "table.unpack")
+  -- table.unpack pushes e - i + 1 values in one call. When the library's positions can be told before the call
+  -- (an explicit end, or a list without __len, whose length reads the same raw), the count is charged ahead and the
+  -- call is a tail call: its values are on the stack once. Passed through a counting function they needed twice
+  -- the room, and about 500k values overflowed where Lua takes nearly 1M. A count Lua cannot return fails as in
+  -- Lua, uncharged; a call whose length needs __len, or whose positions the library refuses, is counted after.
+  table.unpack = guard(function(...)
+    local list, i, e = ...
+    local nargs = select("#", ...)
+    if i == nil then i = 1 else i = int(i) end
+    if nargs >= 3 and e ~= nil then
+      e = int(e)
+    elseif plain(list) then
+      e = rawlen(list)
+    else
+      e = nil
+    end
+    if i == nil or e == nil then return counted(unpack(...)) end
+    if e >= i then
+      local n = e - i + 1
+      if n > FROM and n > 0 and n < MAXSTACK then charge(n * ELEMENT) end
+    end
+    return unpack(...)
+  end, "table.unpack")
   -- table.sort's loop (ltablib.c auxsort: n log n comparisons, each reading and writing elements) runs in one
   -- instruction. Every comparison therefore goes through a Lua function here, which the hook counts and which
   -- charges the C side's element work in batches (and the bytes `<` compares of two long strings). The library

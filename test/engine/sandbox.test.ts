@@ -1,5 +1,5 @@
 /**
- * The sandbox's wrappers of the string library and of load (sandbox.ts) give what Lua 5.4 on a 64-bit machine gives
+ * The sandbox's wrappers of the string library, of load and of table.unpack (sandbox.ts) give what Lua 5.4 on a 64-bit machine gives
  * (AIPack's Lua): start positions at the integer limits, positions past 2^32 (WebAssembly's size_t is 32 bits),
  * string.pack sizes, load's mode, string.dump of the simulator's own functions. Both engines run this file; the
  * 64-bit positions only apply to lua54 (fengari's integers are 32-bit). Expected values are native lua5.4's.
@@ -9,9 +9,9 @@ import { MAX_REP_BYTES } from '../../src/engine/sandbox.ts';
 import { ENGINE_NAME, onLua54, testEngine } from '../helpers/engine.ts';
 import { runLua } from '../helpers/lua.ts';
 
-function state(files: Record<string, Uint8Array> = {}) {
+function state(files: Record<string, Uint8Array> = {}, budget = 1e7) {
   return testEngine.createState({
-    budget: 1e7,
+    budget,
     budgetMessage: 'budget exhausted',
     moduleDirs: ['/w/lib'],
     readFile: (abs) => files[abs],
@@ -27,6 +27,21 @@ const call = (expr: string) =>
   run(`local r = table.pack(pcall(function() return ${expr} end))
 for i = 1, r.n do r[i] = tostring(r[i]) end
 return table.concat(r, "|", 1, r.n)`);
+
+describe(`sandbox table.unpack (${ENGINE_NAME})`, () => {
+  it('returns as many values as Lua does (900k), calls __len once, and refuses what Lua refuses', () => {
+    const code = `local t = {} for i = 1, 900000 do t[i] = i end
+local n = select("#", table.unpack(t))
+local calls = 0
+local l = setmetatable({}, { __len = function() calls = calls + 1 return 3 end, __index = function(_, k) return k * 2 end })
+local a, b, c = table.unpack(l)
+local ok, err = pcall(table.unpack, {}, 1, 2000000)
+local ok2, err2 = pcall(table.unpack, {}, "x")
+return table.concat({ n, calls, a, b, c, tostring(ok), err, tostring(ok2), err2, select("#", table.unpack({ 1, 2, nil, 4 }, 2, 5)), select("#", table.unpack({}, 3, 1)) }, "|")`;
+    // native lua5.4's output for the same chunk
+    expect(state({}, 1e8).runChunk(code, '/w/t.lua', 1, {}, 'serde')).toBe("900000|1|2|4|6|false|too many results to unpack|false|bad argument #2 to 'table.unpack' (number expected, got string)|4|0");
+  });
+});
 
 describe(`sandbox string wrappers (${ENGINE_NAME})`, () => {
   it('a start position of math.mininteger is the start of the subject (no overflow when negated)', () => {
