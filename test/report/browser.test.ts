@@ -135,6 +135,8 @@ describe.skipIf(!CHROMIUM)('HTML reports in Chromium', () => {
     // the diff is folded until asked for
     await expect(detail.locator('pre.diff').count()).resolves.toBe(0);
     await detail.locator('details[data-fold="prompt"] > summary').click();
+    // the fold renders its diff when it opens: wait for it before reading it
+    await detail.locator('pre.diff .add').first().waitFor();
     const added = await detail.locator('pre.diff .add').allTextContents();
     expect(added.join('')).toContain('Focus: input validation and display formatting');
     await expect(detail.locator('pre.diff .del').allTextContents()).resolves.toContain('-TODO: ask design about the wording of the error messages\n');
@@ -223,6 +225,7 @@ describe.skipIf(!CHROMIUM)('HTML reports in Chromium', () => {
     await expect(page.locator('#case-run button.row.call .name').allTextContents()).resolves.toEqual(['instruction-clarifier.aip']);
     await page.locator('#case-run button.row.call').click();
     await page.locator('#case-run details[data-fold="prompt"] > summary').click();
+    await page.locator('#case-run pre.diff .add').first().waitFor();
     await expect(page.locator('#case-run pre.diff .add').allTextContents()).resolves.toContain('+Clarified requirements:\n');
     await shot(page, 'suite-case-run');
     await page.keyboard.press('Escape');
