@@ -3,21 +3,10 @@
  * list in the order their keys were added): the put-back of a pooled fengari state (state-put-back.ts) and a
  * stage's copy of the globals, where the C API's loops cost ~1 microsecond an entry.
  */
-import { getField, getInt, lua, newTable, NIL, setField, TAG, valueAt, type LuaState as L, type LuaTable, type TValue } from './fengari-vm.ts';
+import { getField, lua, newTable, NIL, setField, TAG, valueAt, type LuaState as L, type LuaTable, type TValue } from './fengari-vm.ts';
 
 /** a table Lua could reach, its copy and its metatable then (PRISTINE_LUA's triple) */
 export type PristineTriple = [LuaTable, LuaTable, LuaTable | null];
-
-/** the (table, copy, metatable) triples of PRISTINE_LUA's list at stack index `list`, in its order */
-export function readTriples(L: L, list: number): PristineTriple[] {
-  const t = valueAt(L, list).value as LuaTable;
-  const triples: PristineTriple[] = [];
-  for (let i = 1; getInt(t, i).type === TAG.LUA_TTABLE; i += 3) {
-    const mt = getInt(t, i + 2);
-    triples.push([getInt(t, i).value as LuaTable, getInt(t, i + 1).value as LuaTable, mt.type === TAG.LUA_TTABLE ? (mt.value as LuaTable) : null]);
-  }
-  return triples;
-}
 
 /** the fengari closures and userdata whose values the walk follows (fengari's LClosure, CClosure, Udata) */
 interface LuaClosure {

@@ -3,10 +3,21 @@
  * pristine list a stage changed, their put-back in their own order, and the copy of the globals.
  */
 import { describe, expect, it } from 'vitest';
-import { changedTriples, pushGlobalsCopy, putTriplesBack, reachableTriples, readTriples, type PristineTriple } from '../../src/engine/fengari-tables.ts';
+import { changedTriples, pushGlobalsCopy, putTriplesBack, reachableTriples, type PristineTriple } from '../../src/engine/fengari-tables.ts';
 import { PRISTINE_LUA } from '../../src/engine/state-put-back.ts';
 import { jsString } from '../../src/engine/fengari-bridge.ts';
-import { lauxlib, lua, lualib, to_luastring, valueAt, type LuaState, type LuaTable } from '../../src/engine/fengari-vm.ts';
+import { getInt, lauxlib, lua, lualib, TAG, to_luastring, valueAt, type LuaState, type LuaTable } from '../../src/engine/fengari-vm.ts';
+
+/** the (table, copy, metatable) triples of PRISTINE_LUA's list at stack index `list`, in its order */
+function readTriples(L: LuaState, list: number): PristineTriple[] {
+  const t = valueAt(L, list).value as LuaTable;
+  const triples: PristineTriple[] = [];
+  for (let i = 1; getInt(t, i).type === TAG.LUA_TTABLE; i += 3) {
+    const mt = getInt(t, i + 2);
+    triples.push([getInt(t, i).value as LuaTable, getInt(t, i + 1).value as LuaTable, mt.type === TAG.LUA_TTABLE ? (mt.value as LuaTable) : null]);
+  }
+  return triples;
+}
 
 function newState(): LuaState {
   const L = lauxlib.luaL_newstate();
