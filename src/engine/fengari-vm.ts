@@ -31,13 +31,23 @@ export function setBigStringHook(hook: BigStringHook): void {
  * (undefined), no TValue is reused (closures keep theirs, lfunc.js), and the store stays on V8's fast path.
  */
 export const STACK_DELETE = /\bdelete (L\.stack\[[^\]\n]+\]);/g;
-const cjs = require('node:module') as unknown as { _extensions: Record<string, (m: { _compile(src: string, file: string): void }, file: string) => void> };
-const loadJs = cjs._extensions['.js'] as (m: { _compile(src: string, file: string): void }, file: string) => void;
-cjs._extensions['.js'] = (m, file) => {
-  if (!file.startsWith(root + 'src' + nodePath.sep)) return loadJs(m, file);
-  m._compile(readFileSync(file, 'utf8').replace(STACK_DELETE, '$1 = undefined;'), file);
-};
+type JsLoader = (m: { _compile(src: string, file: string): void }, file: string) => void;
+/** `load()` with fengari's modules compiled as above (any other file as Node compiles it) */
+function withStackSlotsAssigned<T>(load: () => T): T {
+  const cjs = require('node:module') as unknown as { _extensions: Record<string, JsLoader> };
+  const loadJs = cjs._extensions['.js'] as JsLoader;
+  cjs._extensions['.js'] = (m, file) => {
+    if (!file.startsWith(root + 'src' + nodePath.sep)) return loadJs(m, file);
+    m._compile(readFileSync(file, 'utf8').replace(STACK_DELETE, '$1 = undefined;'), file);
+  };
+  try {
+    return load();
+  } finally {
+    cjs._extensions['.js'] = loadJs;
+  }
+}
 
+// lstring.js and what it requires (defs.js, llimits.js) empty no stack slot
 const lstring = require(root + 'src/lstring.js') as Record<string, (L: Fengari.LuaState, s: Uint8Array) => unknown>;
 const { luaS_bless, luaS_new } = lstring;
 // plain functions, not arrows: ltm.js calls `new luaS_new(...)`
@@ -69,8 +79,7 @@ lstring.luaS_hashlongstr = function (ts: unknown) {
   return t.hash;
 } as never;
 
-const fengari = require('fengari') as typeof Fengari;
-cjs._extensions['.js'] = loadJs;
+const fengari = withStackSlotsAssigned(() => require('fengari') as typeof Fengari);
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
 
