@@ -697,7 +697,7 @@ do
     if i == nil or e == nil then return counted(unpack(...)) end
     if e >= i then
       local n = e - i + 1
-      if n > FROM and n > 0 and n < MAXSTACK then charge(n * ELEMENT) end
+      if n > FROM and n < MAXSTACK then charge(n * ELEMENT) end
     end
     return unpack(...)
   end, "table.unpack")
