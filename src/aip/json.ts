@@ -231,42 +231,111 @@ function compareKeys(a: string, b: string): number {
   return a.length - b.length;
 }
 
-function numberText(n: number, fnName: string): string {
-  if (!Number.isFinite(n)) throw new LuaError(`${fnName} fail to stringify. Cannot serialize ${n} (NaN/Infinity) to JSON`);
-  return String(n).replace('e+', 'e');
+/** A key holding a surrogate (a character past U+FFFF) is the only one UTF-16 order can misplace. */
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** An object's keys in code-point order. */
+function sortedKeys(v: object): string[] {
+  const keys = Object.keys(v);
+  const n = keys.length;
+  if (n < 2) return keys;
+  for (let i = 0; i < n; i++) if (SURROGATE.test(keys[i]!)) return keys.sort(compareKeys);
+  // without surrogates UTF-16 units are code points, and `<` compares them; most objects are small
+  if (n > 16) return keys.sort();
+  for (let i = 1; i < n; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
-/** JSON text of bridge data; indent "" = single line. */
-export function toJsonText(value: unknown, indent: string, fnName: string): string {
-  const nl = indent === '' ? '' : '\n';
-  const colon = indent === '' ? ':' : ': ';
+/** JSON text of short keys, which recur from object to object (bounded: a fixed set of short strings). */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+const QUOTED_KEY_LENGTH = 64;
+
+function quotedKey(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (key.length <= QUOTED_KEY_LENGTH && quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, text);
+  }
+  return text;
+}
+
+function numberText(n: number, fnName: string): string {
+  if (!Number.isFinite(n)) throw new LuaError(`${fnName} fail to stringify. Cannot serialize ${n} (NaN/Infinity) to JSON`);
+  // JS writes an exponent with a sign ("1e+21") only from 1e21 on; serde_json writes none
+  return n >= 1e21 || n <= -1e21 ? String(n).replace('e+', 'e') : String(n);
+}
+
+/** One line of JSON (built by concatenation: many small strings joined as they come are cheap in V8). */
+function lineOf(v: unknown, fnName: string): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return numberText(v, fnName);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) {
+        if (v.length === 0) return '[]';
+        let out = '[' + lineOf(v[0], fnName);
+        for (let i = 1; i < v.length; i++) out += ',' + lineOf(v[i], fnName);
+        return out + ']';
+      }
+      const keys = sortedKeys(v);
+      if (keys.length === 0) return '{}';
+      const o = v as Record<string, unknown>;
+      let out = '{' + quotedKey(keys[0]!) + ':' + lineOf(o[keys[0]!], fnName);
+      for (let i = 1; i < keys.length; i++) out += ',' + quotedKey(keys[i]!) + ':' + lineOf(o[keys[i]!], fnName);
+      return out + '}';
+    }
+    default:
+      throw new LuaError(`${fnName} fail to stringify. Cannot serialize a ${luaTypeName(v)} to JSON`);
+  }
+}
+
+/** Indented JSON text of bridge data (`indent` per level). */
+function indentedOf(value: unknown, indent: string, fnName: string): string {
   const out: string[] = [];
   const write = (v: unknown, depth: number): void => {
-    if (v === undefined || v === null) out.push('null');
-    else if (typeof v === 'boolean') out.push(v ? 'true' : 'false');
-    else if (typeof v === 'number') out.push(numberText(v, fnName));
-    else if (typeof v === 'string') out.push(JSON.stringify(v));
+    if (v === null || typeof v !== 'object') out.push(lineOf(v, fnName));
     else if (Array.isArray(v)) {
       if (v.length === 0) return void out.push('[]');
-      const pad = nl + indent.repeat(depth + 1);
+      const pad = '\n' + indent.repeat(depth + 1);
       for (let i = 0; i < v.length; i++) {
         out.push(i === 0 ? '[' + pad : ',' + pad);
         write(v[i], depth + 1);
       }
-      out.push(nl + indent.repeat(depth) + ']');
-    } else if (isPlainObject(v)) {
-      const keys = Object.keys(v).sort(compareKeys);
+      out.push('\n' + indent.repeat(depth) + ']');
+    } else {
+      const keys = sortedKeys(v);
       if (keys.length === 0) return void out.push('{}');
-      const pad = nl + indent.repeat(depth + 1);
+      const pad = '\n' + indent.repeat(depth + 1);
       for (let i = 0; i < keys.length; i++) {
-        out.push((i === 0 ? '{' : ',') + pad + JSON.stringify(keys[i]) + colon);
-        write(v[keys[i]!], depth + 1);
+        out.push((i === 0 ? '{' : ',') + pad + quotedKey(keys[i]!) + ': ');
+        write((v as Record<string, unknown>)[keys[i]!], depth + 1);
       }
-      out.push(nl + indent.repeat(depth) + '}');
-    } else throw new LuaError(`${fnName} fail to stringify. Cannot serialize a ${luaTypeName(v)} to JSON`);
+      out.push('\n' + indent.repeat(depth) + '}');
+    }
   };
   write(value, 0);
   return out.join('');
+}
+
+/**
+ * JSON text of bridge data; indent "" = single line. Object keys in code-point order, numbers as JS writes them
+ * (without the exponent's "+"), nil as null; NaN, infinities and functions are refused.
+ */
+export function toJsonText(value: unknown, indent: string, fnName: string): string {
+  return indent === '' ? lineOf(value, fnName) : indentedOf(value, indent, fnName);
 }
 
 const stringify = (content: unknown): string => toJsonText(content, '', 'aip.json.stringify');
