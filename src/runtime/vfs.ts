@@ -137,19 +137,48 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     }
   };
 
-  /** Parents must be dirs (or missing), never files. */
+  /**
+   * Parents must be dirs (or missing), never files. The nearest of the run's own dirs ends the check: addDirs made
+   * it below dirs, and a dir is never written over, so none above it is a file. Above a dir on the disk the disk
+   * holds dirs too: only the run's layers are looked at there.
+   */
   const guardParents = (abs: string, fn: string): void => {
-    for (const a of ancestors(abs)) {
-      if (isFile(a)) throw new Error(`Vfs.${fn}: cannot create '${abs}': '${a}' is a file, expected a directory`);
+    let diskDirBelow = false;
+    for (let a = nodePath.dirname(abs), below = abs; a !== below; below = a, a = nodePath.dirname(a)) {
+      if (overlayDirs.has(a)) return;
+      const e = overlay.get(a);
+      let file: boolean;
+      if (e !== undefined) file = e !== null;
+      else if (baseline.has(a)) file = true;
+      else if (diskDirBelow) file = false;
+      else {
+        const st = dStat(a);
+        file = st?.isFile() ?? false;
+        diskDirBelow = st?.isDirectory() ?? false;
+      }
+      if (file) throw new Error(`Vfs.${fn}: cannot create '${abs}': '${a}' is a file, expected a directory`);
     }
   };
 
   /** Records missing parent dirs, so they keep existing if the file is deleted again (as on a real disk). */
   const addDirs = (dir: string): void => {
-    for (const d of [dir, ...ancestors(dir)]) {
+    for (let d = dir, below = ''; d !== below; below = d, d = nodePath.dirname(d)) {
       if (overlayDirs.has(d) || lowerIsDir(d)) break;
       overlayDirs.add(d);
     }
+  };
+
+  const statAt = (abs: string): FileStat | undefined => {
+    const e = overlay.get(abs) ?? (overlay.has(abs) ? null : baseline.get(abs));
+    if (e === null) return undefined;
+    if (e) return { size: e.data.length, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs };
+    const st = hidden(abs) ? undefined : dStat(abs);
+    if (st && (st.isFile() || st.isDirectory())) {
+      // ctime here means creation time (AIPack's `created`), so prefer birthtime where the OS has one
+      return { size: st.isFile() ? st.size : 0, mtimeMs: st.mtimeMs, ctimeMs: st.birthtimeMs || st.ctimeMs };
+    }
+    if (isDir(abs)) return { size: 0, mtimeMs: createdAt, ctimeMs: createdAt };
+    return undefined;
   };
 
   const vfs: Vfs = {
@@ -168,19 +197,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       return bytes === undefined ? undefined : decoder.decode(bytes);
     },
 
-    stat(p): FileStat | undefined {
-      const abs = norm(p, 'stat');
-      const e = overlay.get(abs) ?? (overlay.has(abs) ? null : baseline.get(abs));
-      if (e === null) return undefined;
-      if (e) return { size: e.data.length, mtimeMs: e.mtimeMs, ctimeMs: e.ctimeMs };
-      const st = hidden(abs) ? undefined : dStat(abs);
-      if (st && (st.isFile() || st.isDirectory())) {
-        // ctime here means creation time (AIPack's `created`), so prefer birthtime where the OS has one
-        return { size: st.isFile() ? st.size : 0, mtimeMs: st.mtimeMs, ctimeMs: st.birthtimeMs || st.ctimeMs };
-      }
-      if (isDir(abs)) return { size: 0, mtimeMs: createdAt, ctimeMs: createdAt };
-      return undefined;
-    },
+    stat: (p) => statAt(norm(p, 'stat')),
 
     isFile: (p) => isFile(norm(p, 'isFile')),
     isDir: (p) => isDir(norm(p, 'isDir')),
@@ -227,7 +244,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       if (isDir(abs)) throw new Error(`Vfs.writeFile: cannot write '${abs}': it is a directory, expected a file path`);
       guardParents(abs, 'writeFile');
       const now = Date.now();
-      const prev = vfs.stat(abs);
+      const prev = statAt(abs);
       addDirs(nodePath.dirname(abs));
       overlay.set(abs, { data: toBytes(content), mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
     },

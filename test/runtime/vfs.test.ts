@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { capReads, changesRunReads, createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
 
 let root: string;
@@ -107,6 +107,38 @@ describe('createOverlayVfs writes', () => {
     expect(() => vfs.writeFile(nodePath.join(ws, 'sub'), 'x')).toThrow(/is a directory/);
     expect(() => vfs.writeFile(nodePath.join(ws, 'a.txt', 'x.txt'), 'x')).toThrow(/'.*a\.txt' is a file, expected a directory/);
     expect(() => vfs.mkdirp(nodePath.join(ws, 'a.txt'))).toThrow(/a file exists there/);
+  });
+
+  it('refuses a file where a parent dir is needed, whichever layer holds the file', () => {
+    // on the disk, in the overlay, in the baseline (the workspace itself a file there), and above a dir on the
+    // disk: a removed dir written over by a file, whose dirs below still exist on the disk
+    fs.mkdirSync(nodePath.join(ws, 'sub', 'deep'));
+    const vfs = createOverlayVfs(ws);
+    expect(() => vfs.writeFile(nodePath.join(ws, 'a.txt', 'x', 'y.txt'), 'x')).toThrow(/'.*ws\/a\.txt' is a file, expected a directory/);
+    vfs.writeFile(nodePath.join(ws, 'made', 'f'), 'f');
+    expect(() => vfs.writeFile(nodePath.join(ws, 'made', 'f', 'g'), 'x')).toThrow(/'.*made\/f' is a file/);
+    expect(() => vfs.mkdirp(nodePath.join(ws, 'made', 'f', 'd'))).toThrow(/Vfs\.mkdirp: cannot create '.*made\/f\/d': '.*made\/f' is a file/);
+    expect(vfs.deleteDir(nodePath.join(ws, 'sub'))).toBe(true);
+    vfs.writeFile(nodePath.join(ws, 'sub'), 'now a file');
+    expect(() => vfs.writeFile(nodePath.join(ws, 'sub', 'deep', 'x.txt'), 'x')).toThrow(/'.*ws\/sub' is a file/);
+    expect(() => vfs.writeFile(nodePath.join(ws, 'made'), 'x')).toThrow(/it is a directory/);
+    const based = createOverlayVfs(ws, { files: { '.': 'the workspace as a file' } });
+    expect(() => based.writeFile(nodePath.join(ws, 'sub', 'deep', 'x.txt'), 'x')).toThrow(/'.*ws' is a file/);
+  });
+
+  it('writes a file again in a dir it made without looking at the disk', () => {
+    const vfs = createOverlayVfs(ws);
+    const file = nodePath.join(ws, '.cache', 'records', 'r1', 'events.ndjson');
+    vfs.writeFile(file, 'a\n');
+    const stat = vi.spyOn(fs, 'statSync');
+    try {
+      vfs.writeFile(file, 'a\nb\n');
+      expect(stat).not.toHaveBeenCalled();
+    } finally {
+      stat.mockRestore();
+    }
+    expect(vfs.readFile(file)).toBe('a\nb\n');
+    expect(vfs.isDir(nodePath.join(ws, '.cache', 'records'))).toBe(true);
   });
 
   it('refuses changes under read-only roots', () => {
