@@ -48,8 +48,11 @@ end
 -- cap holds no string longer than it, so it is kept; a longer run is halved, and an entry alone that is still
 -- longer (or that JSON cannot hold) is written by record_json.lua.
 local function lines_of(entries, from, to, out)
-  local run = {}
-  for i = from, to do run[#run + 1] = entries[i] end
+  local run = entries
+  if from ~= 1 or to ~= #entries then
+    run = {}
+    for i = from, to do run[#run + 1] = entries[i] end
+  end
   local ok, line = pcall(aip.json.stringify_to_line, run)
   if ok and type(line) == "string" and #line <= M.MAX_STRING then
     out[#out + 1] = line
@@ -67,54 +70,53 @@ end
 -- entries to run lose one). Written in full in every input they were most of a record's bytes and of its cost.
 local SHARED_KEYS = { "coder_workbench", "sub_agents_prev", "sub_agents_next" }
 
--- t is exactly the list t[1..n] (n = #t): no other key follows n in `next` order, so none exists.
-local function is_list(t, n)
-  if n == 0 then return next(t) == nil end
-  return next(t, n) == nil
-end
-
--- Where `list` continues `before`: its first `count` items are before[from .. from + count - 1], the same tables.
--- Returns from, count (count 0: nothing shared). The pipeline's tables have no metatable: == is identity.
-local function shared_run(list, n, before)
-  local first = list[1]
-  if type(first) ~= "table" then return 1, 0 end
-  for from = 1, #before do
-    if before[from] == first then
+-- Where the list `value` continues the list `prev`: its first `count` items are prev[from .. from + count - 1], the
+-- same tables; nil when it does not begin so, or when either table holds more than its items 1..#t (no key
+-- follows the last item in `next` order). The pipeline's tables have no metatable: == is identity.
+local function list_ref(value, prev)
+  local first = value[1]
+  if type(first) ~= "table" then return nil end
+  local n, m = #value, #prev
+  for from = 1, m do
+    if prev[from] == first then
       local count = 1
-      while count < n and before[from + count] ~= nil and before[from + count] == list[count + 1] do count = count + 1 end
+      while count < n and from + count <= m and prev[from + count] == value[count + 1] do count = count + 1 end
+      if next(value, n) ~= nil or next(prev, m) ~= nil then return nil end
       return from, count
     end
   end
-  return 1, 0
+  return nil
 end
+
+-- The items of a list after its shared run when there are none (read only: it is only written out).
+local NO_ITEMS = {}
 
 -- What `input` holds under SHARED_KEYS that the previous sub-agent input of this stage (`before`) held: refs
 -- (key -> "same", or { from, count } for a list that begins with a run of the same tables) and, for those lists,
 -- the items after the run. nil when nothing is shared. A reader rebuilds the input in record order
--- (src/harness/record-file.ts).
+-- (src/harness/record-file.ts). Identity is tried first: it is the usual case, and the cheapest test.
 local function refs_of(input, before)
-  if type(input) ~= "table" or type(before) ~= "table" then return nil end
   local refs, rests = nil, nil
   for i = 1, #SHARED_KEYS do
     local key = SHARED_KEYS[i]
     local value, prev = input[key], before[key]
-    if type(value) == "table" and type(prev) == "table" then
-      if value == prev then
+    if value == prev then
+      if type(value) == "table" then
         refs = refs or {}
         refs[key] = "same"
-      else
-        local n = #value
-        if n > 0 and is_list(value, n) and is_list(prev, #prev) then
-          local from, count = shared_run(value, n, prev)
-          if count > 0 then
-            local rest = {}
-            for j = count + 1, n do rest[j - count] = value[j] end
-            refs = refs or {}
-            rests = rests or {}
-            refs[key] = { from = from, count = count }
-            rests[key] = rest
-          end
+      end
+    elseif type(value) == "table" and type(prev) == "table" then
+      local from, count = list_ref(value, prev)
+      if from ~= nil then
+        local n, rest = #value, NO_ITEMS
+        if count < n then
+          rest = {}
+          for j = count + 1, n do rest[j - count] = value[j] end
         end
+        refs = refs or {}
+        rests = rests or {}
+        refs[key] = { from = from, count = count }
+        rests[key] = rest
       end
     end
   end
@@ -150,8 +152,11 @@ function M.flush()
   active.last_input = nil
   local ok, err = pcall(function()
     for i = 1, #entries do
-      local entry = entries[i]
-      if entry.input_refs ~= nil then entry.input = recorded_input(entry.input, entry.input_refs, rests[entry]) end
+      local rest = rests[i]
+      if rest ~= nil then
+        local entry = entries[i]
+        entry.input = recorded_input(entry.input, entry.input_refs, rest)
+      end
     end
     local lines = {}
     lines_of(entries, 1, #entries, lines)
@@ -263,27 +268,44 @@ function M.sub_agent(config, input, response, err, started, duration_ms)
     local ok, t = pcall(aip.time.now_utc_micro)
     duration_ms = ok and math.floor(t - started + 0.5) / 1000 or nil
   end
-  local entry = { kind = "sub_agent", name = config.name, input = input, response = response, error = err, duration_ms = duration_ms }
-  if type(input) == "table" then
-    local task = input.coder_task
-    entry.stage, entry.event, entry.task_num = input.coder_stage, input.event, type(task) == "table" and task.num or nil
-    -- the entry is also the input's agent_config: recorded once, there
-    if type(input.agent_config) ~= "table" then entry.config = config end
-    local refs, rests = refs_of(input, active.last_input)
-    if refs ~= nil then
-      entry.input_refs = refs
-      active.rests[entry] = rests
-    end
-  else
-    entry.config = config
+  local entries = active.entries
+  local n = #entries + 1
+  if type(input) ~= "table" then
+    entries[n] = { kind = "sub_agent", name = config.name, config = config, input = input, response = response, error = err, duration_ms = duration_ms }
+    active.last_input = input
+    return
   end
+  local task = input.coder_task
+  local refs, rests = nil, nil
+  local before = active.last_input
+  if type(before) == "table" then refs, rests = refs_of(input, before) end
+  entries[n] = {
+    kind = "sub_agent",
+    name = config.name,
+    stage = input.coder_stage,
+    event = input.event,
+    task_num = type(task) == "table" and task.num or nil,
+    -- the entry is also the input's agent_config: recorded once, there
+    config = type(input.agent_config) ~= "table" and config or nil,
+    input = input,
+    input_refs = refs,
+    response = response,
+    error = err,
+    duration_ms = duration_ms,
+  }
+  active.rests[n] = rests
   active.last_input = input
-  append(entry)
 end
 
 --- The params after a stage (task_num for the per-task stages).
 function M.params(stage, task_num, params)
-  append({ kind = "params", stage = stage, task_num = task_num, params = U.copy_without(params or {}, "sub_agents") })
+  if not active then return end
+  -- a deep copy (what the stage goes on to do cannot change it) of all but the entries, which are not recorded
+  local copy = {}
+  for key, value in pairs(params or {}) do
+    if key ~= "sub_agents" then copy[key] = U.deep_copy(value) end
+  end
+  append({ kind = "params", stage = stage, task_num = task_num, params = copy })
 end
 
 -- { path, size, hash } of loaded files ({path, content}); the content itself is not recorded.
@@ -324,6 +346,7 @@ end
 
 --- The files a task's answer changed, and those it could not change.
 function M.files_written(task_num, applied)
+  if not active then return end
   append({
     kind = "files_written",
     task_num = task_num,
