@@ -5,11 +5,38 @@
  */
 import type { AipNamespaceFactory } from './types.ts';
 
+/** the process's zone, read again only when TZ changes (Node applies a new TZ at once) */
+let processZone: { tz: string | undefined; zone: string } | undefined;
+
 export const clock = {
   now: (): Date => new Date(),
   /** IANA id of the "local" zone; invalid ids fall back to UTC. */
-  timeZone: (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
+  timeZone: (): string => {
+    const tz = process.env.TZ;
+    if (processZone === undefined || processZone.tz !== tz) processZone = { tz, zone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' };
+    return processZone.zone;
+  },
 };
+
+/** Formatters by zone id, null for an id Intl does not know: making one costs ~0.2 ms, a run asks for few zones. */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+const FORMATTERS_MAX = 64;
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat | null {
+  let fmt = formatters.get(timeZone);
+  if (fmt !== undefined) return fmt;
+  try {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
+      hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+  } catch {
+    fmt = null;
+  }
+  if (formatters.size >= FORMATTERS_MAX) formatters.clear();
+  formatters.set(timeZone, fmt);
+  return fmt;
+}
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -35,15 +62,8 @@ function utcFields(d: Date): Fields {
 }
 
 function zoneFields(d: Date, timeZone: string): Fields {
-  let fmt: Intl.DateTimeFormat;
-  try {
-    fmt = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-      hour: 'numeric', minute: 'numeric', second: 'numeric',
-    });
-  } catch {
-    return utcFields(d); // unknown zone id
-  }
+  const fmt = formatterFor(timeZone);
+  if (fmt === null) return utcFields(d); // unknown zone id
   const parts: Record<string, number> = {};
   for (const p of fmt.formatToParts(d)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
   const asUtc = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
@@ -94,11 +114,6 @@ export const time: AipNamespaceFactory = () => ({
   weekday_local: () => localNow().weekday,
   local_tz_id: () => {
     const tz = clock.timeZone();
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      return tz;
-    } catch {
-      return 'UTC';
-    }
+    return formatterFor(tz) === null ? 'UTC' : tz;
   },
 });

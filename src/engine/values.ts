@@ -139,10 +139,14 @@ export function luaTypeName(v: unknown): string {
  * conversion when the keys are exactly 1..n, else an object.
  */
 export function tableValue(keys: (string | number)[], values: unknown[], mode: ConvertMode): unknown {
-  if (mode === 'aip' && isSequence(keys)) {
-    const out: unknown[] = new Array(keys.length);
-    keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
-    return out;
+  if (mode === 'aip') {
+    // a list read in order (the usual case): the values are the list as they are
+    if (inOrder(keys)) return values;
+    if (isSequence(keys)) {
+      const out: unknown[] = new Array(keys.length);
+      keys.forEach((k, i) => (out[(k as number) - 1] = values[i]));
+      return out;
+    }
   }
   const obj: Record<string, unknown> = {};
   keys.forEach((k, i) => setOwn(obj, String(k), values[i]));
@@ -155,9 +159,17 @@ export function setOwn(obj: Record<string, unknown>, key: string, value: unknown
   else obj[key] = value;
 }
 
+/** keys are 1..n in that order */
+function inOrder(keys: unknown[]): boolean {
+  for (let i = 0; i < keys.length; i++) if (keys[i] !== i + 1) return false;
+  return true;
+}
+
 /** keys are exactly 1..n (n = 0 included: an empty table is a list in the `aip` conversion) */
 function isSequence(keys: unknown[]): boolean {
   const n = keys.length;
+  // a table with a string key (a record) is told before anything is allocated
+  for (let i = 0; i < n; i++) if (typeof keys[i] !== 'number') return false;
   const present = new Array<boolean>(n + 1).fill(false);
   for (const k of keys) {
     if (typeof k !== 'number' || !Number.isInteger(k) || k < 1 || k > n || present[k]) return false;

@@ -82,6 +82,14 @@ export function pushString(L: number, s: string): void {
   M._lua_pushlstring(L, p, written);
 }
 
+/**
+ * Short ASCII strings decoded before, by a hash of their bytes (one slot each, the last one decoded): a table's keys
+ * and enum-like values come back in every conversion, and a lookup checked against the bytes costs less than
+ * making the string again.
+ */
+const SHORT_SLOTS = 4096;
+const shortDecoded: (string | undefined)[] = new Array(SHORT_SLOTS).fill(undefined);
+
 /** The string at `idx` (must be a string or a number, which Lua converts in place). */
 export function toStr(L: number, idx: number): string {
   const p = M._lua_tolstring(L, idx, LEN_CELL);
@@ -90,8 +98,22 @@ export function toStr(L: number, idx: number): string {
   const heap = M.HEAPU8;
   if (n <= 32) {
     // short strings: a loop beats TextDecoder's call overhead when they are ASCII
-    for (let i = p; i < p + n; i++) if (heap[i] >= 0x80) return decoder.decode(heap.subarray(p, p + n));
-    return String.fromCharCode.apply(null, heap.subarray(p, p + n) as unknown as number[]);
+    let hash = n;
+    for (let i = p; i < p + n; i++) {
+      const c = heap[i];
+      if (c >= 0x80) return decoder.decode(heap.subarray(p, p + n));
+      hash = (Math.imul(hash, 31) + c) | 0;
+    }
+    const slot = hash & (SHORT_SLOTS - 1);
+    const known = shortDecoded[slot];
+    if (known !== undefined && known.length === n) {
+      let i = 0;
+      while (i < n && known.charCodeAt(i) === heap[p + i]) i++;
+      if (i === n) return known;
+    }
+    const s = String.fromCharCode.apply(null, heap.subarray(p, p + n) as unknown as number[]);
+    shortDecoded[slot] = s;
+    return s;
   }
   if (n >= BIG_STRING) return bigStringOf(heap.subarray(p, p + n), (b) => decoder.decode(b));
   return decoder.decode(heap.subarray(p, p + n));
@@ -203,7 +225,8 @@ function hasArrayMetatable(L: number, idx: number): boolean {
 const reader: ValueReader<number, number> = {
   type: (L, idx) => M._lua_type(L, idx),
   boolean: (L, idx) => M._lua_toboolean(L, idx) !== 0,
-  number: (L, idx) => (M._lua_isinteger(L, idx) ? Number(M._lua_tointegerx(L, idx, 0)) : (M._lua_tonumberx(L, idx, 0) as number)),
+  // an integer comes out as the nearest double, as Number() of it would round it
+  number: (L, idx) => M._lua_tonumberx(L, idx, 0) as number,
   // a string key is never converted in place by lua_tolstring, so lua_next stays valid
   string: (L, idx) => toStr(L, idx),
   identity: (L, idx) => M._lua_topointer(L, idx) as number,
@@ -216,9 +239,10 @@ const reader: ValueReader<number, number> = {
   drop: (L) => M._lua_settop(L, -2),
   forEach: (L, idx, visit) => {
     M._lua_pushnil(L);
+    // the key is where the nil was pushed, its value above it
+    const key = M._lua_gettop(L);
     while (M._lua_next(L, idx) !== 0) {
-      const top = M._lua_gettop(L);
-      visit(top - 1, top);
+      visit(key, key + 1);
       M._lua_settop(L, -2);
     }
   },

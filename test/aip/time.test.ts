@@ -51,4 +51,31 @@ describe('aip.time', () => {
     expect(tm.local_tz_id()).toBe('UTC');
     expect(tm.now_iso_local()).toBe('2025-08-23T20:00:00+00:00');
   });
+
+  it('keeps each zone apart when zones alternate, an unknown one included', () => {
+    for (let i = 0; i < 3; i++) {
+      setNow('2025-08-23T20:00:00Z', 'Asia/Kolkata');
+      expect(tm.now_iso_local()).toBe('2025-08-24T01:30:00+05:30');
+      setNow('2025-08-23T20:00:00Z', 'Not/AZone');
+      expect(tm.now_iso_local()).toBe('2025-08-23T20:00:00+00:00');
+      setNow('2025-08-23T20:00:00Z', 'America/New_York');
+      expect(tm.now_iso_local()).toBe('2025-08-23T16:00:00-04:00');
+    }
+  });
+
+  it('reads the process zone again when TZ changes', () => {
+    const before = process.env.TZ;
+    clock.now = () => new Date('2025-08-23T20:00:00Z');
+    try {
+      process.env.TZ = 'Europe/Paris';
+      expect(tm.local_tz_id()).toBe('Europe/Paris');
+      expect(tm.now_iso_local()).toBe('2025-08-23T22:00:00+02:00');
+      process.env.TZ = 'America/New_York';
+      expect(tm.local_tz_id()).toBe('America/New_York');
+      expect(tm.now_iso_local()).toBe('2025-08-23T16:00:00-04:00');
+    } finally {
+      if (before === undefined) delete process.env.TZ;
+      else process.env.TZ = before;
+    }
+  });
 });

@@ -25,6 +25,20 @@ describe('wasmoon bridge', () => {
     expect(run('local n = 0 for _ in pairs(input) do n = n + 1 end return { n, input["a\\0b"], input.a }', { 'a\0b': 1, a: 2 })).toEqual([2, 1, 2]);
   });
 
+  it('Lua integers past 2^53 come out as the nearest double, as Number() of the integer rounds it', () => {
+    const big = ['9007199254740993', '9223372036854775807', '-9223372036854775808', '-9007199254740993', '9007199254740995'];
+    const out = run(`return { ${big.map((n) => (n === "-9223372036854775808" ? "math.mininteger" : n)).join(', ')} }`, null) as number[];
+    expect(out).toEqual(big.map((n) => Number(BigInt(n))));
+  });
+
+  it('short strings decode to themselves however their decoded copies collide (4096 slots, 20000 strings, twice)', () => {
+    const code = `local out = {} for i = 1, 20000 do out[i] = string.format("k%05d", i) .. string.rep("x", i % 20) end
+      out[20001] = "é" out[20002] = "" out[20003] = string.rep("a", 32) out[20004] = string.rep("a", 33) return out`;
+    const want = Array.from({ length: 20000 }, (_, i) => `k${String(i + 1).padStart(5, '0')}${'x'.repeat((i + 1) % 20)}`).concat(['é', '', 'a'.repeat(32), 'a'.repeat(33)]);
+    expect(run(code, null)).toEqual(want);
+    expect(run(code, null)).toEqual(want);
+  });
+
   it('host functions of a closed state are released, and a new state works with its own', () => {
     for (let i = 0; i < 3; i++) {
       const s = state();
