@@ -88,6 +88,11 @@ local function list_ref(value, prev)
   return nil
 end
 
+-- Naming what an input shares costs Lua (finding the runs here, copying the input when it is written) that pays
+-- only when the lists it names are long: the conversion reads a table met twice in one call once, so a short shared
+-- list costs less written again. From this many items in the input's two lists on, what it shares is named.
+M.REFS_FROM = 12
+
 -- The items of a list after its shared run when there are none (read only: it is only written out).
 local NO_ITEMS = {}
 
@@ -278,7 +283,11 @@ function M.sub_agent(config, input, response, err, started, duration_ms)
   local task = input.coder_task
   local refs, rests = nil, nil
   local before = active.last_input
-  if type(before) == "table" then refs, rests = refs_of(input, before) end
+  if type(before) == "table" then
+    local prev, later = input.sub_agents_prev, input.sub_agents_next
+    local items = (type(prev) == "table" and #prev or 0) + (type(later) == "table" and #later or 0)
+    if items >= M.REFS_FROM then refs, rests = refs_of(input, before) end
+  end
   entries[n] = {
     kind = "sub_agent",
     name = config.name,

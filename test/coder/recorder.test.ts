@@ -11,7 +11,7 @@ import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { parseMocks } from '../../src/runtime/mocks.ts';
 import { DEFAULT_AIPACK_VERSION } from '../../src/aip/catalog.ts';
-import { copyDemo, DEMO_AI, recordDemo, runAndWrite } from '../helpers/record.ts';
+import { copyDemo, DEMO_AI, EVENT_FORM_AI, manyAgentsWorkspace, recordDemo, runAndWrite } from '../helpers/record.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -74,18 +74,21 @@ describe('a recorded run', () => {
   });
 
   it('reads back, through what each input names of the one before it, every input exactly as the sub-agent got it', () => {
-    const ws2 = copyDemo({ record: true });
-    const sim = runAndWrite(ws2);
-    const dir = listRecords(ws2)[0]!;
-    expect(fs.readFileSync(nodePath.join(dir, 'events.ndjson'), 'utf8')).toContain('"input_refs":');
     // empty tables cross as [] or {} depending on the conversion: compared as one
     const plain = (v: unknown): unknown =>
       Array.isArray(v) ? (v.length ? v.map(plain) : null) : v && typeof v === 'object' ? (Object.keys(v).length ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : null) : v;
-    // a parallel group's members are run by the group runner, with their input inside its own
-    const given = sim.trace.of('agent_call').filter((e) => e.caller === 'pro@coder' && (e.inputs as { group?: unknown }[])[0]?.group === undefined);
-    const recorded = readRecord(dir).events.filter((e): e is SubAgentEvent => e.kind === 'sub_agent' && e.input.parallel === undefined);
-    expect(recorded.length).toBeGreaterThan(3);
-    expect(recorded.map((e) => plain(e.input))).toEqual(given.map((e) => plain((e.inputs as unknown[])[0])));
+    // the demo's stages are short: their inputs are written in full; a stage of 15 names its lists
+    for (const [ws2, named, ai] of [[copyDemo({ record: true }), false, undefined], [manyAgentsWorkspace(15), true, EVENT_FORM_AI]] as const) {
+      const sim = runAndWrite(ws2, ai);
+      const dir = listRecords(ws2)[0]!;
+      const text = fs.readFileSync(nodePath.join(dir, 'events.ndjson'), 'utf8');
+      expect(text.includes('"input_refs":')).toBe(named);
+      // a parallel group's members are run by the group runner, with their input inside its own
+      const given = sim.trace.of('agent_call').filter((e) => e.caller === 'pro@coder' && (e.inputs as { group?: unknown }[])[0]?.group === undefined);
+      const recorded = readRecord(dir).events.filter((e): e is SubAgentEvent => e.kind === 'sub_agent' && e.input.parallel === undefined);
+      expect(recorded.length).toBeGreaterThan(3);
+      expect(recorded.map((e) => plain(e.input))).toEqual(given.map((e) => plain((e.inputs as unknown[])[0])));
+    }
   });
 
   it('holds the files sent as path, size and hash, never their content; the answers and the files written', () => {

@@ -104,3 +104,24 @@ export function eventFormWorkspace(): string {
 }
 
 export const EVENT_FORM_AI = '[[response]]\nagent = "pro@coder"\ncontent = "It exports a."\n';
+
+/**
+ * A recording workspace whose `pre` runs `count` stage-form sub-agents (each counts itself in the params), then one
+ * at post_task: a stage long enough that each input's lists of the other entries are named, not written again.
+ */
+export function manyAgentsWorkspace(count: number): string {
+  const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-many-'));
+  const put = (rel: string, text: string) => {
+    fs.mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(nodePath.join(ws, rel), text);
+  };
+  put('.aipack/config.toml', '[options]\nmodel = "ws-model"\n');
+  put('src/a.ts', 'export const a = 1;\n');
+  const entries: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    put(`agents/a${i}.aip`, agent('local p = input.coder_params\np.calls = (p.calls or 0) + 1\nreturn { coder_params = p }'));
+    entries.push(`  { name = "agents/a${i}.aip", stages = ["${i === count ? 'post_task' : 'pre'}"] },`);
+  }
+  put('.aipack/.prompt/pro@coder/coder-prompt.md', ['```toml', '#!meta', 'record = true', 'working_globs = ["src/*.ts"]', 'write_mode = false', 'sub_agents = [', ...entries, ']', '```', '', 'Explain the file.', '', '====', ''].join('\n'));
+  return ws;
+}
