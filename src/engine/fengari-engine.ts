@@ -9,7 +9,7 @@ import vm from 'node:vm';
 import type { LuaEngine, StateOptions } from './engine.ts';
 import { api, latin1, raise, str } from './fengari-api.ts';
 import { pushJs, toJs, setArrayMetatable, luaBytes, isUnwind } from './fengari-bridge.ts';
-import { ELEMENT_COST, meteredTableFunctions, StateRandom, strChar, strRep, tableMove } from './fengari-libraries.ts';
+import { ELEMENT_COST, luaType, meteredTableFunctions, StateRandom, strChar, strRep, tableMove } from './fengari-libraries.ts';
 import { changedTriples, pushGlobalsCopy, putTriplesBack, reachableTriples, type PristineTriple } from './fengari-tables.ts';
 import { lua, lauxlib, lualib, newTable, protoOf, pushProto, setBigStringHook, TAG, valueAt, type LuaState as L, type LuaTable, type Proto } from './fengari-vm.ts';
 import { BYTES_PER_INSTRUCTION, spent, type RunLimits } from './limits.ts';
@@ -165,6 +165,8 @@ class FengariState extends SandboxedState<L> {
       lauxlib.luaL_requiref(L, str(name), lualib[openerName(name)] as (L: L) => number, 1);
       lua.lua_pop(L, 1);
     }
+    lua.lua_pushjsfunction(L, luaType);
+    lua.lua_setglobal(L, str('type'));
     lua.lua_getglobal(L, str('string'));
     lua.lua_pushjsfunction(L, strRep);
     lua.lua_setfield(L, -2, str('rep'));

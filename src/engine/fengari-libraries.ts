@@ -2,7 +2,8 @@
  * fengari's library functions that the fengari engine replaces: loops that are charged to the budget as they go
  * (fengari's own loop in JS for any range they are given) and results sized before they are made
  * (`table.move`, `table.concat`, `table.unpack`, `string.rep`), Lua's messages where fengari's lose the argument
- * (`string.char`), and a random generator of each state's own (fengari's is one for the process).
+ * (`string.char`), a random generator of each state's own (fengari's is one for the process), and `type`, whose
+ * names are made once (it is the most called function of a contract-checking run).
  */
 import { lua, lauxlib, luaString, pushLuaString, getInt, TAG, valueAt, type LuaState as L, type LuaString, type LuaTable } from './fengari-vm.ts';
 import { CHARGE_FROM_BYTES } from './limits.ts';
@@ -228,5 +229,21 @@ export function strChar(L: L): number {
     out[i - 1] = c;
   }
   lua.lua_pushlstring(L, out, n);
+  return 1;
+}
+
+/** the name of each basic type as a Lua string, made once (fengari's `type` made and hashed a new one per call) */
+const typeNames: (LuaString | undefined)[] = [];
+
+/** `type(v)`, as lbaselib.c's: the basic type's name, "value expected" when no argument is given. */
+export function luaType(L: L): number {
+  const t: number = lua.lua_type(L, 1);
+  lauxlib.luaL_argcheck(L, t !== lua.LUA_TNONE, 1, str('value expected'));
+  let name = typeNames[t];
+  if (name === undefined) {
+    name = luaString(L, lua.lua_typename(L, t));
+    typeNames[t] = name;
+  }
+  pushLuaString(L, name);
   return 1;
 }

@@ -6,13 +6,19 @@
  * host functions the simulator pushes; JS sees only plain data (values.ts). The module is instantiated once per
  * process (top-level await: importing this file loads the engine).
  */
-import { loadLuaModule, type WasmModule } from './wasmoon-module.ts';
-import { BIG_STRING, bigStringBytes, bigStringOf } from './big-strings.ts';
+import { BIG_STRING, bigStringBytes } from './big-strings.ts';
 import { hostFunctionBody, jsToLua, luaToJs, type HostCallIO, type ValueBuilder, type ValueReader } from './conversion.ts';
 import { MAX_NODES, type ConvertMode } from './values.ts';
+import { M } from './wasmoon-instance.ts';
+import { decodeAt } from './wasmoon-text.ts';
+import { probeDirectReading, tableInPlace } from './wasmoon-direct-reader.ts';
+import { readText } from '../support/host-fs.ts';
+
+/** the probe of the in-place reader (wasmoon-direct-probe.lua, beside this module) */
+const DIRECT_PROBE_LUA = readText(new URL('./wasmoon-direct-probe.lua', import.meta.url));
 
 /** The WebAssembly build of Lua 5.4 with its raw exports (wasmoon-module.ts), loaded once per process. */
-export const M: WasmModule = await loadLuaModule();
+export { M };
 
 export const LUA_OK = 0;
 export const LUA_ERRMEM = 4;
@@ -34,8 +40,6 @@ export const NULL_PTR = M._malloc(1) as number;
 // ---- strings ----------------------------------------------------------------------------------------------
 
 const encoder = new TextEncoder();
-// keeps a leading BOM as the bytes were (TextDecoder drops it by default); invalid UTF-8 becomes U+FFFD
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 let scratch = 0;
 let scratchSize = 0;
@@ -82,41 +86,11 @@ export function pushString(L: number, s: string): void {
   M._lua_pushlstring(L, p, written);
 }
 
-/**
- * Short ASCII strings decoded before, by a hash of their bytes (one slot each, the last one decoded): a table's keys
- * and enum-like values come back in every conversion, and a lookup checked against the bytes costs less than
- * making the string again.
- */
-const SHORT_SLOTS = 4096;
-const shortDecoded: (string | undefined)[] = new Array(SHORT_SLOTS).fill(undefined);
-
 /** The string at `idx` (must be a string or a number, which Lua converts in place). */
 export function toStr(L: number, idx: number): string {
   const p = M._lua_tolstring(L, idx, LEN_CELL);
   if (!p) return '';
-  const n = M.HEAPU32[LEN_CELL >> 2];
-  const heap = M.HEAPU8;
-  if (n <= 32) {
-    // short strings: a loop beats TextDecoder's call overhead when they are ASCII
-    let hash = n;
-    for (let i = p; i < p + n; i++) {
-      const c = heap[i];
-      if (c >= 0x80) return decoder.decode(heap.subarray(p, p + n));
-      hash = (Math.imul(hash, 31) + c) | 0;
-    }
-    const slot = hash & (SHORT_SLOTS - 1);
-    const known = shortDecoded[slot];
-    if (known !== undefined && known.length === n) {
-      let i = 0;
-      while (i < n && known.charCodeAt(i) === heap[p + i]) i++;
-      if (i === n) return known;
-    }
-    const s = String.fromCharCode.apply(null, heap.subarray(p, p + n) as unknown as number[]);
-    shortDecoded[slot] = s;
-    return s;
-  }
-  if (n >= BIG_STRING) return bigStringOf(heap.subarray(p, p + n), (b) => decoder.decode(b));
-  return decoder.decode(heap.subarray(p, p + n));
+  return decodeAt(p, M.HEAPU32[LEN_CELL >> 2]);
 }
 
 /** Bytes of the string at `idx`, copied out of wasm memory. */
@@ -251,8 +225,33 @@ const reader: ValueReader<number, number> = {
 
 /** Converts the Lua value at `idx` to JS data with one of AIPack's two conversions (values.ts). */
 export function toJs(L: number, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
+  const abs = M._lua_absindex(L, idx);
+  const inPlace = tableInPlace(L, abs, mode, where, maxNodes);
+  if (inPlace !== undefined) return inPlace.value;
+  return luaToJs(reader, L, abs, mode, where, maxNodes);
+}
+
+/** The same conversion through the C API only (the in-place reader's oracle). */
+export function toJsThroughApi(L: number, idx: number, mode: ConvertMode, where = 'value', maxNodes = MAX_NODES): unknown {
   return luaToJs(reader, L, M._lua_absindex(L, idx), mode, where, maxNodes);
 }
+
+// the in-place reader is used once it read its probe table as the API does
+probeDirectReading(
+  (L) => toJsThroughApi(L, -1, 'aip'),
+  (L) => {
+    const code = new TextEncoder().encode(DIRECT_PROBE_LUA);
+    const p = mallocBytes(code);
+    try {
+      M._luaL_openlibs(L);
+      if (M._luaL_loadbufferx(L, p, code.length, cstr('=probe'), 0) !== LUA_OK || M._lua_pcallk(L, 0, 1, 0, 0, 0) !== LUA_OK) {
+        throw new Error(toStr(L, -1));
+      }
+    } finally {
+      M._free(p);
+    }
+  },
+);
 
 /**
  * Values built on the stack: each is pushed, a table's items are set from the top. `owner` receives the ids of

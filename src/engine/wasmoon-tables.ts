@@ -20,7 +20,7 @@
  * `layoutHolds` probes the layout once on a scratch state; when it does not hold (another Lua build), nothing
  * here is used and the put-back runs every time.
  */
-import { M } from './wasmoon-bridge.ts';
+import { M } from './wasmoon-instance.ts';
 
 const FLAGS = 6;
 const LSIZENODE = 7;
@@ -29,8 +29,8 @@ const ARRAY = 12;
 const NODE = 16;
 const LASTFREE = 20;
 const METATABLE = 24;
-const TVALUE_SIZE = 16;
-const NODE_SIZE = 24;
+export const TVALUE_SIZE = 16;
+export const NODE_SIZE = 24;
 /** flags bit: `alimit` is not the real size of the array part */
 const BITRAS = 0x80;
 
@@ -57,9 +57,8 @@ function arraySize(alimit: number, notRealSize: number): number {
   return size;
 }
 
-function spans(ptr: number) {
-  const heap = M.HEAPU8;
-  const words = M.HEAPU32;
+/** Where a table's parts are and how long they are in bytes (its array part: `arrayLength / TVALUE_SIZE` slots). */
+export function spans(ptr: number, heap: Uint8Array = M.HEAPU8, words: Uint32Array = M.HEAPU32) {
   const lsizenode = heap[ptr + LSIZENODE];
   const alimit = words[(ptr + ALIMIT) >> 2];
   const notRealSize = heap[ptr + FLAGS] & BITRAS;

@@ -14,6 +14,15 @@ function state(files: Record<string, string> = {}, budget = 1e7, memoryMax?: num
 const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
 
 describe('the fengari library replacements', () => {
+  it("type names every kind of value as Lua 5.3 does, its names are ordinary strings, and type() fails with Lua's message", () => {
+    expect(run('return { type(nil), type(true), type(1), type(1.5), type("s"), type({}), type(print), type(function() end), type(coroutine.create(print)) }')).toEqual([
+      'nil', 'boolean', 'number', 'number', 'string', 'table', 'function', 'function', 'thread',
+    ]);
+    expect(run('local t = { [type({})] = 1 } return { t.table, type(1) == "number", type(type) , #type("x") .. type(2):upper() }')).toEqual([1, true, 'function', '6NUMBER']);
+    expect(run('local ok, err = pcall(type) return err')).toBe("bad argument #1 to 'type' (value expected)");
+    expect(run('return select("#", type(nil, 2, 3))')).toBe(1);
+  });
+
   it('table.unpack is charged by the values it returns', () => {
     expect(run('return select("#", table.unpack({}, 1, 5000))')).toBe(5000);
     expect(() => run('for i = 1, 100 do local n = select("#", table.unpack({}, 1, 50000)) end', state({}, 1_000_000))).toThrow(/budget$/);

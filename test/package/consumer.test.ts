@@ -98,6 +98,9 @@ describe('the packed package in a fresh project', () => {
     expect(page).toMatch(/<style>[^<]*--bg:/);
     expect(page).toContain("document.getElementById('report-data')");
     expect(page).toContain('adds a focus line');
+    // Lua 5.4 as AIPack runs it, from the files the package ships (its bridge reads a probe beside itself at load)
+    const lua54 = cli('test', 'agents', '--engine', 'lua54');
+    expect(lua54.stdout, lua54.stderr).toMatch(/\n3 passed, 0 failed/);
     const named = cli('test', '-t', 'focus line');
     expect(named.stdout).toMatch(/^✓ agents\/prompt-refiner\.contract\.toml › adds a focus line and a context glob \(pre\) \d+ ms( \(slow\))?$/m);
     expect(named.stdout).toMatch(/\n1 passed, 0 failed/);
