@@ -58,6 +58,18 @@ export function writeRecord(record: RunRecord, edit: (run: Record<string, unknow
 
 const agent = (lua: string) => `# Output\n\n\`\`\`lua\n${lua}\n\`\`\`\n`;
 
+/** A new workspace with a model and one source file, and its writer of files (the agents, the prompt). */
+function recordingWorkspace(prefix: string): { ws: string; put: (rel: string, text: string) => void } {
+  const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix));
+  const put = (rel: string, text: string) => {
+    fs.mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
+    fs.writeFileSync(nodePath.join(ws, rel), text);
+  };
+  put('.aipack/config.toml', '[options]\nmodel = "ws-model"\n');
+  put('src/a.ts', 'export const a = 1;\n');
+  return { ws, put };
+}
+
 /**
  * A workspace written in upstream's event form: `ctx.aip` on start and end (merges a param, emits
  * `plan::ready`, answers at end with the tasks it saw), `listener.aip` on `plan::ready` (adds a line to the
@@ -66,13 +78,7 @@ const agent = (lua: string) => `# Output\n\n\`\`\`lua\n${lua}\n\`\`\`\n`;
  * write_mode off.
  */
 export function eventFormWorkspace(): string {
-  const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-event-'));
-  const put = (rel: string, text: string) => {
-    fs.mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
-    fs.writeFileSync(nodePath.join(ws, rel), text);
-  };
-  put('.aipack/config.toml', '[options]\nmodel = "ws-model"\n');
-  put('src/a.ts', 'export const a = 1;\n');
+  const { ws, put } = recordingWorkspace('cs-record-event-');
   put('agents/ctx.aip', agent([
     'if input.event == "start" then',
     '  return { coder_params = { context_globs = { "src/**/*.ts" } }, emit_events = { "plan::ready" }, agent_result = { seen = input.event } }',
@@ -110,13 +116,7 @@ export const EVENT_FORM_AI = '[[response]]\nagent = "pro@coder"\ncontent = "It e
  * at post_task: a stage long enough that each input's lists of the other entries are named, not written again.
  */
 export function manyAgentsWorkspace(count: number): string {
-  const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-many-'));
-  const put = (rel: string, text: string) => {
-    fs.mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
-    fs.writeFileSync(nodePath.join(ws, rel), text);
-  };
-  put('.aipack/config.toml', '[options]\nmodel = "ws-model"\n');
-  put('src/a.ts', 'export const a = 1;\n');
+  const { ws, put } = recordingWorkspace('cs-record-many-');
   const entries: string[] = [];
   for (let i = 1; i <= count; i++) {
     put(`agents/a${i}.aip`, agent('local p = input.coder_params\np.calls = (p.calls or 0) + 1\nreturn { coder_params = p }'));
