@@ -73,7 +73,7 @@ const serdeOnly = (what: string) => (): never => {
 };
 
 /** The reader of value slots in place (see above); only what the `aip` conversion asks of a reader. */
-export const directReader: ValueReader<number, number> = {
+const directReader: ValueReader<number, number> = {
   type: (_L, v) => tagOf(v) & 0x0f,
   boolean: (_L, v) => tagOf(v) === LUA_VTRUE,
   number: (_L, v) => {
