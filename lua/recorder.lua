@@ -193,12 +193,11 @@ local function integer_bits()
   return 32
 end
 
--- The version in the pack's pack.toml (CTX has no pack version), or nil.
+-- The pack's version (CTX has none): the module `build` writes from the version pack.toml holds, or nil.
 local function pack_version()
-  if type(CTX.PACK_DIR) ~= "string" then return nil end
-  local ok, file = pcall(aip.file.load, aip.path.join(CTX.PACK_DIR, "pack.toml"))
-  if not ok or type(file) ~= "table" then return nil end
-  return tostring(file.content):match('\nversion%s*=%s*"([^"]*)"')
+  local ok, version = pcall(require, "pack_version")
+  if ok and type(version) == "string" then return version end
+  return nil
 end
 
 --- Starts a record when the meta block asks for one: the record ({id, dir, events}) to keep in the run, or nil.

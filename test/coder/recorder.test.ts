@@ -3,6 +3,7 @@
  * stage did, as AIPack ran it, under the prompt's `.cache/records/<run id>/`. Recording never changes the run.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRecords, readRecord, type SubAgentEvent } from '../../src/harness/record-file.ts';
@@ -35,6 +36,18 @@ describe('a recorded run', () => {
     expect(record.run.meta).toMatchObject({ record: true, write_mode: true, working_globs: ['src/**/*.ts'] });
     expect(record.run.inst).toContain('Validate the login form');
     expect(record.run.first_part).toContain('#!meta');
+  });
+
+  it("takes the pack's version from the module its build writes, not from pack.toml", () => {
+    // a copy of the pack whose module says another version than its pack.toml
+    const pack = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-pack-'));
+    fs.cpSync(REPO_PACK.dir, pack, { recursive: true });
+    fs.writeFileSync(nodePath.join(pack, 'lua/pack_version.lua'), 'return "9.8.7-module"\n');
+    const other = copyDemo({ record: true });
+    const sim = new Simulator({ workspaceDir: other, ai: ScriptedAi.fromToml(fs.readFileSync(DEMO_AI, 'utf8'), 'ai.toml'), packs: [{ ...REPO_PACK, dir: pack }] });
+    sim.run({ name: 'pro@coder' });
+    sim.vfs.commit();
+    expect(readRecord(listRecords(other)[0]!).run.pack).toEqual({ identity: 'pro@coder', version: '9.8.7-module' });
   });
 
   it('has every step in the order the stages ran it', () => {

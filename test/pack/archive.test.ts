@@ -93,7 +93,7 @@ describe('installPack', () => {
     expect(r.dir).toBe(dir);
     expect(readFileSync(join(dir, 'pack.toml'), 'utf8')).toContain('version = "1.0.0"');
     expect(existsSync(join(dir, 'lua/sub_agent_contract.lua'))).toBe(true);
-    expect(r.written).toHaveLength(8);
+    expect(r.written).toHaveLength(9);
     // the same version again: nothing to do
     expect(installPack(makeRoot(SOURCES, '1.0.0'), ws)).toMatchObject({ written: [], removed: [], previousVersion: '1.0.0' });
   });

@@ -10,6 +10,7 @@ describe('renderPack', () => {
     const files = renderPack(makeRoot(SOURCES));
     expect([...files.keys()]).toEqual([
       'agent-selector.aip',
+      'lua/pack_version.lua',
       'lua/sub_agent_contract.lua',
       'lua/utils_data.lua',
       'lua/utils_sub_agent.lua',
@@ -46,6 +47,13 @@ describe('renderPack', () => {
     expect(toml).toContain('[pack]\nnamespace = "pro"\nname = "coder"\nversion = "2.0.0-beta.3"\n');
   });
 
+  it("writes the same version into the pack's Lua, the module its recorder asks (no pack.toml read at run time)", () => {
+    const lua = renderPack(makeRoot(SOURCES, '2.0.0-beta.3')).get('lua/pack_version.lua')!;
+    expect(lua.startsWith('-- GENERATED')).toBe(true);
+    expect(lua.split('\n').slice(1).join('\n')).toBe('return "2.0.0-beta.3"\n');
+    expect(() => renderPack(makeRoot(SOURCES, '1.0.0\n'))).toThrow('package.json: the version "1.0.0\\n" is not printable ASCII');
+  });
+
   it('is deterministic', () => {
     const a = renderPack(makeRoot(SOURCES));
     const b = renderPack(makeRoot(SOURCES));
@@ -66,7 +74,7 @@ describe('writePack', () => {
   it('writes, then reports nothing to do, then removes stale files', () => {
     const root = makeRoot(SOURCES);
     const first = writePack(root);
-    expect(first.written).toHaveLength(8);
+    expect(first.written).toHaveLength(9);
     expect(first.removed).toEqual([]);
     expect(readFileSync(join(root, 'pack/pack.toml'), 'utf8')).toContain('version = "1.2.3"');
 
