@@ -28,6 +28,8 @@ const ENTRIES = {
   cli: 'cli/main.js',
   'worker-jobs': 'harness/worker-jobs.js',
   'simulate-job': 'cli/simulate-job.js',
+  // what bin.js loads first for `test`, to start a worker: its modules are chunks the CLI shares
+  'suite-workers': 'harness/isolated.js',
 };
 /** module → the one statement in it where `import.meta.url` locates a sibling jobs module (a bundle entry above) */
 const JOBS_LOCATORS = {

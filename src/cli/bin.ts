@@ -26,6 +26,12 @@ if (compiled && process.env.CODER_SUBAGENTS_DIST !== '1' && exists(fileURLToPath
   register();
   ({ main } = (await import(sources.href)) as { main: typeof main });
 } else if (compiled) {
+  // `test` starts its first worker before this thread loads the CLI, so that the two load side by side; the
+  // bundle's chunks are shared, so the CLI's suite run finds the worker idle in the same pool
+  if (process.argv[2] === 'test') {
+    const workers = new URL('../bundle/suite-workers.js', import.meta.url).href;
+    ((await import(workers)) as typeof import('../harness/isolated.ts')).prestartSuiteWorkers();
+  }
   const bundle = new URL('../bundle/cli.js', import.meta.url).href;
   ({ main } = (await import(bundle)) as { main: typeof main });
 } else {
