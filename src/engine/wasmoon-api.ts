@@ -3,6 +3,7 @@
  * called on wasmoon's module with names, strings and debug records in its memory.
  */
 import type { LuaApi } from './lua-api.ts';
+import { int64 } from './wasmoon-int64.ts';
 import { cstr, LEN_CELL, M, NULL_PTR, pushString, raise, REGISTRY, RIDX_GLOBALS, T_LIGHTUSERDATA, toStr } from './wasmoon-bridge.ts';
 
 /** a lua_Debug (108 bytes on wasm32): name at +4, namewhat at +8, source at +16 */
@@ -23,7 +24,7 @@ export const api: LuaApi<number> = {
   type: (L, idx) => M._lua_type(L, idx),
   pushnil: (L) => M._lua_pushnil(L),
   pushboolean: (L, b) => M._lua_pushboolean(L, b ? 1 : 0),
-  pushinteger: (L, n) => M._lua_pushinteger(L, BigInt(n)),
+  pushinteger: (L, n) => M._lua_pushinteger(L, int64(n)),
   pushnumber: (L, n) => M._lua_pushnumber(L, n),
   pushstring: pushString,
   createtable: (L, narr, nrec) => M._lua_createtable(L, narr, nrec),
@@ -31,8 +32,8 @@ export const api: LuaApi<number> = {
   setfield: (L, idx, key) => M._lua_setfield(L, idx, cstr(key)),
   getglobal: (L, name) => M._lua_getglobal(L, cstr(name)),
   setglobal: (L, name) => M._lua_setglobal(L, cstr(name)),
-  rawgeti: (L, idx, i) => M._lua_rawgeti(L, idx, BigInt(i)),
-  rawseti: (L, idx, i) => M._lua_rawseti(L, idx, BigInt(i)),
+  rawgeti: (L, idx, i) => M._lua_rawgeti(L, idx, int64(i)),
+  rawseti: (L, idx, i) => M._lua_rawseti(L, idx, int64(i)),
   rawset: (L, idx) => M._lua_rawset(L, idx),
   rawget: (L, idx) => M._lua_rawget(L, idx),
   getmetatable: (L, idx) => M._lua_getmetatable(L, idx) !== 0,

@@ -10,6 +10,7 @@ import { BIG_STRING, bigStringBytes } from './big-strings.ts';
 import { hostFunctionBody, jsToLua, luaToJs, type HostCallIO, type ValueBuilder, type ValueReader } from './conversion.ts';
 import { MAX_NODES, type ConvertMode } from './values.ts';
 import { M } from './wasmoon-instance.ts';
+import { int64 } from './wasmoon-int64.ts';
 import { decodeAt } from './wasmoon-text.ts';
 import { probeDirectReading, tableInPlace } from './wasmoon-direct-reader.ts';
 import { readText } from '../support/host-fs.ts';
@@ -177,17 +178,19 @@ export const isLongjmp = (err: unknown) => typeof err === 'number';
 // ---- the array metatable ----------------------------------------------------------------------------------
 
 const ARRAY_MT_KEY = 'coder_subagents.array_mt';
+/** its C string, looked up once: the builder asks for the metatable at every list it makes */
+const ARRAY_MT_NAME = cstr(ARRAY_MT_KEY);
 
 export function setArrayMetatable(L: number): void {
   M._lua_createtable(L, 0, 1);
   pushString(L, 'array');
   M._lua_setfield(L, -2, cstr('__name'));
-  M._lua_setfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+  M._lua_setfield(L, REGISTRY, ARRAY_MT_NAME);
 }
 
 function hasArrayMetatable(L: number, idx: number): boolean {
   if (!M._lua_getmetatable(L, idx)) return false;
-  M._lua_getfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+  M._lua_getfield(L, REGISTRY, ARRAY_MT_NAME);
   const same = M._lua_rawequal(L, -1, -2) !== 0;
   M._lua_settop(L, -3);
   return same;
@@ -207,7 +210,7 @@ const reader: ValueReader<number, number> = {
   rawLength: (L, idx) => Number(M._lua_rawlen(L, idx)),
   isArray: (L, idx) => hasArrayMetatable(L, idx),
   item: (L, idx, i) => {
-    M._lua_rawgeti(L, idx, BigInt(i));
+    M._lua_rawgeti(L, idx, int64(i));
     return M._lua_gettop(L);
   },
   drop: (L) => M._lua_settop(L, -2),
@@ -273,20 +276,20 @@ function stackBuilder(owner: number[]): ValueBuilder<number, void, void> {
     null: (L) => M._lua_pushlightuserdata(L, NULL_PTR),
     boolean: (L, b) => M._lua_pushboolean(L, b ? 1 : 0),
     // integers JS holds exactly become Lua integers (64-bit here); others stay floats
-    number: (L, n) => (Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? M._lua_pushinteger(L, BigInt(n)) : M._lua_pushnumber(L, n)),
+    number: (L, n) => (Number.isInteger(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? M._lua_pushinteger(L, int64(n)) : M._lua_pushnumber(L, n)),
     string: pushString,
     function: (L, fn) => pushCFunction(L, registerCFunction(hostFunctionBody(hostCalls, fn), owner)),
     list: (L, n) => {
       M._luaL_checkstack(L, 3, 0);
       M._lua_createtable(L, n, 0);
-      M._lua_getfield(L, REGISTRY, cstr(ARRAY_MT_KEY));
+      M._lua_getfield(L, REGISTRY, ARRAY_MT_NAME);
       M._lua_setmetatable(L, -2);
     },
     record: (L, n) => {
       M._luaL_checkstack(L, 3, 0);
       M._lua_createtable(L, 0, n);
     },
-    setIndex: (L, _t, i) => M._lua_rawseti(L, -2, BigInt(i)),
+    setIndex: (L, _t, i) => M._lua_rawseti(L, -2, int64(i)),
     setKey: (L, _t, key) => {
       if (key.includes('\0')) {
         pushString(L, key);

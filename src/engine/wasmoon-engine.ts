@@ -10,6 +10,7 @@ import { COLLECT_KEY, PRISTINE_KEY } from './state-put-back.ts';
 import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 import { imageOf, layoutHolds, partSizes, putImageBack, unchanged, type TableImage } from './wasmoon-tables.ts';
+import { int64 } from './wasmoon-int64.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -227,7 +228,7 @@ class WasmoonState extends SandboxedState<number> {
       M._lua_getfield(L, REGISTRY, cstr(PRISTINE_KEY));
       const list = M._lua_gettop(L);
       const images: TableImage[] = [];
-      for (let i = 1; M._lua_rawgeti(L, list, BigInt(3 * i - 2)) !== T_NIL; i++) {
+      for (let i = 1; M._lua_rawgeti(L, list, int64(3 * i - 2)) !== T_NIL; i++) {
         images.push(imageOf(M._lua_topointer(L, -1) as number));
         M._lua_settop(L, -2);
       }
@@ -339,7 +340,7 @@ class WasmoonState extends SandboxedState<number> {
       integer: (L, idx) => Number(M._lua_tointegerx(L, idx, 0)),
       isNil: (L, idx) => M._lua_type(L, idx) <= T_NIL,
       boolean: (L, idx) => M._lua_toboolean(L, idx) !== 0,
-      pushInteger: (L, n) => M._lua_pushinteger(L, BigInt(n)),
+      pushInteger: (L, n) => M._lua_pushinteger(L, int64(n)),
       pushNil: (L) => M._lua_pushnil(L),
       checkStack: (L, n) => M._luaL_checkstack(L, n, cstr('too many captures')),
       pushSubject: (L, init, len) => M._lua_pushlstring(L, (M._lua_tolstring(L, 1, LEN_CELL) as number) + init, len),

@@ -4,12 +4,14 @@
  */
 import { exists, readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
-import { PACK_DIR, renderPack, SOURCE_DIR } from '../pack/build.ts';
+import { PACK_DIR, SOURCE_DIR } from '../pack/layout.ts';
 import { REPO_ROOT } from '../runtime/packs.ts';
 
 /** Pack files that `build` would write differently (or that are missing), pack-relative; [] when fresh. */
-export function stalePackFiles(root = REPO_ROOT): string[] {
+export async function stalePackFiles(root = REPO_ROOT): Promise<string[]> {
+  // the installed package has no lua/: it answers before loading the builder (the contract, its Lua generator)
   if (!exists(nodePath.join(root, SOURCE_DIR, 'main.aip'))) return [];
+  const { renderPack } = await import('../pack/build.ts');
   let rendered: Map<string, string>;
   try {
     rendered = renderPack(root);

@@ -35,6 +35,8 @@ describe('the packed package in a fresh project', () => {
     const listing = inProject(scratch, 'tar', ['tzf', tarball]).stdout.split('\n').filter(Boolean);
     expect(listing).toContain('package/dist/index.js');
     expect(listing).toContain('package/dist/index.d.ts');
+    // the CLI and its workers' jobs, bundled (scripts/bundle.mjs): what `npx coder-subagents` runs below
+    for (const entry of ['cli', 'worker-jobs', 'simulate-job']) expect(listing).toContain(`package/dist/bundle/${entry}.js`);
     // the Lua and agents the modules read beside themselves (the prelude, the contract's interpreter, the driver...)
     const assets = readdirSync(nodePath.resolve(import.meta.dirname, '../../src'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(lua|aip)$/.test(f));
     expect(assets).toContain(nodePath.join('aip', 'prelude.lua'));

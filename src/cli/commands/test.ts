@@ -319,7 +319,7 @@ async function watchLoop(first: SuiteResult, s: Settings): Promise<never> {
 /** The cases run the built pack/: the warning to print when it lags behind lua/ (the results would test old code). */
 async function staleWarning(): Promise<string | undefined> {
   const { stalePackFiles } = await import('../../harness/pack-freshness.ts');
-  const stale = stalePackFiles();
+  const stale = await stalePackFiles();
   if (stale.length === 0) return undefined;
   const list = stale.length > 3 ? `${stale.slice(0, 3).join(', ')}, ...` : stale.join(', ');
   return `warning: pack/ is out of date with lua/ (${list}): the cases run the old code; run npx coder-subagents build\n`;
