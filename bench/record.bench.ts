@@ -11,12 +11,11 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import fs from 'node:fs';
-import os from 'node:os';
-import nodePath from 'node:path';
 import { loadEngine, type EngineName } from '../src/engine/index.ts';
 import { ScriptedAi } from '../src/runtime/ai.ts';
 import { REPO_PACK } from '../src/runtime/packs.ts';
 import { Simulator } from '../src/runtime/simulator.ts';
+import { AGENTS, recordBenchWorkspace as workspace } from './record-workspace.ts';
 import { printTable } from './table.ts';
 
 const arg = (name: string) => {
@@ -25,31 +24,6 @@ const arg = (name: string) => {
 };
 const ROUNDS = Number(arg('--rounds') ?? 25);
 const ENGINE = (arg('--engine') ?? 'fengari') as EngineName;
-const AGENTS = 20;
-const STAGES = ['pre', 'pre_task', 'post_task'];
-
-function workspace(record: boolean): string {
-  const ws = fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-record-bench-'));
-  const put = (rel: string, text: string) => {
-    fs.mkdirSync(nodePath.dirname(nodePath.join(ws, rel)), { recursive: true });
-    fs.writeFileSync(nodePath.join(ws, rel), text);
-  };
-  put('.aipack/config.toml', '[options]\nmodel = "m"\n');
-  put('src/a.ts', 'export const a = 1;\n');
-  put('src/b.ts', 'export const b = 2;\n');
-  const entries: string[] = [];
-  for (let i = 1; i <= AGENTS; i++) {
-    const name = `sa/a${String(i).padStart(3, '0')}.aip`;
-    put(name, '# Output\n\n```lua\nlocal p = input.coder_params\np.calls = (p.calls or 0) + 1\nreturn { coder_params = p }\n```\n');
-    entries.push(`  { name = "${name}", stages = ["${STAGES[i % STAGES.length]}"] },`);
-  }
-  put('.aipack/.prompt/pro@coder/coder-prompt.md', [
-    '```toml', '#!meta', ...(record ? ['record = true'] : []), 'working_globs = ["src/*.ts"]', 'write_mode = false',
-    'sub_agents = [', ...entries, ']', '```', '', 'Explain the file.', '', '====', '',
-  ].join('\n'));
-  return ws;
-}
-
 /**
  * CPU time of this thread (Linux: the scheduler's nanoseconds), not the process's: V8's compiler and collector
  * threads work on their own schedule, and their CPU, counted by process.cpuUsage, landed in whichever run was timed.
