@@ -11,20 +11,30 @@ local C = require("sub_agent_contract")
 
 local M = {}
 
--- Edit distance with adjacent transpositions, on lower-cased strings (as src/support/suggest.ts). Compares bytes
--- and keeps three rows: a warning is checked for every key of every entry, and a Lua call per character costs.
+-- Edit distance with adjacent transpositions, on lower-cased strings (as src/support/suggest.ts), bounded: the exact
+-- distance when it is at most `limit`, else limit + 1, which is all a suggestion needs. A warning is checked for
+-- every key of every entry against every contract key, so only the cells within `limit` of the diagonal are
+-- computed (no other can stay within it), a row past the limit ends the search (a later row can only be further
+-- off: a transposition reaches back two rows, whose nearest cell is within one of the row between), and the rows
+-- are three tables kept for the next call.
 local byte = string.byte
-local function distance(a, b)
+local rows = { {}, {}, {} }
+local function distance(a, b, limit)
   local la, lb = #a, #b
-  local ca, cb = {}, {}
-  for i = 1, la do ca[i] = byte(a, i) end
-  for j = 1, lb do cb[j] = byte(b, j) end
-  local before, prev = nil, {}
-  for j = 0, lb do prev[j] = j end
+  if la - lb > limit or lb - la > limit then return limit + 1 end
+  local far = limit + 1
+  local ca, cb = { byte(a, 1, -1) }, { byte(b, 1, -1) }
+  local before, prev, cur = rows[1], rows[2], rows[3]
+  for j = 0, lb do prev[j] = j <= limit and j or far end
   for i = 1, la do
-    local cur = { [0] = i }
+    local lo, hi = i - limit, i + limit
+    if lo < 1 then lo = 1 end
+    if hi > lb then hi = lb end
+    cur[lo - 1] = lo == 1 and i or far
+    if hi < lb then cur[hi + 1] = far end
     local ai, ai_before = ca[i], ca[i - 1]
-    for j = 1, lb do
+    local row_min = cur[lo - 1]
+    for j = lo, hi do
       local bj = cb[j]
       local v, w = prev[j] + 1, cur[j - 1] + 1
       if w < v then v = w end
@@ -34,11 +44,25 @@ local function distance(a, b)
         w = before[j - 2] + 1
         if w < v then v = w end
       end
+      if v > far then v = far end
       cur[j] = v
+      if v < row_min then row_min = v end
     end
-    before, prev = prev, cur
+    if row_min > limit then return far end
+    before, prev, cur = prev, cur, before
   end
   return prev[lb]
+end
+
+-- candidates lower-cased once: the contract's keys are the candidates of every check
+local lowered = {}
+local function lower(s)
+  local l = lowered[s]
+  if l == nil then
+    l = s:lower()
+    lowered[s] = l
+  end
+  return l
 end
 
 --- The candidate `word` is most probably a typo of (within a third of its length, at least 1), or nil.
@@ -48,12 +72,11 @@ function M.suggest(word, candidates)
   local limit = math.max(1, math.floor(#w / 3))
   local best, best_d = nil, nil
   for _, c in ipairs(candidates) do
-    -- the distance is at least the difference of the lengths: a candidate further off than the limit is skipped
-    local gap = #c - #w
-    if gap <= limit and -gap <= limit then
-      local d = distance(w, c:lower())
-      if d <= limit and c ~= word and (best_d == nil or d < best_d) then best, best_d = c, d end
-    end
+    -- once one is found, only a closer one matters
+    local bound = best_d and best_d - 1 or limit
+    if bound < 0 then break end
+    local d = distance(w, lower(c), bound)
+    if d <= bound and c ~= word then best, best_d = c, d end
   end
   return best
 end

@@ -88,15 +88,16 @@ describe("utils_names' did-you-mean", () => {
   }
 
   it('picks the closest candidate within a third of the word, as the full table of distances does', () => {
-    const candidates = ['name', 'enabled', 'stages', 'options', 'config', 'on', 'start', 'end', 'Model', 'ab'];
+    // long ones too: a word of 15 letters may be 5 edits off, far from the diagonal the bounded distance keeps to
+    const candidates = ['name', 'enabled', 'stages', 'options', 'config', 'on', 'start', 'end', 'Model', 'ab', 'knowledge_globs', 'sub_agents_next', 'max_file_size_kb'];
     const random = prng(35);
     const letters = 'abcdeilmnoprstg_';
-    const words = ['stgaes', 'enabeld', 'optoins', 'strat', 'STAGES', 'stages', 'confg', 'o', 'no', 'modle', 'ba', 'nmae', ''];
-    for (let i = 0; i < 300; i++) {
+    const words = ['stgaes', 'enabeld', 'optoins', 'strat', 'STAGES', 'stages', 'confg', 'o', 'no', 'modle', 'ba', 'nmae', '', 'knowlegde_glbos', 'subagents_nxt', 'max_filesize', 'x'.repeat(40), 'kb_size_file_max'];
+    for (let i = 0; i < 600; i++) {
       const base = candidates[Math.floor(random() * candidates.length)]!;
       const chars = [...base];
       // a few edits of a candidate: a typo, a swap, a letter more or less
-      for (let k = Math.floor(random() * 4); k > 0; k--) {
+      for (let k = Math.floor(random() * 7); k > 0; k--) {
         const at = Math.floor(random() * (chars.length + 1));
         const op = Math.floor(random() * 4);
         const letter = letters[Math.floor(random() * letters.length)]!;

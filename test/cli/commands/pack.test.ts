@@ -13,8 +13,10 @@ describe('coder-subagents pack', () => {
     const r = await runCli(['pack', '--root', root, '--out', out], root);
     expect(r.code).toBe(0);
     const file = join(out, 'pro@coder-v0.4.0.aipack');
-    expect(r.stdout).toContain(`wrote ${file} (${readFileSync(file).length} bytes, 8 files)\n`);
+    expect(r.stdout).toContain(`wrote ${file} (${readFileSync(file).length} bytes, 9 files)\n`);
     expect(r.stdout).toContain('\n  pack.toml\n');
+    // the version module build writes beside the sources' modules (the recorder reads the version from it)
+    expect(r.stdout).toContain('\n  lua/pack_version.lua\n');
   });
   it('exits 1 naming a root that holds no pack', async () => {
     const root = makeRoot({});
