@@ -15,7 +15,7 @@
 // - fengari and wasmoon stay packages loaded from node_modules: fengari is loaded through `require` with its
 //   sources patched (engine/fengari-vm.ts), wasmoon reads its .wasm beside its own module.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -57,6 +57,8 @@ const keepFileUrls = {
   },
 };
 
+// chunks are named by their content's hash: the last build's would stay beside this one's and be packed
+rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, file]) => [name, nodePath.join(dist, file)])),
   outdir,
