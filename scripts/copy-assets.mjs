@@ -1,5 +1,5 @@
 // The compiled package reads a few non-TypeScript files next to its modules (tsc copies only .ts).
-import { cpSync, readdirSync } from 'node:fs';
+import { chmodSync, cpSync, readdirSync } from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,3 +15,5 @@ function copy(dir) {
   }
 }
 copy('');
+// the package's executable (package.json "bin"), which tsc writes as a plain file: npx in this checkout runs it as is
+chmodSync(nodePath.join(root, 'dist', 'cli', 'bin.js'), 0o755);
