@@ -3,7 +3,7 @@
  * The `coder-subagents` executable. The published package runs the compiled dist/. In a source checkout (src/ next
  * to dist/) it runs the TypeScript sources through tsx instead, so that a CLI run never uses a stale build;
  * CODER_SUBAGENTS_DIST=1 forces dist/ there (the start-up benchmark). Compiled, it runs the bundle of the CLI
- * (dist/bundle/cli.js, scripts/bundle.mjs): one file to load instead of hundreds of modules.
+ * (dist/bundle/cli.js, scripts/bundle.mjs): a few files to load instead of hundreds of modules.
  */
 import { exists } from '../support/host-fs.ts';
 import { fileURLToPath } from 'node:url';
