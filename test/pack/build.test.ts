@@ -51,7 +51,7 @@ describe('renderPack', () => {
     const lua = renderPack(makeRoot(SOURCES, '2.0.0-beta.3')).get('lua/pack_version.lua')!;
     expect(lua.startsWith('-- GENERATED')).toBe(true);
     expect(lua.split('\n').slice(1).join('\n')).toBe('return "2.0.0-beta.3"\n');
-    expect(() => renderPack(makeRoot(SOURCES, '1.0.0\n'))).toThrow('package.json: the version "1.0.0\\n" is not printable ASCII');
+    expect(() => renderPack(makeRoot(SOURCES, '1.0.0\n'))).toThrow('package.json: the version "1.0.0\\n" is not printable ASCII (expected a semver such as "1.2.3")');
   });
 
   it('is deterministic', () => {
