@@ -67,7 +67,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['fengari', 'wasmoon', 'tsx', 'tsx/*'],
+  external: ['fengari', 'wasmoon'],
   chunkNames: 'chunk-[hash]',
   // a bundled CommonJS package that calls require() gets Node's own
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
