@@ -24,14 +24,15 @@ export interface FileChanges {
   deleted: string[];
 }
 
-/** Judges the real path of a file as it is opened for a read; throws to refuse it. */
-export type Confine = (real: string) => void;
+/** Judges a file as it is opened for a read, by its real path and size, before a byte is read; throws to refuse it. */
+export type Confine = (real: string, size: number) => void;
 
 export interface Vfs {
   readonly workspaceDir: string;
   /**
-   * `confine`, when given, is told the real path of a file read from the disk as it is opened, before its bytes are
-   * read, and throws to refuse it (read-guard.ts: a file swapped for a symlink during a run is refused)
+   * `confine`, when given, is told the real path and size of a file read from the disk as it is opened, before its
+   * bytes are read, and throws to refuse it (read-guard.ts: a file swapped for a symlink during a run is refused;
+   * vfs.ts capReads: a file too large for the run's memory). A file the run holds in memory is not told.
    */
   readFile(abs: string, confine?: Confine): string | undefined;
   readBytes(abs: string, confine?: Confine): Uint8Array | undefined;
