@@ -42,7 +42,8 @@ function keep<V>(map: Map<string, V>, key: string, value: V): V {
  * repository ships under that name, or a symlink to `/`, opens nothing.
  */
 export function readPolicy(workspaceDir: string, roots: readonly string[], virtualRoots: readonly string[] = []): ReadPolicy {
-  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtualRoots.map((r) => nodePath.resolve(r))])];
+  const virtual = virtualRoots.map((r) => nodePath.resolve(r));
+  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtual])];
   let verdicts: Map<string, boolean> | undefined;
   /** real paths of the directories judged paths lie in, while held: glibc's realpath reads every segment's link */
   let realDirs: Map<string, string> | undefined;
@@ -59,6 +60,8 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
     const norm = nodePath.resolve(abs);
     // judge the normalised path first: "<root>/../x" is outside even though it starts with the root
     if (!realRoots.some((r) => isInside(norm, r))) return false;
+    // nothing below a virtual root comes from the disk: what is there on the disk, a link included, is not its
+    if (virtual.some((r) => isInside(norm, r))) return true;
     const real = realPath(norm);
     return realRoots.some((r) => isInside(real, r));
   };

@@ -183,6 +183,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
 
   const vfs: Vfs = {
     workspaceDir: workspace,
+    ...(diskless.length > 0 ? { diskless } : {}),
 
     readBytes(p, confine) {
       const abs = norm(p, 'readBytes');

@@ -67,6 +67,8 @@ export interface Vfs {
    * capped (runtime/vfs.ts capReads); a reader of many files at once checks their sum against it
    */
   readLimit?(): number;
+  /** folders this Vfs never reads from the disk (runtime/vfs.ts `diskless`): the read guard judges paths there as written */
+  readonly diskless?: readonly string[];
 }
 
 /**
@@ -91,6 +93,7 @@ export function delegateTo(vfs: Vfs): Vfs {
     pending: () => vfs.pending(),
     commit: () => vfs.commit(),
     ...(vfs.readLimit ? { readLimit: () => vfs.readLimit!() } : {}),
+    ...(vfs.diskless ? { diskless: vfs.diskless } : {}),
   };
 }
 

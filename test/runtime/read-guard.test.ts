@@ -110,6 +110,22 @@ describe('readPolicy.hold, directories', () => {
   });
 });
 
+describe('readPolicy, folders kept off the disk', () => {
+  it('judges paths in a folder the Vfs never reads from the disk as written: a link there on the disk neither refuses the run\'s files nor leads out', () => {
+    const { root, ws } = tree();
+    fs.rmSync(nodePath.join(ws, 'src'), { recursive: true });
+    fs.mkdirSync(nodePath.join(root, 'out'));
+    fs.writeFileSync(nodePath.join(root, 'out', 'secret.txt'), 'S');
+    fs.symlinkSync(nodePath.join(root, 'out'), nodePath.join(ws, 'src'));
+    const vfs = createOverlayVfs(ws, { files: { 'src/a.txt': 'A' }, diskless: [ws] });
+    expect(vfs.diskless).toEqual([ws]);
+    const guarded = guardReads(vfs, readPolicy(ws, [ws], vfs.diskless));
+    expect(guarded.readFile(nodePath.join(ws, 'src', 'a.txt'))).toBe('A');
+    expect(guarded.readFile(nodePath.join(ws, 'src', 'secret.txt'))).toBeUndefined();
+    expect(guarded.isFile(nodePath.join(ws, 'src', 'secret.txt'))).toBe(false);
+  });
+});
+
 describe('guardReads', () => {
   it('reads inside; outside, a read raises, a stat is absent and a listing leaves out what leads outside', () => {
     const { root, ws } = tree();
