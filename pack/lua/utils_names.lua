@@ -71,8 +71,10 @@ local function counts(s, keep)
   local c = keep and counted[s]
   if c then return c end
   c = {}
-  for i = 1, #s do
-    local b = byte(s, i)
+  -- one call for all the bytes: a library call is what costs, not the loop
+  local bytes = { byte(s, 1, -1) }
+  for i = 1, #bytes do
+    local b = bytes[i]
     c[b] = (c[b] or 0) + 1
   end
   if keep then counted[s] = c end
