@@ -236,6 +236,8 @@ class WasmoonState extends SandboxedState<number> {
     this.takeImages();
     this.installedIds = this.ids.length;
     this.pristineBytes = this.bytes;
+    // set up: its first stage begins
+    this.keptChunks.newStage();
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }
 

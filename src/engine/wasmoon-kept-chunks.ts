@@ -50,6 +50,11 @@ export class KeptChunks<K extends object> {
   /** the kept functions this stage took or made: its own, charged to its run tree */
   private readonly taken = new Set<K>();
   private takenBytes = 0;
+  /**
+   * false while the state is set up: the sandbox's, the put-back's and a template's chunks make the closures the
+   * state keeps for good (the libraries' wrappers share their `_ENV`), so they are loaded as they are, never kept
+   */
+  private open = false;
 
   constructor(private readonly lua: KeptChunkLua) {}
 
@@ -74,8 +79,9 @@ export class KeptChunks<K extends object> {
     }
   }
 
-  /** A new stage takes the state: nothing kept is taken yet. */
+  /** A new stage takes the state (the first, once it is set up): nothing kept is taken yet. */
   newStage(): void {
+    this.open = true;
     this.taken.clear();
     this.takenBytes = 0;
   }
@@ -85,7 +91,7 @@ export class KeptChunks<K extends object> {
    * fit in `limits`; else false (nothing pushed).
    */
   take(L: number, key: K, limits: RunLimits, capped: boolean): boolean {
-    const k = this.kept.get(key);
+    const k = this.open ? this.kept.get(key) : undefined;
     if (!k || this.taken.has(key)) return false;
     if (capped && limits.memoryUsed + k.bytes > limits.memoryMax) return false;
     this.lua.pushWithGlobals(L, k.ref);
@@ -102,7 +108,7 @@ export class KeptChunks<K extends object> {
    * charged `instructions`; the stage that loaded it took it.
    */
   keep(L: number, key: K, bytes: number, instructions: number): void {
-    if (this.kept.has(key) || bytes > KEPT_BYTES / 8) return;
+    if (!this.open || this.kept.has(key) || bytes > KEPT_BYTES / 8) return;
     // the least taken make room, the newest of them first: agents run in turn, more than fit, would otherwise each
     // push out the one run next, and none would ever be taken
     while (this.kept.size >= KEPT_CHUNKS || this.keptBytes + bytes > KEPT_BYTES) {

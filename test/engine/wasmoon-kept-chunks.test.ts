@@ -53,6 +53,17 @@ describe('kept chunks of a pooled lua54 state', () => {
     }
   });
 
+  it('keeps nothing of setting a state up: the sandbox\'s functions work in every stage of every state', () => {
+    for (let n = 0; n < 3; n++) {
+      const t = template(`kept-sandbox-${n}`);
+      for (let i = 0; i < 3; i++) {
+        const s = lua54.createState(options(t));
+        expect(run(s, 'return { string.rep("ab", 3, ","), string.rep(5, 3, 0), load("return select(\'#\', 1, 2)")() }')).toEqual(['ab,ab,ab', '50505', 2]);
+        s.close();
+      }
+    }
+  });
+
   it('two loads of one chunk in one stage give two functions, in every stage', () => {
     const t = template('kept-twice');
     for (let i = 0; i < 3; i++) {
@@ -110,9 +121,21 @@ function fakeLua() {
 }
 
 describe('KeptChunks', () => {
+  it('keeps nothing while the state is set up (before its first stage)', () => {
+    const { lua, log } = fakeLua();
+    const kept = new KeptChunks<object>(lua);
+    const key = {};
+    kept.keep(0, key, 300, 0);
+    expect(kept.bytes).toBe(0);
+    kept.newStage();
+    expect(kept.take(0, key, createLimits(1e9), false)).toBe(false);
+    expect(log).toEqual([]);
+  });
+
   it('hands a kept function out once a stage, charging its bytes and instructions; not past the memory cap', () => {
     const { lua, log } = fakeLua();
     const kept = new KeptChunks<object>(lua);
+    kept.newStage();
     const key = {};
     const limits = createLimits(1e9, 1000);
     kept.keep(0, key, 300, 7);
@@ -139,6 +162,7 @@ describe('KeptChunks', () => {
   it(`keeps ${KEPT_CHUNKS} functions and ${KEPT_BYTES / 1024 / 1024} MiB at most, dropping the least taken, never one this stage holds`, () => {
     const { lua, log } = fakeLua();
     const kept = new KeptChunks<object>(lua);
+    kept.newStage();
     const keys = Array.from({ length: KEPT_CHUNKS + 2 }, () => ({}));
     const limits = createLimits(1e9);
     for (const k of keys.slice(0, KEPT_CHUNKS)) kept.keep(0, k, 10, 0);
@@ -160,6 +184,7 @@ describe('KeptChunks', () => {
   it('agents loaded in turn, more than it keeps: the ones kept first keep being taken', () => {
     const { lua } = fakeLua();
     const kept = new KeptChunks<object>(lua);
+    kept.newStage();
     const keys = Array.from({ length: KEPT_CHUNKS + 20 }, () => ({}));
     const limits = createLimits(1e9);
     let takes = 0;
