@@ -1,5 +1,5 @@
 /** The contract's schemas as JSON Schema (zod 4 `z.toJSONSchema`), for `coder-subagents schema`. */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   AgentConfigSchema,
   AgentEntriesSchema,

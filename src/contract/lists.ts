@@ -3,7 +3,7 @@
  * as `{}` or `[]` depending on the engine and the path it took. Where the contract knows a field is a list, the JS
  * side gives `[]`: a user's `toEqual(['...'])` / `toEqual([])` then works without `luaEqual`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type AnySchema, defOf } from './zod-def.ts';
 import { CoderResponsesItemSchema, EVENT_GLOB_DEFAULT_KEYS } from './schemas.ts';
 

@@ -5,7 +5,7 @@
  * in the generated Lua (lua-gen.ts, `C.normalize_group`), with byte-identical messages (test/contract/lua-gen.test.ts).
  * Fan-in (combining the members' answers) is the pack's job (lua/utils_parallel.lua); its messages are here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHECK_TEMPLATES as T } from './schemas.ts';
 import { field, luaList, luaType } from './lua-values.ts';
 

@@ -11,7 +11,7 @@
  * - `x-ignored-keys` on a table response field: per stage, keys of that table the stage ignores.
  * - `x-exclusive-with` on a response field: another field that cannot be given together with it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_ENABLED, DEFAULT_STAGES, EVENT_FORM_STAGES, STAGES, type SubAgentStage } from './constants.ts';
 
 // the contract's constants and message templates, each in its own file, are part of it

@@ -2,7 +2,7 @@
  * Read access to a zod 4 schema's definition and registry metadata: the one place that knows zod's internal
  * `_zod.def` layout, for the code that derives other forms of the contract (the spec table, Lua classes).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type AnySchema = z.core.$ZodType;
 

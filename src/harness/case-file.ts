@@ -16,7 +16,7 @@
 import { exists, readText } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CaseFileError, issueError, type Issue } from './case-file-errors.ts';
 import { CaseFileSchema, CaseSchema, type ContractCase, type ContractFile } from './case-schema.ts';
 import { caseProblem, caseTarget } from './case-target.ts';

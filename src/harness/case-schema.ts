@@ -1,5 +1,5 @@
 /** The zod schema of a contract case file (`*.contract.toml`) and the types of its cases. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { SubAgentStageSchema, type SubAgentStage } from '../contract/index.ts';
 
 const Table = z.record(z.string(), z.unknown());

@@ -1,6 +1,6 @@
 /** Where a case runs (its stage, its event) and the problems of what it names: events, the prev chain, the forms. */
 import nodePath from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { configStages, eventStage, normalizeEntry, WORKBENCH_DONE_EVENT, type SubAgentStage } from '../contract/index.ts';
 import { relativeKeyProblem } from '../support/paths.ts';
 import { suggest } from '../support/suggest.ts';

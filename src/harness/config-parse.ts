@@ -17,7 +17,7 @@ import { ENGINE_NAMES, isEngineName } from '../engine/index.ts';
 import { isInside, readText, realPathOf } from '../support/host-fs.ts';
 import nodePath from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { unknownKeysMessage } from './case-file.ts';
 import { relativeToCwd } from '../support/paths.ts';
 import { projectRootOf, REPORTERS } from './config-find.ts';

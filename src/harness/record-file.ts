@@ -1,5 +1,5 @@
 import nodePath from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { exists, isDirectory, listNames, readIfFile, readText } from '../support/host-fs.ts';
 

@@ -3,7 +3,7 @@
  * the library's request (`runStage`), checked; and where a case runs (its stage, and its event in the event form).
  */
 import type { EngineName } from '../engine/engine.ts';
-import { z } from 'zod';
+import * as z from 'zod';
 import { configStages, normalizeEntry, type SubAgentStage } from '../contract/index.ts';
 import type { DiscoveryOptions, AgentUnderTest } from './agent-discovery.ts';
 import {

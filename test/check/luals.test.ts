@@ -2,7 +2,7 @@ import luaparse from 'luaparse';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import nodePath from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AIP_FUNCTIONS } from '../../src/aip/catalog.ts';
 import { signatureOf } from '../../src/aip/functions.ts';
 import { runCheckDetailed } from '../../src/check/index.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { LIST_PARAM_KEYS, listsFromLua, paramsFromLua } from '../../src/contract/lists.ts';
 

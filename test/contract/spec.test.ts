@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_KEYS, RESPONSE_FIELDS, expectedOf, fieldsOf, kindOf, nounOf, scalarTypeOf, stageIgnores, usedIn } from '../../src/contract/spec.ts';
 
