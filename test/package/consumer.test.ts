@@ -57,6 +57,9 @@ describe('the packed package in a fresh project', () => {
     const driverChunks: string[] = stageChunks(parseAgentDoc(DRIVER_AIP, DRIVER_FILE));
     expect(driverChunks.length).toBeGreaterThan(0);
     for (const c of driverChunks) expect(Object.keys(bundle.chunks)).toContain(createHash('sha1').update(c).digest('hex'));
+    // zod bundled as far as the schemas use it: its namespace object, imported whole, brings every locale it has
+    const bundled = readdirSync(nodePath.join(dist, 'bundle')).map((f) => readFileSync(nodePath.join(dist, 'bundle', f), 'utf8'));
+    expect(bundled.join('\n').match(/node_modules\/zod\/v4\/locales\/[\w-]+\.js/g)).toEqual(['node_modules/zod/v4/locales/en.js']);
     const unwanted = listing.filter((f) => /^package\/(src|test|bench|\.ci|lua|scripts|types)\//.test(f) || /\.ts$/.test(f.replace(/\.d\.ts$/, '')));
     // the demo and the built-ins' upstream prompt hold .ts files of their pretend projects; they are data, not code
     expect(unwanted.filter((f) => !f.startsWith('package/fixtures/demo/') && !f.startsWith('package/fixtures/builtins/upstream-prompt/'))).toEqual([]);
