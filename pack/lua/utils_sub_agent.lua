@@ -418,6 +418,8 @@ local function adopt_event_form(stage, progress, res, config)
     adopt_prompts(stage, progress, { coder_prompt = res.coder_prompt })
   end
   if stage == "pre" and not U.is_nil(res.agent_on) then
+    -- the entry changes in place: what a recording holds of it (converted when the stage ends) is written first
+    R.flush()
     if type(res.agent_on) == "string" then
       config.on = { res.agent_on }
     else

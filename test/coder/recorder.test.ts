@@ -13,7 +13,7 @@ import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { parseMocks } from '../../src/runtime/mocks.ts';
 import { DEFAULT_AIPACK_VERSION } from '../../src/aip/catalog.ts';
-import { copyDemo, DEMO_AI, EVENT_FORM_AI, eventFormWorkspace, manyAgentsWorkspace, rawSteps, recordDemo, runAndWrite, tailWorkspace } from '../helpers/record.ts';
+import { agentOnWorkspace, copyDemo, DEMO_AI, EVENT_FORM_AI, eventFormWorkspace, manyAgentsWorkspace, rawSteps, recordDemo, runAndWrite, tailWorkspace } from '../helpers/record.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -92,10 +92,10 @@ describe('a recorded run', () => {
     const plain = (v: unknown): unknown =>
       Array.isArray(v) ? (v.length ? v.map(plain) : null) : v && typeof v === 'object' ? (Object.keys(v).length ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : null) : v;
     // the demo (a parallel group), a long stage, the event form (a queued dispatch), a stage whose entry list
-    // a tail replaces, with entries of other stages between those that run
+    // a tail replaces, with entries of other stages between those that run, and an entry that agent_on changes
     const cases = [
       [copyDemo({ record: true }), undefined], [manyAgentsWorkspace(15), EVENT_FORM_AI], [eventFormWorkspace(), EVENT_FORM_AI],
-      [tailWorkspace(), EVENT_FORM_AI],
+      [tailWorkspace(), EVENT_FORM_AI], [agentOnWorkspace(), EVENT_FORM_AI],
     ] as const;
     for (const [ws2, ai] of cases) {
       const sim = runAndWrite(ws2, ai);

@@ -141,6 +141,20 @@ export function tailWorkspace(): string {
   return ws;
 }
 
+/**
+ * A recording workspace in the event form whose `x.aip` answers at start with `agent_on = { "end" }`, which changes
+ * its entry in place after the inputs that hold it (its own, y's list of the entries after it) were given.
+ */
+export function agentOnWorkspace(): string {
+  const { ws, put } = recordingWorkspace('cs-record-agent-on-');
+  put('agents/x.aip', agent('if input.event == "start" then return { agent_on = { "end" } } end\nreturn nil'));
+  put('agents/y.aip', agent('return nil'));
+  put('.aipack/.prompt/pro@coder/coder-prompt.md', ['```toml', '#!meta', 'record = true', 'write_mode = false', 'sub_agents = [',
+    '  { name = "agents/y.aip", on = ["start"] },', '  { name = "agents/x.aip", on = ["start"] },', '  { name = "agents/y.aip", on = ["start", "end"] },',
+    ']', '```', '', 'Explain the file.', '', '====', ''].join('\n'));
+  return ws;
+}
+
 /** The steps of a record as written (what inputs name left as it is), in record order. */
 export function rawSteps(dir: string): Record<string, unknown>[] {
   return fs.readFileSync(nodePath.join(dir, 'events.ndjson'), 'utf8').split('\n').filter((l) => l.trim()).flatMap((l) => [JSON.parse(l)].flat() as Record<string, unknown>[]);
