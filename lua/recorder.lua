@@ -64,21 +64,23 @@ local function lines_of(entries, from, to, out)
   end
 end
 
--- What a sub-agent input shares with the stage is named rather than written again (it was most of a record's bytes
--- and of its cost): within a stage, the pipeline hands each call the same workbench table, the history as a copy of
--- one growing list (the last input's items, then the entries run since), and the entries still to run as items of
--- the stage's entry list after the running one. Every name is checked by table identity against what was given, so
--- what is named is exactly that; what does not check out is written in full. A reader rebuilds the inputs in record
--- order (src/harness/record-file.ts); docs/record.md gives the format.
+-- What a sub-agent input shares with the stage is named rather than written again (it was most of a record's bytes):
+-- within a stage, the pipeline hands each call the same workbench table, the history as a copy of one growing list
+-- (the last input's items, then the one added since), and the entries still to run as items of the stage's entry
+-- list after the running one. The first input of a dispatch (or of a new entry list) writes its entries to run once,
+-- as the step's `stage_entries`; the later ones name positions in it. Every name is checked by table identity
+-- against what was given, so what is named is exactly that; what does not check out is written in full. A reader
+-- rebuilds the inputs in record order (src/harness/record-file.ts); docs/record.md gives the format.
 
--- The positions in `list` of the items of `value` (a list of one item or more), each after the one before and all
--- after `index`; nil when `value` is not so (or holds more than its items 1..n: no key follows the last item in
--- `next` order). The pipeline's tables have no metatable: == is identity.
-local function positions(value, list, index)
+-- The positions in `list` of the items of `value` (a list of one item or more), each after the one before; nil
+-- when `value` is not so (or holds more than its items 1..n: no key follows the last item in `next` order, which
+-- a list filled in order, as the pipeline's are, keeps on both engines). The pipeline's tables have no metatable:
+-- == is identity.
+local function positions(value, list)
   local n = #value
   if next(value, n) ~= nil then return nil end
   local at, j, item = {}, 1, value[1]
-  for p = index + 1, #list do
+  for p = 1, #list do
     if list[p] == item then
       at[j] = p
       if j == n then return at end
@@ -116,7 +118,7 @@ function M.flush()
   local entries, rests = active.entries, active.rests
   active.entries, active.rests = {}, {}
   -- a reader rebuilds an input from what comes before it in the record: a flush starts afresh
-  active.last_workbench, active.last_prev, active.list = nil, nil, nil
+  active.last_workbench, active.last_prev, active.list, active.entries_to_run = nil, nil, nil, nil
   -- While it is written, an input with refs holds what its entry records in place of what they name (nothing, or
   -- the history's new items), and is put back right after, before any other Lua runs: the stage has ended, and a
   -- copy of each input would cost more than the rest of its recording.
@@ -239,9 +241,9 @@ end
 
 --- One sub-agent call: the entry, where it ran, the input as given, and the response as returned or the error;
 -- its duration from `started` (a clock reading), or `duration_ms` as measured where it ran (a group member).
--- `list` and `index`, from the stage runner: the stage's entry list and the position of the entry it runs (a
--- group member has none: its lists are written in full).
-function M.sub_agent(config, input, response, err, started, duration_ms, list, index)
+-- `list`, from the stage runner: the dispatch's entry list, whose entries to run the input lists (a group member
+-- has none: its lists are written in full).
+function M.sub_agent(config, input, response, err, started, duration_ms, list)
   if not active then return end
   -- the clock first: the call's duration is not the recorder's
   if started then
@@ -276,14 +278,21 @@ function M.sub_agent(config, input, response, err, started, duration_ms, list, i
   if list ~= nil then
     local later = input.sub_agents_next
     if type(later) == "table" and later[1] ~= nil then
-      local at = positions(later, list, index)
-      if at ~= nil then
-        refs = refs or {}
-        refs.sub_agents_next = at
-        -- the stage's entry list, written once: with the first input that names it
-        if list ~= active.list then
-          active.list = list
-          entry.stage_entries = list
+      if list ~= active.list then
+        -- a dispatch's first input (or the first after its list changed): its entries to run, written once, are
+        -- what the later inputs name positions in (only entries that run, not those of other stages)
+        local at = positions(later, later)
+        if at ~= nil then
+          active.list, active.entries_to_run = list, later
+          entry.stage_entries = later
+          refs = refs or {}
+          refs.sub_agents_next = at
+        end
+      else
+        local at = positions(later, active.entries_to_run)
+        if at ~= nil then
+          refs = refs or {}
+          refs.sub_agents_next = at
         end
       end
     end

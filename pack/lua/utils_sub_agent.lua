@@ -280,9 +280,9 @@ local function run_options(config, form, state)
   return merged
 end
 
--- Runs one sub-agent: response (nil when it gave none), or nil plus the failure message. `configs` and `index`:
--- the dispatch's entry list and the entry's place in it, which a recording names the input's lists by.
-local function call_agent(config, input, options, configs, index)
+-- Runs one sub-agent: response (nil when it gave none), or nil plus the failure message. `configs`: the dispatch's
+-- entry list, which tells a recording when the entries an input lists to run are another list's.
+local function call_agent(config, input, options, configs)
   local started = R.clock()
   local ok, run_res = pcall(aip.agent.run, config.name, {
     input = input,
@@ -291,11 +291,11 @@ local function call_agent(config, input, options, configs, index)
   })
   if not ok then
     local err = C.msg.raised(config.name, run_res)
-    R.sub_agent(config, input, nil, err, started, nil, configs, index)
+    R.sub_agent(config, input, nil, err, started, nil, configs)
     return nil, err
   end
   local res = pick_response(run_res)
-  R.sub_agent(config, input, res, nil, started, nil, configs, index)
+  R.sub_agent(config, input, res, nil, started, nil, configs)
   return res
 end
 
@@ -530,7 +530,7 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
       if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
       local form = C.form_of(config)
       local input = build_input(stage, state, progress, dispatch, i, form)
-      local res, err = call_agent(config, input, run_options(config, form, state), dispatch.configs, i)
+      local res, err = call_agent(config, input, run_options(config, form, state), dispatch.configs)
       if err then return err end
       if form == "event" then res = relax_emit(config.name, res) end
       if res ~= nil then

@@ -110,23 +110,32 @@ describe('a recorded run', () => {
     }
   });
 
-  it("names the entries to run by their positions in the stage's entry list, written once a stage, and the rest of the history", () => {
+  it("names the entries to run by their positions in the dispatch's first list of them, written once, and the rest of the history", () => {
     const ws2 = tailWorkspace();
     runAndWrite(ws2, EVENT_FORM_AI);
     const steps = rawSteps(listRecords(ws2)[0]!).filter((s) => s.kind === 'sub_agent' && s.stage === 'pre');
     const names = (list: unknown) => (list as { name: string }[]).map((c) => c.name.replace('agents/', ''));
-    // t1 runs first; f (post_task) is not run at pre, so t2 is at position 3 of the stage's list
-    expect(names(steps[0]!.stage_entries)).toEqual(['t1.aip', 'f.aip', 't2.aip', 'f2.aip']);
-    expect(steps[0]!.input_refs).toEqual({ sub_agents_next: [3] });
+    // t1 runs first; f and f2 (post_task) do not run at pre: t1's entries to run are t2 alone
+    expect(names(steps[0]!.stage_entries)).toEqual(['t2.aip']);
+    expect(steps[0]!.input_refs).toEqual({ sub_agents_next: [1] });
     expect(steps[0]!.input).not.toHaveProperty('sub_agents_next');
-    // t1's tail replaced the list: the next input writes the new one, then names positions in it
-    expect(names(steps[1]!.stage_entries)).toEqual(['t1.aip', 't2.aip', 't3.aip']);
-    expect(steps[1]!.input_refs).toEqual({ coder_workbench: 'same', sub_agents_next: [3] });
+    // t1's tail replaced the list: t2, the first input of the new one, writes its entries to run (t3)
+    expect(names(steps[1]!.stage_entries)).toEqual(['t3.aip']);
+    expect(steps[1]!.input_refs).toEqual({ coder_workbench: 'same', sub_agents_next: [1] });
     expect(steps[2]).not.toHaveProperty('stage_entries');
     // the history: the first item of the input before it, then the one added since
     expect(steps[2]!.input_refs).toEqual({ coder_workbench: 'same', sub_agents_prev: 1 });
     expect(names((steps[2]!.input as { sub_agents_prev: { config: unknown }[] }).sub_agents_prev.map((h) => h.config))).toEqual(['t2.aip']);
     expect(steps[2]!.input).not.toHaveProperty('coder_workbench');
+  });
+
+  it('names, in a stage of many, each entry to run by its position: the item the input was given', () => {
+    const ws2 = manyAgentsWorkspace(6);
+    runAndWrite(ws2, EVENT_FORM_AI);
+    const steps = rawSteps(listRecords(ws2)[0]!).filter((s) => s.kind === 'sub_agent' && s.stage === 'pre');
+    const names = (list: unknown) => (list as { name: string }[]).map((c) => c.name.replace('agents/', ''));
+    expect(names(steps[0]!.stage_entries)).toEqual(['a2.aip', 'a3.aip', 'a4.aip', 'a5.aip']);
+    expect(steps.map((s) => (s.input_refs as { sub_agents_next?: number[] } | undefined)?.sub_agents_next ?? [])).toEqual([[1, 2, 3, 4], [2, 3, 4], [3, 4], [4], []]);
   });
 
   it("writes a parallel group member's lists in full", () => {
@@ -171,8 +180,8 @@ const printed = (sim: Simulator) => sim.trace.of('print').filter((e) => e.agent 
 describe("what an input names: only what is exactly what was given (the recorder's own Lua)", () => {
   const LUA_DIR = nodePath.join(REPO_PACK.dir, 'lua');
   const MODULES = Object.fromEntries(fs.readdirSync(LUA_DIR).map((f) => [`lua/${f}`, fs.readFileSync(nodePath.join(LUA_DIR, f), 'utf8')]));
-  // calls recorded with the stage's list { a, b, c } and the entry's index (none for a group member's), then
-  // flushed; returns what the inputs hold after the flush, as given
+  // calls recorded with the dispatch's entry list { a, b, c } (none for a group member's), then flushed; returns
+  // whether the inputs hold after the flush what they were given
   const code = `
 local R = require("recorder")
 R.use({ id = "r", dir = "rec", events = "rec/events.ndjson" })
@@ -189,33 +198,33 @@ local wb = { dir = "w" }
 local h1, h2 = { config = a }, { config = b }
 local odd = L(b, c)
 odd.extra = true
-local function call(config, index, workbench, prev, later, member)
+local function call(config, workbench, prev, later, member)
   local input = { coder_stage = "pre", agent_config = config, coder_workbench = workbench, sub_agents_prev = prev, sub_agents_next = later }
-  R.sub_agent(config, input, { agent_result = config.name }, nil, nil, 1, (not member) and list or nil, index)
+  R.sub_agent(config, input, { agent_result = config.name }, nil, nil, 1, (not member) and list or nil)
   return input
 end
 local given = {
-  call(a, 1, wb, L(h1), L(b, c)),         -- named: positions 2, 3
-  call(a, 1, wb, L(h1, h2), L(c)),        -- named: position 3 (b left out); the history's first item and h2
-  call(b, 2, { dir = "w" }, L(h2), L(d)), -- d is not in the stage's list; another workbench; another history
-  call(b, 2, wb, L(h2, h1), L(c, c)),     -- c twice
-  call(c, 3, wb, L(h2, h1), L(b)),        -- b comes before c
-  call(a, 1, wb, L(h2, h1), odd),         -- a list that holds another key
-  call(a, 1, wb, L(h2, h1), L(b, c), true), -- a group member
+  call(a, wb, L(h1), L(b, c)),         -- the first: its entries to run are the stage's, at positions 1, 2
+  call(a, wb, L(h1, h2), L(c)),        -- named: position 2 (b left out); the history's first item and h2
+  call(b, { dir = "w" }, L(h2), L(d)), -- d is not among them; another workbench; another history
+  call(b, wb, L(h2, h1), L(c, c)),     -- c twice
+  call(c, wb, L(h2, h1), L(c, b)),     -- b comes before c there
+  call(a, wb, L(h2, h1), odd),         -- a list that holds another key
+  call(a, wb, L(h2, h1), L(b, c), true), -- a group member
 }
 local later = given[1].sub_agents_next
 R.flush()
 return { kept = given[1].sub_agents_next == later and given[2].coder_workbench == wb and given[2].sub_agents_prev[2] == h2 }`;
 
-  it('names the same workbench, lists of the stage\'s entries after the running one and a history continued; writes anything else in full', () => {
+  it("names the same workbench, the entries to run of the dispatch's first input and a history continued; writes anything else in full", () => {
     const { value, sim } = runLua(code, { files: MODULES });
     // the inputs are as given once the flush has written them
     expect(value).toEqual({ kept: true });
     const text = sim.vfs.snapshot().get('rec/events.ndjson')!;
     const steps = text.split('\n').filter((l) => l.trim()).flatMap((l) => [JSON.parse(l)].flat() as Record<string, unknown>[]);
     expect(steps.map((s) => s.input_refs ?? null)).toEqual([
-      { sub_agents_next: [2, 3] },
-      { coder_workbench: 'same', sub_agents_next: [3], sub_agents_prev: 1 },
+      { sub_agents_next: [1, 2] },
+      { coder_workbench: 'same', sub_agents_next: [2], sub_agents_prev: 1 },
       null,
       // the workbench before it was another table
       { sub_agents_prev: 1 },
@@ -223,11 +232,11 @@ return { kept = given[1].sub_agents_next == later and given[2].coder_workbench =
       { coder_workbench: 'same', sub_agents_prev: 2 },
       { coder_workbench: 'same' },
     ]);
-    expect(steps[0]!.stage_entries).toEqual([{ name: 'a.aip' }, { name: 'b.aip' }, { name: 'c.aip' }]);
+    expect(steps[0]!.stage_entries).toEqual([{ name: 'b.aip' }, { name: 'c.aip' }]);
     expect(steps.slice(1).some((s) => 'stage_entries' in s)).toBe(false);
     expect(steps[2]!.input).toMatchObject({ coder_workbench: { dir: 'w' }, sub_agents_prev: [{ config: { name: 'b.aip' } }], sub_agents_next: [{ name: 'd.aip' }] });
     expect(steps[3]!.input).toMatchObject({ sub_agents_next: [{ name: 'c.aip' }, { name: 'c.aip' }] });
-    expect(steps[4]!.input).toMatchObject({ sub_agents_next: [{ name: 'b.aip' }] });
+    expect(steps[4]!.input).toMatchObject({ sub_agents_next: [{ name: 'c.aip' }, { name: 'b.aip' }] });
     expect(steps[5]!.input).toMatchObject({ sub_agents_next: { 1: { name: 'b.aip' }, 2: { name: 'c.aip' }, extra: true } });
     expect(steps[6]!.input).toMatchObject({ sub_agents_prev: [{ config: { name: 'b.aip' } }, { config: { name: 'a.aip' } }], sub_agents_next: [{ name: 'b.aip' }, { name: 'c.aip' }] });
     // read back: every input as given
@@ -243,7 +252,7 @@ return { kept = given[1].sub_agents_next == later and given[2].coder_workbench =
       { coder_stage: 'pre', agent_config: a, coder_workbench: wb, sub_agents_prev: [h1, h2], sub_agents_next: [c] },
       { coder_stage: 'pre', agent_config: b, coder_workbench: wb, sub_agents_prev: [h2], sub_agents_next: [d] },
       { coder_stage: 'pre', agent_config: b, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [c, c] },
-      { coder_stage: 'pre', agent_config: c, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [b] },
+      { coder_stage: 'pre', agent_config: c, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [c, b] },
       { coder_stage: 'pre', agent_config: a, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [b, c] },
     ]);
   });
