@@ -64,18 +64,53 @@ local function lower(s)
   return l
 end
 
+-- How many bytes of each value a word holds; a candidate's are counted once.
+local counted = {}
+local function counts(s, keep)
+  local c = keep and counted[s]
+  if c then return c end
+  c = {}
+  -- one call for all the bytes: a library call is what costs, not the loop
+  local bytes = { byte(s, 1, -1) }
+  for i = 1, #bytes do
+    local b = bytes[i]
+    c[b] = (c[b] or 0) + 1
+  end
+  if keep then counted[s] = c end
+  return c
+end
+
+-- A lower bound of the distance, which rules out most candidates without the table of distances: an insertion or a
+-- deletion changes the counts of the bytes by 1 in all, a substitution by 2, a transposition not at all, so the
+-- distance is at least half the counts' difference.
+local function count_bound(ca, cb)
+  local gap = 0
+  for b, n in next, ca do
+    local m = cb[b] or 0
+    gap = gap + (n > m and n - m or m - n)
+  end
+  for b, m in next, cb do
+    if ca[b] == nil then gap = gap + m end
+  end
+  return (gap + 1) // 2
+end
+
 --- The candidate `word` is most probably a typo of (within a third of its length, at least 1), or nil.
 function M.suggest(word, candidates)
   if type(word) ~= "string" then return nil end
   local w = word:lower()
   local limit = math.max(1, math.floor(#w / 3))
+  local wc = counts(w, false)
   local best, best_d = nil, nil
   for _, c in ipairs(candidates) do
     -- once one is found, only a closer one matters
     local bound = best_d and best_d - 1 or limit
     if bound < 0 then break end
-    local d = distance(w, lower(c), bound)
-    if d <= bound and c ~= word then best, best_d = c, d end
+    local lc = lower(c)
+    if count_bound(wc, counts(lc, true)) <= bound then
+      local d = distance(w, lc, bound)
+      if d <= bound and c ~= word then best, best_d = c, d end
+    end
   end
   return best
 end

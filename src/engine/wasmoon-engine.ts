@@ -11,6 +11,7 @@ import { LuaRuntimeError, type ConvertMode } from './values.ts';
 import { relayLibraryError } from './library-guard.ts';
 import { imageOf, layoutHolds, partSizes, putImageBack, unchanged, type TableImage } from './wasmoon-tables.ts';
 import { int64 } from './wasmoon-int64.ts';
+import { KeptChunks } from './wasmoon-kept-chunks.ts';
 import {
   cstr,
   freeTempCStrings,
@@ -29,6 +30,7 @@ import {
   registerCFunction,
   releaseCFunctions,
   REGISTRY,
+  RIDX_GLOBALS,
   setArrayMetatable,
   T_NIL,
   LEN_CELL,
@@ -199,6 +201,22 @@ class WasmoonState extends SandboxedState<number> {
   /** host functions of the installed sandbox (the first ids): those after them are a stage's */
   private readonly installedIds: number;
   private closed = false;
+  /** functions of chunks its stages loaded, for its later stages (wasmoon-kept-chunks.ts) */
+  private readonly keptChunks = new KeptChunks<Uint8Array>({
+    ref: (L) => {
+      M._lua_pushvalue(L, -1);
+      return M._luaL_ref(L, REGISTRY) as number;
+    },
+    unref: (L, ref) => M._luaL_unref(L, REGISTRY, ref),
+    pushWithGlobals: (L, ref) => {
+      M._lua_rawgeti(L, REGISTRY, int64(ref));
+      M._lua_rawgeti(L, REGISTRY, RIDX_GLOBALS);
+      M._lua_setupvalue(L, -2, 1);
+    },
+    charge: (L, n) => {
+      if (this.chargeQuietly(n)) this.hookEveryInstruction(L);
+    },
+  });
 
   constructor(options: StateOptions) {
     super(api, options);
@@ -271,12 +289,14 @@ class WasmoonState extends SandboxedState<number> {
 
   /** over GARBAGE_COLLECT_FROM bytes more than the state held set up (see restorePristine) */
   protected override garbageWorthCollecting(): boolean {
-    return this.bytes - this.pristineBytes > GARBAGE_COLLECT_FROM;
+    return this.bytes - this.pristineBytes - this.keptChunks.bytes > GARBAGE_COLLECT_FROM;
   }
 
   protected onTaken(): void {
-    // the state's memory moves to the run tree that takes it (close took it out of the last one)
-    this.limits.memoryUsed += this.bytes;
+    // the state's memory moves to the run tree that takes it (close took it out of the last one); a kept chunk's
+    // function is charged when a stage loads it, as its undump was
+    this.keptChunks.newStage();
+    this.limits.memoryUsed += this.bytes - this.keptChunks.idleBytes;
     this.refused = -1;
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }
@@ -364,15 +384,21 @@ class WasmoonState extends SandboxedState<number> {
 
   /**
    * Loads `code` as a text chunk named `chunkName` and leaves the function (or the error message) on the stack.
-   * Compiled once per process and chunk: later loads take the cached bytecode (made here, from the same source).
+   * Compiled once per process and chunk: later loads take the cached bytecode (made here, from the same source),
+   * or the function this state made of it for an earlier stage (wasmoon-kept-chunks.ts).
    */
   protected loadChunk(L: number, code: string | Uint8Array, chunkName: string): number {
     const cached = bytecodeCache.get(chunkName, code);
+    if (cached && this.keptChunks.take(L, cached, this.limits, this.running > 0)) return LUA_OK;
     const name = cstr(chunkName);
     if (cached) {
       const buf = mallocBytes(cached);
+      const bytes = this.bytes;
+      const used = this.limits.used;
       try {
-        return M._luaL_loadbufferx(L, buf, cached.length, name, cstr('b'));
+        const status = M._luaL_loadbufferx(L, buf, cached.length, name, cstr('b'));
+        if (status === LUA_OK) this.keptChunks.keep(L, cached, this.bytes - bytes, this.limits.used - used);
+        return status;
       } finally {
         M._free(buf);
         freeTempCStrings();
@@ -449,7 +475,7 @@ class WasmoonState extends SandboxedState<number> {
     if (pool.give(this)) {
       // restored and collected: no Lua value refers to the stage's host functions any more
       releaseCFunctions(this.ids.splice(this.installedIds));
-      this.limits.memoryUsed -= this.bytes;
+      this.limits.memoryUsed -= this.bytes - this.keptChunks.idleBytes;
       return;
     }
     this.shutDown();

@@ -6,7 +6,7 @@
 import nodePath from 'node:path';
 import type { CaseResult } from './run-case.ts';
 import { runContractFiles, type SuiteOptions } from './suite.ts';
-import type { SuiteResult } from './suite-result.ts';
+import type { CaseStart, SuiteResult } from './suite-result.ts';
 import { defaultEngineName, loadEngine } from '../engine/index.ts';
 import { clonable, serializeError, type Port } from '../isolate/isolate.ts';
 import { checkRenderable } from '../support/json-size.ts';
@@ -51,6 +51,7 @@ export type SuiteJobResult = SuiteResult & { errorAt: [number, number][] };
 export async function suite(arg: { files: string[]; options: SuiteOptions; share?: SuiteShare }, port: Port): Promise<SuiteJobResult> {
   await loadEngine(arg.options.engine ?? defaultEngineName());
   const errorAt: [number, number][] = [];
+  let starting: CaseStart | undefined;
   let claim: SuiteOptions['claim'];
   if (arg.share) {
     const counter = new Int32Array(arg.share.counter);
@@ -63,10 +64,20 @@ export async function suite(arg: { files: string[]; options: SuiteOptions; share
     claim,
     onError: (_message, at) => errorAt.push(at),
     timeoutMs: 0, // the worker's deadline governs
-    onCase: (name, file) => port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`),
+    // a case's start travels with its step (one message where there were two); a case that takes no step (skipped,
+    // todo) sends it with its result
+    onCaseStart: (start) => {
+      starting = start;
+    },
+    onCase: (name, file) => {
+      port.at(`case "${name}" of ${nodePath.relative(process.cwd(), file) || file}`, starting && { start: starting });
+      starting = undefined;
+    },
     // each case as it ends: if a later case passes its deadline, the worker dies, and these are what is left
-    onCaseStart: (start) => port.send({ start }),
-    onCaseDone: (done) => port.send({ done: clonable(plainCase(done)) }),
+    onCaseDone: (done) => {
+      port.send({ ...(starting && { start: starting }), done: clonable(plainCase(done)) });
+      starting = undefined;
+    },
   });
   return clonable({ ...r, cases: [], files: r.files.map((f) => ({ ...f, cases: [] })), errorAt });
 }

@@ -25,9 +25,9 @@ function note(where) {
 parentPort.on('message', async ({ id, job, arg }) => {
   note('');
   const port = {
-    at: (where) => {
+    at: (where, part) => {
       note('');
-      parentPort.postMessage({ id, kind: 'at', where });
+      parentPort.postMessage(part === undefined ? { id, kind: 'at', where } : { id, kind: 'at', where, value: part });
     },
     note,
     send: (value) => parentPort.postMessage({ id, kind: 'part', value }),

@@ -1,6 +1,6 @@
 import nodePath from 'node:path';
 import { LuaError } from '../engine/values.ts';
-import { isInside, realPathOf } from '../support/host-fs.ts';
+import { isInside, lstatOf, realPathOf } from '../support/host-fs.ts';
 import { relativeKeyProblem } from '../support/paths.ts';
 import { delegateTo, type Confine, type Vfs } from '../support/vfs.ts';
 
@@ -18,15 +18,23 @@ export interface ReadPolicy {
    */
   confine(abs: string): Confine;
   /**
-   * Keeps each path's verdict until the returned function is called (holds nest): one realpath per path for a run.
-   * A held verdict only lets a read through: the file the read opens is judged again as it is opened (`confine`),
-   * so a file swapped for a symlink during the run is refused. Existence checks and listings answer from it.
+   * Keeps each path's verdict until the returned function is called (holds nest): one realpath per directory for a
+   * run, and an lstat per path in it. A held verdict only lets a read through: the file the read opens is judged
+   * again as it is opened (`confine`), so a file swapped for a symlink during the run is refused. Existence checks
+   * and listings answer from it.
    */
   hold(): () => void;
 }
 
-/** verdicts kept by a hold; past this many the oldest go (a run that lists a huge tree) */
+/** verdicts (and directories' real paths) kept by a hold; past this many the oldest go (a run that lists a huge tree) */
 const HELD_VERDICTS = 10_000;
+
+/** Sets `key` in a map kept to HELD_VERDICTS entries (the oldest dropped). */
+function keep<V>(map: Map<string, V>, key: string, value: V): V {
+  if (map.size >= HELD_VERDICTS) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+  return value;
+}
 
 /**
  * `roots` are compared both as written and resolved, so a root reached through a symlink still matches;
@@ -34,26 +42,32 @@ const HELD_VERDICTS = 10_000;
  * repository ships under that name, or a symlink to `/`, opens nothing.
  */
 export function readPolicy(workspaceDir: string, roots: readonly string[], virtualRoots: readonly string[] = []): ReadPolicy {
-  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtualRoots.map((r) => nodePath.resolve(r))])];
+  const virtual = virtualRoots.map((r) => nodePath.resolve(r));
+  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtual])];
+  let verdicts: Map<string, boolean> | undefined;
+  /** real paths of the directories judged paths lie in, while held: glibc's realpath reads every segment's link */
+  let realDirs: Map<string, string> | undefined;
+  let holds = 0;
+  // what realPathOf(norm) gives: the directory's real path (kept while held), then the name, unless it is a link
+  const realPath = (norm: string): string => {
+    const dir = nodePath.dirname(norm);
+    if (realDirs === undefined || dir === norm || lstatOf(norm)?.isSymbolicLink()) return realPathOf(norm);
+    const realDir = realDirs.get(dir) ?? keep(realDirs, dir, realPathOf(dir));
+    return nodePath.join(realDir, nodePath.basename(norm));
+  };
   const judge = (abs: string): boolean => {
     if (typeof abs !== 'string' || !nodePath.isAbsolute(abs)) return false;
     const norm = nodePath.resolve(abs);
     // judge the normalised path first: "<root>/../x" is outside even though it starts with the root
     if (!realRoots.some((r) => isInside(norm, r))) return false;
-    const real = realPathOf(norm);
+    // nothing below a virtual root comes from the disk: what is there on the disk, a link included, is not its
+    if (virtual.some((r) => isInside(norm, r))) return true;
+    const real = realPath(norm);
     return realRoots.some((r) => isInside(real, r));
   };
-  let verdicts: Map<string, boolean> | undefined;
-  let holds = 0;
   const allows = (abs: string): boolean => {
     if (verdicts === undefined || typeof abs !== 'string') return judge(abs);
-    let verdict = verdicts.get(abs);
-    if (verdict === undefined) {
-      verdict = judge(abs);
-      if (verdicts.size >= HELD_VERDICTS) verdicts.delete(verdicts.keys().next().value as string);
-      verdicts.set(abs, verdict);
-    }
-    return verdict;
+    return verdicts.get(abs) ?? keep(verdicts, abs, judge(abs));
   };
   const refuse = (abs: string): never => {
     throw new ReadRefused(
@@ -69,12 +83,15 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
       if (!realRoots.some((r) => isInside(real, r))) refuse(abs);
     },
     hold() {
-      if (holds++ === 0) verdicts = new Map();
+      if (holds++ === 0) {
+        verdicts = new Map();
+        realDirs = new Map();
+      }
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        if (--holds === 0) verdicts = undefined;
+        if (--holds === 0) verdicts = realDirs = undefined;
       };
     },
   };
@@ -93,7 +110,7 @@ export function guardReads(vfs: Vfs, rootsOrPolicy: string[] | ReadPolicy): Vfs 
   // the held verdict lets a read through; the file it opens is judged again as it is opened
   const both = (abs: string, outer: Confine | undefined): Confine => {
     const own = policy.confine(abs);
-    return outer ? (real) => (own(real), outer(real)) : own;
+    return outer ? (real, size) => (own(real, size), outer(real, size)) : own;
   };
   return {
     ...filtered,

@@ -183,6 +183,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
 
   const vfs: Vfs = {
     workspaceDir: workspace,
+    ...(diskless.length > 0 ? { diskless } : {}),
 
     readBytes(p, confine) {
       const abs = norm(p, 'readBytes');
@@ -390,19 +391,34 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
 /**
  * `vfs` whose reads refuse, before reading a byte, a file larger than `allowance()` (what the run tree may still
  * hold: its memory cap less its Lua memory): every `aip.file` reader, the agent and module loaders read through
- * it, so a huge or sparse file gives a Lua error instead of filling the process.
+ * it, so a huge or sparse file gives a Lua error instead of filling the process. A file on the disk is measured as
+ * it is opened (the read's `confine`), which costs no stat of its own; one the run holds in memory (it wrote it) is
+ * measured once read, as its bytes are in memory already.
  */
 export function capReads(vfs: Vfs, allowance: () => number): Vfs {
-  const check = (abs: string) => {
-    const size = vfs.isFile(abs) ? vfs.stat(abs)?.size : undefined;
-    if (size === undefined) return;
+  const fits = (abs: string, size: number): void => {
     const left = allowance();
     if (size > left) throw readTooBig(`'${abs}'`, size, left);
   };
+  const capped =
+    <T>(read: (abs: string, confine: Confine) => T | undefined) =>
+    (abs: string, confine?: Confine): T | undefined => {
+      let opened = false;
+      const value = read(abs, (real, size) => {
+        confine?.(real, size);
+        opened = true;
+        fits(abs, size);
+      });
+      if (value !== undefined && !opened) {
+        const size = vfs.stat(abs)?.size;
+        if (size !== undefined) fits(abs, size);
+      }
+      return value;
+    };
   return {
     ...delegateTo(vfs),
-    readFile: (abs, confine) => (check(abs), vfs.readFile(abs, confine)),
-    readBytes: (abs, confine) => (check(abs), vfs.readBytes(abs, confine)),
+    readFile: capped((abs, confine) => vfs.readFile(abs, confine)),
+    readBytes: capped((abs, confine) => vfs.readBytes(abs, confine)),
     readLimit: allowance,
   };
 }

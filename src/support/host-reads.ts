@@ -47,13 +47,13 @@ function openedPath(fd: number): string | undefined {
 }
 
 /**
- * Reads the regular file at `abs` and tells `confine` the real path of the file it opened, before reading a byte:
- * `confine` throws to refuse it. The path is checked as it is opened, not before, so a file swapped for a symlink
- * (or a directory on the way swapped for one) between a check and the read is judged where it really leads. The
- * opened file's path comes from the kernel (Linux), else from realpath confirmed by the descriptor's device and
- * inode. undefined when there is no regular file there.
+ * Reads the regular file at `abs` and tells `confine` the real path and size of the file it opened, before reading
+ * a byte: `confine` throws to refuse it. The path is checked as it is opened, not before, so a file swapped for a
+ * symlink (or a directory on the way swapped for one) between a check and the read is judged where it really
+ * leads. The opened file's path comes from the kernel (Linux), else from realpath confirmed by the descriptor's
+ * device and inode. undefined when there is no regular file there.
  */
-export function readConfined(abs: string, confine: (real: string) => void): Uint8Array | undefined {
+export function readConfined(abs: string, confine: (real: string, size: number) => void): Uint8Array | undefined {
   let fd: number;
   try {
     fd = fs.openSync(abs, O_RDONLY | O_NONBLOCK);
@@ -70,11 +70,28 @@ export function readConfined(abs: string, confine: (real: string) => void): Uint
       if (!now || now.ino !== st.ino || now.dev !== st.dev) throw new HostFsError(`'${abs}' changed while it was opened; it is not read`);
       real = resolved;
     }
-    confine(real);
-    return new Uint8Array(fs.readFileSync(fd));
+    confine(real, st.size);
+    return readOpened(fd, st.size);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The bytes of an open regular file of `size` bytes (its stat's), read into one array: what fs.readFileSync(fd)
+ * reads, without its second stat and copy. A file that shrank meanwhile gives what is left.
+ */
+function readOpened(fd: number, size: number): Uint8Array {
+  // a file whose stat says 0 bytes may still have some (procfs and the like report 0): read to its end
+  if (size === 0) return new Uint8Array(fs.readFileSync(fd));
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  while (at < size) {
+    const n = fs.readSync(fd, bytes, at, size - at, null);
+    if (n === 0) return bytes.subarray(0, at);
+    at += n;
+  }
+  return bytes;
 }
 
 /** Reads a regular file without following a symlink in its last segment; undefined when it is none. */

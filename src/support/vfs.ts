@@ -24,14 +24,15 @@ export interface FileChanges {
   deleted: string[];
 }
 
-/** Judges the real path of a file as it is opened for a read; throws to refuse it. */
-export type Confine = (real: string) => void;
+/** Judges a file as it is opened for a read, by its real path and size, before a byte is read; throws to refuse it. */
+export type Confine = (real: string, size: number) => void;
 
 export interface Vfs {
   readonly workspaceDir: string;
   /**
-   * `confine`, when given, is told the real path of a file read from the disk as it is opened, before its bytes are
-   * read, and throws to refuse it (read-guard.ts: a file swapped for a symlink during a run is refused)
+   * `confine`, when given, is told the real path and size of a file read from the disk as it is opened, before its
+   * bytes are read, and throws to refuse it (read-guard.ts: a file swapped for a symlink during a run is refused;
+   * vfs.ts capReads: a file too large for the run's memory). A file the run holds in memory is not told.
    */
   readFile(abs: string, confine?: Confine): string | undefined;
   readBytes(abs: string, confine?: Confine): Uint8Array | undefined;
@@ -66,6 +67,8 @@ export interface Vfs {
    * capped (runtime/vfs.ts capReads); a reader of many files at once checks their sum against it
    */
   readLimit?(): number;
+  /** folders this Vfs never reads from the disk (runtime/vfs.ts `diskless`): the read guard judges paths there as written */
+  readonly diskless?: readonly string[];
 }
 
 /**
@@ -90,6 +93,7 @@ export function delegateTo(vfs: Vfs): Vfs {
     pending: () => vfs.pending(),
     commit: () => vfs.commit(),
     ...(vfs.readLimit ? { readLimit: () => vfs.readLimit!() } : {}),
+    ...(vfs.diskless ? { diskless: vfs.diskless } : {}),
   };
 }
 

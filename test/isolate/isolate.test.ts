@@ -22,6 +22,7 @@ function jobsModule(): string {
     [
       'export const serializeError = (e) => ({ name: e.name, message: e.message, fields: { code: e.code } });',
       'export async function echo(arg, port) { port.send(arg.n + 1); return { got: arg }; }',
+      "export async function step(arg, port) { port.at('case 1', { start: 1 }); port.at('case 2'); port.send({ done: 2 }); return 'ok'; }",
       "export async function fail() { const e = new Error('bad'); e.name = 'MyError'; e.code = 7; throw e; }",
       "export async function spin(arg, port) { port.at('case 1'); port.note('case 1, stage Data'); for (;;) {} }",
       "import { threadId } from 'node:worker_threads';",
@@ -39,6 +40,14 @@ describe('runIsolated', () => {
     expect(parts).toEqual([2]);
     const err = (await runIsolated(jobs, 'fail', {}).catch((e: unknown) => e)) as Error & { code?: number };
     expect([err.name, err.message, err.code]).toEqual(['MyError', 'bad', 7]);
+  });
+
+  it('a step can carry a part in its message: handed on as a part, after the step is known', async () => {
+    const jobs = jobsModule();
+    const seen: unknown[] = [];
+    const value = await runIsolated(jobs, 'step', {}, { onProgress: (w) => seen.push(`at ${w}`), onPart: (p) => seen.push(p) });
+    expect(value).toBe('ok');
+    expect(seen).toEqual(['at case 1', { start: 1 }, 'at case 2', { done: 2 }]);
   });
 
   it('prestart starts workers ahead; the next jobs with the same limits run in them, at the same time', async () => {

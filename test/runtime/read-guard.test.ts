@@ -59,6 +59,73 @@ describe('readPolicy.hold', () => {
   });
 });
 
+describe('readPolicy.hold, directories', () => {
+  it('judges every kind of path as an unheld policy does: links of files and of folders, missing paths, a file as a folder', () => {
+    const { root, ws } = tree();
+    fs.mkdirSync(nodePath.join(root, 'out'));
+    fs.writeFileSync(nodePath.join(root, 'out', 'x.txt'), 'X');
+    fs.symlinkSync(nodePath.join(root, 'out'), nodePath.join(ws, 'linked'));
+    fs.symlinkSync(nodePath.join(ws, 'src'), nodePath.join(ws, 'inner'));
+    fs.symlinkSync(nodePath.join(ws, 'nowhere'), nodePath.join(ws, 'src', 'dangling.txt'));
+    fs.symlinkSync(nodePath.join(root, 'nowhere'), nodePath.join(ws, 'src', 'dangling-out.txt'));
+    const paths = [
+      ['src', 'a.ts'], ['src', 'leak.txt'], ['src', 'dangling.txt'], ['src', 'dangling-out.txt'], ['src', 'missing.txt'],
+      ['src', 'no', 'such', 'file'], ['linked', 'x.txt'], ['linked', 'missing'], ['inner', 'a.ts'], ['inner', 'leak.txt'],
+      ['src', 'a.ts', 'below-a-file'], ['src'], [],
+    ].map((parts) => nodePath.join(ws, ...parts));
+    const unheld = paths.map((abs) => readPolicy(ws, [ws]).allows(abs));
+    // a dangling link is judged where it lies (its target is missing: there is nothing to read)
+    expect(unheld).toEqual([true, false, true, true, true, true, false, false, true, false, true, true, true]);
+    const p = readPolicy(ws, [ws]);
+    const release = p.hold();
+    // twice: the second time from the folders' kept real paths
+    expect(paths.map((abs) => p.allows(abs))).toEqual(unheld);
+    expect(paths.map((abs) => p.allows(abs + '-2'))).toEqual(paths.map((abs) => readPolicy(ws, [ws]).allows(abs + '-2')));
+    release();
+  });
+
+  it('keeps a folder\'s real path while held, as it keeps verdicts; judges afresh once released', () => {
+    const { root, ws } = tree();
+    const p = readPolicy(ws, [ws]);
+    const release = p.hold();
+    expect(p.allows(nodePath.join(ws, 'src', 'a.ts'))).toBe(true);
+    // the folder swapped for a link out by another process during the run
+    fs.renameSync(nodePath.join(ws, 'src'), nodePath.join(ws, 'old-src'));
+    fs.symlinkSync(root, nodePath.join(ws, 'src'));
+    expect(p.allows(nodePath.join(ws, 'src', 'secret.txt'))).toBe(true);
+    release();
+    expect(p.allows(nodePath.join(ws, 'src', 'secret.txt'))).toBe(false);
+  });
+
+  it('a read through a folder swapped for a link out is refused as its file is opened, whatever was held', () => {
+    const { root, ws } = tree();
+    const p = readPolicy(ws, [ws]);
+    const vfs = guardReads(createOverlayVfs(ws), p);
+    const release = p.hold();
+    expect(vfs.readFile(nodePath.join(ws, 'src', 'a.ts'))).toBe('A');
+    fs.renameSync(nodePath.join(ws, 'src'), nodePath.join(ws, 'old-src'));
+    fs.symlinkSync(root, nodePath.join(ws, 'src'));
+    expect(() => vfs.readFile(nodePath.join(ws, 'src', 'secret.txt'))).toThrow(ReadRefused);
+    release();
+  });
+});
+
+describe('readPolicy, folders kept off the disk', () => {
+  it('judges paths in a folder the Vfs never reads from the disk as written: a link there on the disk neither refuses the run\'s files nor leads out', () => {
+    const { root, ws } = tree();
+    fs.rmSync(nodePath.join(ws, 'src'), { recursive: true });
+    fs.mkdirSync(nodePath.join(root, 'out'));
+    fs.writeFileSync(nodePath.join(root, 'out', 'secret.txt'), 'S');
+    fs.symlinkSync(nodePath.join(root, 'out'), nodePath.join(ws, 'src'));
+    const vfs = createOverlayVfs(ws, { files: { 'src/a.txt': 'A' }, diskless: [ws] });
+    expect(vfs.diskless).toEqual([ws]);
+    const guarded = guardReads(vfs, readPolicy(ws, [ws], vfs.diskless));
+    expect(guarded.readFile(nodePath.join(ws, 'src', 'a.txt'))).toBe('A');
+    expect(guarded.readFile(nodePath.join(ws, 'src', 'secret.txt'))).toBeUndefined();
+    expect(guarded.isFile(nodePath.join(ws, 'src', 'secret.txt'))).toBe(false);
+  });
+});
+
 describe('guardReads', () => {
   it('reads inside; outside, a read raises, a stat is absent and a listing leaves out what leads outside', () => {
     const { root, ws } = tree();
@@ -111,8 +178,8 @@ describe('readPolicy.confine', () => {
     const p = readPolicy(ws, [ws]);
     const release = p.hold();
     expect(p.allows(nodePath.join(ws, 'src', 'a.ts'))).toBe(true);
-    expect(() => p.confine(nodePath.join(ws, 'src', 'a.ts'))(nodePath.join(ws, 'src', 'a.ts'))).not.toThrow();
-    expect(() => p.confine(nodePath.join(ws, 'src', 'a.ts'))(nodePath.join(root, 'secret.txt'))).toThrow(/^Read protection \(simulator\) - The path `.*a\.ts` is outside/);
+    expect(() => p.confine(nodePath.join(ws, 'src', 'a.ts'))(nodePath.join(ws, 'src', 'a.ts'), 1)).not.toThrow();
+    expect(() => p.confine(nodePath.join(ws, 'src', 'a.ts'))(nodePath.join(root, 'secret.txt'), 1)).toThrow(/^Read protection \(simulator\) - The path `.*a\.ts` is outside/);
     release();
   });
 

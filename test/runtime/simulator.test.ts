@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, existsSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { AgentRunError, Simulator, type SimulatorOptions } from '../../src/runtime/simulator.ts';
 import { runLua } from '../helpers/lua.ts';
 import { ENGINE_NAME } from '../helpers/engine.ts';
@@ -228,6 +229,22 @@ describe('workspace isolation', () => {
     s.vfs.commit();
     expect(readFileSync(nodePath.join(ws, 'out/new.txt'), 'utf8')).toBe('created by writes.aip\n');
     expect(s.trace.of('file').map((e) => `${e.op} ${e.path}`)).toEqual(['write out/new.txt']);
+  });
+});
+
+describe('a workspace kept off the disk', () => {
+  it('reads what its Vfs holds there, whatever the disk has at that path (a link leading out)', () => {
+    const root = mkdtempSync(nodePath.join(os.tmpdir(), 'sim-off-'));
+    const ws = nodePath.join(root, 'ws');
+    mkdirSync(nodePath.join(root, 'out'));
+    writeFileSync(nodePath.join(root, 'out', 'secret.txt'), 'S');
+    mkdirSync(ws);
+    symlinkSync(nodePath.join(root, 'out'), nodePath.join(ws, 'src'));
+    const agent = '# After All\n\n```lua\nreturn { mine = aip.file.load("src/mine.txt").content, secret = aip.file.exists("src/secret.txt") }\n```\n';
+    const vfs = createOverlayVfs(ws, { files: { 'main.aip': agent, 'src/mine.txt': 'M' }, diskless: [ws] });
+    const outcome = new Simulator({ workspaceDir: ws, vfs }).run({ name: 'main', baseDir: ws });
+    expect(outcome.afterAll).toEqual({ mine: 'M', secret: false });
+    rmSync(root, { recursive: true, force: true });
   });
 });
 

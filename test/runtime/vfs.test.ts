@@ -317,6 +317,31 @@ describe('capReads', () => {
   });
 });
 
+describe('capReads, measured as opened', () => {
+  it('measures a file of the disk by the descriptor it reads from (no stat of its own), one held in memory once read', () => {
+    const ws = fs.realpathSync(fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cap-')));
+    try {
+      fs.writeFileSync(nodePath.join(ws, 'small.txt'), 'x'.repeat(100));
+      const overlay = createOverlayVfs(ws);
+      const looks: string[] = [];
+      const counted = { ...overlay, stat: (abs: string) => (looks.push(`stat ${nodePath.basename(abs)}`), overlay.stat(abs)), isFile: (abs: string) => (looks.push(`isFile ${nodePath.basename(abs)}`), overlay.isFile(abs)) };
+      let left = 100;
+      const vfs = capReads(counted, () => left);
+      expect(vfs.readBytes(nodePath.join(ws, 'small.txt'))).toHaveLength(100);
+      expect(looks).toEqual([]);
+      vfs.writeFile(nodePath.join(ws, 'w.txt'), 'y'.repeat(50));
+      expect(vfs.readFile(nodePath.join(ws, 'w.txt'))).toHaveLength(50);
+      expect(looks).toEqual(['stat w.txt']);
+      // a confine of the caller's is told first, and refuses before the size is looked at
+      left = 10;
+      expect(() => vfs.readFile(nodePath.join(ws, 'small.txt'), () => { throw new Error('refused first'); })).toThrow('refused first');
+      expect(() => vfs.readFile(nodePath.join(ws, 'small.txt'), (_real, size) => expect(size).toBe(100))).toThrow(/memory limit exceeded/);
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('changesRunReads', () => {
   it('a file the run read, an agent file, a pack.toml, a removed folder of one, or a commit; not other files', () => {
     const texts = new Map([['/ws/a.aip', 'x'], ['/ws/.aipack/config.toml', undefined]]);

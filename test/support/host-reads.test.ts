@@ -26,20 +26,20 @@ describe('reads', () => {
 });
 
 describe('readConfined', () => {
-  it('tells confine the real path of the file it opened before reading it; confine refuses by throwing', () => {
+  it('tells confine the real path and size of the file it opened before reading it; confine refuses by throwing', () => {
     put('ws/a.txt', 'A');
-    put('out/s.txt', 'S');
+    put('out/s.txt', 'S2');
     fs.symlinkSync(at('out', 's.txt'), at('ws', 'link.txt'));
     fs.symlinkSync(at('out'), at('ws', 'dir'));
     const seen: string[] = [];
-    const confine = (real: string) => {
-      seen.push(real);
+    const confine = (real: string, size: number) => {
+      seen.push(`${real} ${size}`);
       if (!isInside(real, at('ws'))) throw new HostFsError(`refused ${real}`);
     };
     expect(Buffer.from(readConfined(at('ws', 'a.txt'), confine)!).toString()).toBe('A');
     expect(() => readConfined(at('ws', 'link.txt'), confine)).toThrow(`refused ${at('out', 's.txt')}`);
     expect(() => readConfined(at('ws', 'dir', 's.txt'), confine)).toThrow(`refused ${at('out', 's.txt')}`);
-    expect(seen).toEqual([at('ws', 'a.txt'), at('out', 's.txt'), at('out', 's.txt')]);
+    expect(seen).toEqual([`${at('ws', 'a.txt')} 1`, `${at('out', 's.txt')} 2`, `${at('out', 's.txt')} 2`]);
   });
 
   it('answers undefined for a missing file, a directory and a FIFO (opened without blocking)', () => {
@@ -51,5 +51,17 @@ describe('readConfined', () => {
     expect(readConfined(at('d'), never)).toBeUndefined();
     execFileSync('mkfifo', [at('fifo')]);
     expect(readConfined(at('fifo'), never)).toBeUndefined();
+  });
+
+  it('reads a file whole: empty, large (several reads), and with every byte value', () => {
+    const big = Buffer.alloc(5 * 1024 * 1024 + 7);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 255;
+    fs.writeFileSync(at('big.bin'), big);
+    put('empty.txt', '');
+    const sizes: number[] = [];
+    const confine = (_real: string, size: number) => void sizes.push(size);
+    expect(Buffer.from(readConfined(at('big.bin'), confine)!).equals(big)).toBe(true);
+    expect(readConfined(at('empty.txt'), confine)).toEqual(new Uint8Array(0));
+    expect(sizes).toEqual([big.length, 0]);
   });
 });
