@@ -213,6 +213,12 @@ class WasmoonState extends SandboxedState<number> {
       M._lua_rawgeti(L, REGISTRY, RIDX_GLOBALS);
       M._lua_setupvalue(L, -2, 1);
     },
+    release: (L, ref) => {
+      M._lua_rawgeti(L, REGISTRY, int64(ref));
+      M._lua_pushnil(L);
+      M._lua_setupvalue(L, -2, 1);
+      M._lua_settop(L, -2);
+    },
     charge: (L, n) => {
       if (this.chargeQuietly(n)) this.hookEveryInstruction(L);
     },
@@ -230,6 +236,8 @@ class WasmoonState extends SandboxedState<number> {
     this.takeImages();
     this.installedIds = this.ids.length;
     this.pristineBytes = this.bytes;
+    // set up: its first stage begins
+    this.keptChunks.newStage();
     M._lua_sethook(this.L, HOOK, LUA_MASKCOUNT, this.firstHookInterval());
   }
 
@@ -472,6 +480,7 @@ class WasmoonState extends SandboxedState<number> {
     if (this.closed) return;
     // the put-back is the simulator's work, not the stage's: no budget, no deadline (onTaken arms the hook again)
     M._lua_sethook(this.L, 0, 0, 0);
+    this.keptChunks.endStage(this.L);
     if (pool.give(this)) {
       // restored and collected: no Lua value refers to the stage's host functions any more
       releaseCFunctions(this.ids.splice(this.installedIds));

@@ -53,6 +53,17 @@ describe('kept chunks of a pooled lua54 state', () => {
     }
   });
 
+  it('keeps nothing of setting a state up: the sandbox\'s functions work in every stage of every state', () => {
+    for (let n = 0; n < 3; n++) {
+      const t = template(`kept-sandbox-${n}`);
+      for (let i = 0; i < 3; i++) {
+        const s = lua54.createState(options(t));
+        expect(run(s, 'return { string.rep("ab", 3, ","), string.rep(5, 3, 0), load("return select(\'#\', 1, 2)")() }')).toEqual(['ab,ab,ab', '50505', 2]);
+        s.close();
+      }
+    }
+  });
+
   it('two loads of one chunk in one stage give two functions, in every stage', () => {
     const t = template('kept-twice');
     for (let i = 0; i < 3; i++) {
@@ -78,6 +89,21 @@ describe('kept chunks of a pooled lua54 state', () => {
     expect(charged[0]).toBeGreaterThan(1000);
     for (const c of charged.slice(1)) expect(Math.abs(c - charged[0]!)).toBeLessThan(charged[0]! / 2);
   });
+
+  it('a kept stage chunk lets go of its stage\'s scope: the next stage is not charged for what the last one was given', () => {
+    const t = template('kept-scope');
+    const big = Array.from({ length: 20000 }, (_, i) => `value ${i}`);
+    for (let i = 0; i < 3; i++) {
+      const s = lua54.createState(options(t));
+      expect(s.runChunk('return #big', '/w/stage.lua', 1, { big }, 'serde')).toBe(20000);
+      s.close();
+    }
+    const limits = createLimits(1e9);
+    const next = lua54.createState(options(t, { limits }));
+    // the chunk's _ENV held the scope, and the scope ~1 MiB of strings
+    expect(limits.memoryUsed).toBeLessThan(512 * 1024);
+    next.close();
+  });
 });
 
 /** A fake Lua side: refs counted, pushes and charges recorded. */
@@ -88,15 +114,28 @@ function fakeLua() {
     ref: () => next++,
     unref: (_L, ref) => void log.push(`unref ${ref}`),
     pushWithGlobals: (_L, ref) => void log.push(`push ${ref}`),
+    release: (_L, ref) => void log.push(`release ${ref}`),
     charge: (_L, n) => void log.push(`charge ${n}`),
   };
   return { lua, log };
 }
 
 describe('KeptChunks', () => {
+  it('keeps nothing while the state is set up (before its first stage)', () => {
+    const { lua, log } = fakeLua();
+    const kept = new KeptChunks<object>(lua);
+    const key = {};
+    kept.keep(0, key, 300, 0);
+    expect(kept.bytes).toBe(0);
+    kept.newStage();
+    expect(kept.take(0, key, createLimits(1e9), false)).toBe(false);
+    expect(log).toEqual([]);
+  });
+
   it('hands a kept function out once a stage, charging its bytes and instructions; not past the memory cap', () => {
     const { lua, log } = fakeLua();
     const kept = new KeptChunks<object>(lua);
+    kept.newStage();
     const key = {};
     const limits = createLimits(1e9, 1000);
     kept.keep(0, key, 300, 7);
@@ -111,11 +150,19 @@ describe('KeptChunks', () => {
     limits.memoryUsed = 800;
     expect(kept.take(0, key, limits, true)).toBe(false); // a load would meet the cap: a real load meets it
     expect(log).toEqual(['push 1', 'charge 7']);
+    kept.endStage(0);
+    expect(log).toEqual(['push 1', 'charge 7']); // this stage took none
+    kept.newStage();
+    limits.memoryUsed = 0;
+    kept.take(0, key, limits, true);
+    kept.endStage(0);
+    expect(log.slice(2)).toEqual(['push 1', 'charge 7', 'release 1']);
   });
 
-  it(`keeps ${KEPT_CHUNKS} functions and ${KEPT_BYTES / 1024 / 1024} MiB at most, dropping the least recently taken, never one this stage holds`, () => {
+  it(`keeps ${KEPT_CHUNKS} functions and ${KEPT_BYTES / 1024 / 1024} MiB at most, dropping the least taken, never one this stage holds`, () => {
     const { lua, log } = fakeLua();
     const kept = new KeptChunks<object>(lua);
+    kept.newStage();
     const keys = Array.from({ length: KEPT_CHUNKS + 2 }, () => ({}));
     const limits = createLimits(1e9);
     for (const k of keys.slice(0, KEPT_CHUNKS)) kept.keep(0, k, 10, 0);
@@ -123,12 +170,32 @@ describe('KeptChunks', () => {
     kept.keep(0, keys[KEPT_CHUNKS]!, 10, 0);
     expect(log).toEqual([]);
     kept.newStage();
-    kept.take(0, keys[0]!, limits, false); // the first is now the most recently taken
+    // every one but the second taken once more: the second goes, though it is not the oldest
+    for (const [i, k] of keys.slice(0, KEPT_CHUNKS).entries()) if (i !== 1) kept.take(0, k, limits, false);
+    log.length = 0;
     kept.keep(0, keys[KEPT_CHUNKS + 1]!, 10, 0);
-    expect(log).toEqual(['push 1', 'unref 2']);
+    expect(log).toEqual(['unref 2']);
     expect(kept.bytes).toBe(KEPT_CHUNKS * 10);
     // too big to keep beside the others (an eighth of the bytes): not kept
     kept.keep(0, {}, KEPT_BYTES / 8 + 1, 0);
     expect(kept.bytes).toBe(KEPT_CHUNKS * 10);
+  });
+
+  it('agents loaded in turn, more than it keeps: the ones kept first keep being taken', () => {
+    const { lua } = fakeLua();
+    const kept = new KeptChunks<object>(lua);
+    kept.newStage();
+    const keys = Array.from({ length: KEPT_CHUNKS + 20 }, () => ({}));
+    const limits = createLimits(1e9);
+    let takes = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const k of keys) {
+        kept.newStage();
+        if (kept.take(0, k, limits, false)) takes++;
+        else kept.keep(0, k, 10, 0);
+      }
+    }
+    // a least-recently-taken rule would take none: each load would push out the one loaded next
+    expect(takes).toBeGreaterThan(KEPT_CHUNKS);
   });
 });
