@@ -279,8 +279,9 @@ local function run_options(config, form, state)
   return merged
 end
 
--- Runs one sub-agent: response (nil when it gave none), or nil plus the failure message.
-local function call_agent(config, input, options)
+-- Runs one sub-agent: response (nil when it gave none), or nil plus the failure message. `configs`: the dispatch's
+-- entry list, which tells a recording when the entries an input lists to run are another list's.
+local function call_agent(config, input, options, configs)
   local started = R.clock()
   local ok, run_res = pcall(aip.agent.run, config.name, {
     input = input,
@@ -289,11 +290,11 @@ local function call_agent(config, input, options)
   })
   if not ok then
     local err = C.msg.raised(config.name, run_res)
-    R.sub_agent(config, input, nil, err, started)
+    R.sub_agent(config, input, nil, err, started, nil, configs)
     return nil, err
   end
   local res = pick_response(run_res)
-  R.sub_agent(config, input, res, nil, started)
+  R.sub_agent(config, input, res, nil, started, nil, configs)
   return res
 end
 
@@ -416,6 +417,8 @@ local function adopt_event_form(stage, progress, res, config)
     adopt_prompts(stage, progress, { coder_prompt = res.coder_prompt })
   end
   if stage == "pre" and not U.is_nil(res.agent_on) then
+    -- the entry changes in place: what a recording holds of it (converted when the stage ends) is written first
+    R.flush()
     if type(res.agent_on) == "string" then
       config.on = { res.agent_on }
     else
@@ -526,7 +529,7 @@ local function run_dispatch(stage, state, progress, dispatch, queue)
       if steps > C.MAX_STEPS then return C.msg.step_cap(stage) end
       local form = C.form_of(config)
       local input = build_input(stage, state, progress, dispatch, i, form)
-      local res, err = call_agent(config, input, run_options(config, form, state))
+      local res, err = call_agent(config, input, run_options(config, form, state), dispatch.configs)
       if err then return err end
       if form == "event" then res = relax_emit(config.name, res) end
       if res ~= nil then

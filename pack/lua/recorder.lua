@@ -15,7 +15,7 @@ local J = require("record_json")
 
 local M = {}
 
-M.FORMAT = 2
+M.FORMAT = 3
 -- A string longer than this is cut (the record notes where): a record holds inputs, not whole code bases.
 M.MAX_STRING = 65536
 
@@ -65,78 +65,43 @@ local function lines_of(entries, from, to, out)
   end
 end
 
--- The keys whose values the pipeline hands on from call to call within a stage: the same workbench table, and
--- the history and the entries still to run, lists of the same entry tables (the history gains one per call, the
--- entries to run lose one). Written in full in every input they were most of a record's bytes and of its cost.
-local SHARED_KEYS = { "coder_workbench", "sub_agents_prev", "sub_agents_next" }
+-- What a sub-agent input shares with the stage is named rather than written again (it was most of a record's bytes):
+-- within a stage, the pipeline hands each call the same workbench table, the history as a copy of one growing list
+-- (the last input's items, then the one added since), and the entries still to run as items of the stage's entry
+-- list after the running one. The first input of a dispatch (or of a new entry list) writes its entries to run once,
+-- as the step's `stage_entries`; the later ones name positions in it. Every name is checked by table identity
+-- against what was given, so what is named is exactly that; what does not check out is written in full. A reader
+-- rebuilds the inputs in record order (src/harness/record-file.ts); docs/record.md gives the format.
 
--- Where the list `value` continues the list `prev`: its first `count` items are prev[from .. from + count - 1], the
--- same tables; nil when it does not begin so, or when either table holds more than its items 1..#t (no key
--- follows the last item in `next` order). The pipeline's tables have no metatable: == is identity.
-local function list_ref(value, prev)
-  local first = value[1]
-  if type(first) ~= "table" then return nil end
-  local n, m = #value, #prev
-  for from = 1, m do
-    if prev[from] == first then
-      local count = 1
-      while count < n and from + count <= m and prev[from + count] == value[count + 1] do count = count + 1 end
-      if next(value, n) ~= nil or next(prev, m) ~= nil then return nil end
-      return from, count
+-- The positions in `list` of the items of `value` (a list of one item or more), each after the one before; nil
+-- when `value` is not so (or holds more than its items 1..n: no key follows the last item in `next` order, which
+-- a list filled in order, as the pipeline's are, keeps on both engines). The pipeline's tables have no metatable:
+-- == is identity.
+local function positions(value, list)
+  local n = #value
+  if next(value, n) ~= nil then return nil end
+  local at, j, item = {}, 1, value[1]
+  for p = 1, #list do
+    if list[p] == item then
+      at[j] = p
+      if j == n then return at end
+      j = j + 1
+      item = value[j]
     end
   end
   return nil
 end
 
--- Naming what an input shares costs Lua (finding the runs here, copying the input when it is written) that pays
--- only when the lists it names are long: the conversion reads a table met twice in one call once, so a short shared
--- list costs less written again. From this many items in the input's two lists on, what it shares is named.
-M.REFS_FROM = 12
-
--- The items of a list after its shared run when there are none (read only: it is only written out).
-local NO_ITEMS = {}
-
--- What `input` holds under SHARED_KEYS that the previous sub-agent input of this stage (`before`) held: refs
--- (key -> "same", or { from, count } for a list that begins with a run of the same tables) and, for those lists,
--- the items after the run. nil when nothing is shared. A reader rebuilds the input in record order
--- (src/harness/record-file.ts). Identity is tried first: it is the usual case, and the cheapest test.
-local function refs_of(input, before)
-  local refs, rests = nil, nil
-  for i = 1, #SHARED_KEYS do
-    local key = SHARED_KEYS[i]
-    local value, prev = input[key], before[key]
-    if value == prev then
-      if type(value) == "table" then
-        refs = refs or {}
-        refs[key] = "same"
-      end
-    elseif type(value) == "table" and type(prev) == "table" then
-      local from, count = list_ref(value, prev)
-      if from ~= nil then
-        local n, rest = #value, NO_ITEMS
-        if count < n then
-          rest = {}
-          for j = count + 1, n do rest[j - count] = value[j] end
-        end
-        refs = refs or {}
-        rests = rests or {}
-        refs[key] = { from = from, count = count }
-        rests[key] = rest
-      end
-    end
+-- How many first items `value` takes from `before` (all of them, one or more), or nil.
+local function shared_count(value, before)
+  local m = #before
+  if m == 0 or next(before, m) ~= nil then return nil end
+  local n = #value
+  if n < m or next(value, n) ~= nil then return nil end
+  for j = 1, m do
+    if value[j] ~= before[j] then return nil end
   end
-  return refs, rests
-end
-
--- The input an entry with refs records: a shallow copy holding, in place of the shared values, nothing for "same"
--- and the items after the run for a list (the input itself, the copy the sub-agent was given, is not changed).
-local function recorded_input(input, refs, rest)
-  local out = {}
-  for key, value in next, input do out[key] = value end
-  for key, ref in next, refs do
-    if ref == "same" then out[key] = nil else out[key] = rest[key] end
-  end
-  return out
+  return m
 end
 
 -- Entries wait in memory until the stage flushes them: they are written in one go (one file append a stage: an
@@ -153,20 +118,32 @@ function M.flush()
   if not active or active.entries[1] == nil then return end
   local entries, rests = active.entries, active.rests
   active.entries, active.rests = {}, {}
-  -- a reader rebuilds an input from the one before it in the record: a flush starts afresh
-  active.last_input = nil
-  local ok, err = pcall(function()
-    for i = 1, #entries do
-      local rest = rests[i]
-      if rest ~= nil then
-        local entry = entries[i]
-        entry.input = recorded_input(entry.input, entry.input_refs, rest)
-      end
+  -- a reader rebuilds an input from what comes before it in the record: a flush starts afresh
+  active.last_workbench, active.last_prev, active.list, active.entries_to_run = nil, nil, nil, nil
+  -- While it is written, an input with refs holds what its entry records in place of what they name (nothing, or
+  -- the history's new items), and is put back right after, before any other Lua runs: the stage has ended, and a
+  -- copy of each input would cost more than the rest of its recording.
+  local saved = {}
+  for i = 1, #entries do
+    local refs = entries[i].input_refs
+    if refs ~= nil then
+      local input = entries[i].input
+      saved[#saved + 1] = { input, input.coder_workbench, input.sub_agents_prev, input.sub_agents_next }
+      if refs.coder_workbench ~= nil then input.coder_workbench = nil end
+      if refs.sub_agents_prev ~= nil then input.sub_agents_prev = rests[i] end
+      if refs.sub_agents_next ~= nil then input.sub_agents_next = nil end
     end
+  end
+  local ok, err = pcall(function()
     local lines = {}
     lines_of(entries, 1, #entries, lines)
     aip.file.append(active.events, table.concat(lines, "\n") .. "\n")
   end)
+  for i = 1, #saved do
+    local s = saved[i]
+    local input = s[1]
+    input.coder_workbench, input.sub_agents_prev, input.sub_agents_next = s[2], s[3], s[4]
+  end
   if not ok then fail(err) end
 end
 
@@ -265,7 +242,9 @@ end
 
 --- One sub-agent call: the entry, where it ran, the input as given, and the response as returned or the error;
 -- its duration from `started` (a clock reading), or `duration_ms` as measured where it ran (a group member).
-function M.sub_agent(config, input, response, err, started, duration_ms)
+-- `list`, from the stage runner: the dispatch's entry list, whose entries to run the input lists (a group member
+-- has none: its lists are written in full).
+function M.sub_agent(config, input, response, err, started, duration_ms, list)
   if not active then return end
   -- the clock first: the call's duration is not the recorder's
   if started then
@@ -276,18 +255,11 @@ function M.sub_agent(config, input, response, err, started, duration_ms)
   local n = #entries + 1
   if type(input) ~= "table" then
     entries[n] = { kind = "sub_agent", name = config.name, config = config, input = input, response = response, error = err, duration_ms = duration_ms }
-    active.last_input = input
+    active.last_workbench, active.last_prev = nil, nil
     return
   end
   local task = input.coder_task
-  local refs, rests = nil, nil
-  local before = active.last_input
-  if type(before) == "table" then
-    local prev, later = input.sub_agents_prev, input.sub_agents_next
-    local items = (type(prev) == "table" and #prev or 0) + (type(later) == "table" and #later or 0)
-    if items >= M.REFS_FROM then refs, rests = refs_of(input, before) end
-  end
-  entries[n] = {
+  local entry = {
     kind = "sub_agent",
     name = config.name,
     stage = input.coder_stage,
@@ -296,13 +268,52 @@ function M.sub_agent(config, input, response, err, started, duration_ms)
     -- the entry is also the input's agent_config: recorded once, there
     config = type(input.agent_config) ~= "table" and config or nil,
     input = input,
-    input_refs = refs,
     response = response,
     error = err,
     duration_ms = duration_ms,
   }
-  active.rests[n] = rests
-  active.last_input = input
+  entries[n] = entry
+  local refs = nil
+  local workbench, prev = input.coder_workbench, input.sub_agents_prev
+  if workbench == active.last_workbench and type(workbench) == "table" then refs = { coder_workbench = "same" } end
+  if list ~= nil then
+    local later = input.sub_agents_next
+    if type(later) == "table" and later[1] ~= nil then
+      if list ~= active.list then
+        -- a dispatch's first input (or the first after its list changed): its entries to run, written once, are
+        -- what the later inputs name positions in (only entries that run, not those of other stages)
+        local at = positions(later, later)
+        if at ~= nil then
+          active.list, active.entries_to_run = list, later
+          entry.stage_entries = later
+          refs = refs or {}
+          refs.sub_agents_next = at
+        end
+      else
+        local at = positions(later, active.entries_to_run)
+        if at ~= nil then
+          refs = refs or {}
+          refs.sub_agents_next = at
+        end
+      end
+    end
+    local before = active.last_prev
+    if type(prev) == "table" and type(before) == "table" then
+      local count = shared_count(prev, before)
+      if count ~= nil then
+        refs = refs or {}
+        refs.sub_agents_prev = count
+        local m = #prev
+        if m > count then
+          local rest = {}
+          for j = count + 1, m do rest[j - count] = prev[j] end
+          active.rests[n] = rest
+        end
+      end
+    end
+  end
+  entry.input_refs = refs
+  active.last_workbench, active.last_prev = workbench, prev
 end
 
 --- The params after a stage (task_num for the per-task stages).

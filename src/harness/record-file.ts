@@ -8,9 +8,12 @@ import { exists, isDirectory, listNames, readIfFile, readText } from '../support
  * `<prompt_dir>/.cache/records/<run id>/run.json` and `events.ndjson`. docs/record.md describes the format.
  */
 
-/** The format the pack writes; a reader takes every format in RECORD_FORMATS (1 wrote every input in full). */
-export const RECORD_FORMAT = 2;
-export const RECORD_FORMATS: readonly number[] = [1, 2];
+/**
+ * The format the pack writes; a reader takes every format in RECORD_FORMATS (1 wrote every input in full, 2 named
+ * runs of the input before it).
+ */
+export const RECORD_FORMAT = 3;
+export const RECORD_FORMATS: readonly number[] = [1, 2, 3];
 export const RECORD_DIR = nodePath.join('.cache', 'records');
 
 const Table = z.record(z.string(), z.unknown());
@@ -42,6 +45,17 @@ const FileFacts = z.union([z.array(FileFactSchema), Table.refine((t) => Object.k
 
 const common = { cut: z.array(z.string()).optional() };
 
+/**
+ * One named value: "same" (the input before it's), a count (that input's first items, then those written here),
+ * positions in the stage's entry list (format 3), or a run of that input's list (format 2).
+ */
+const InputRef = z.union([
+  z.literal('same'),
+  z.number().int().min(1),
+  z.array(z.number().int().min(1)).min(1),
+  z.looseObject({ from: z.number().int().min(1), count: z.number().int().min(0) }),
+]);
+
 export const SubAgentEventSchema = z.looseObject({
   kind: z.literal('sub_agent'),
   name: z.string(),
@@ -51,8 +65,10 @@ export const SubAgentEventSchema = z.looseObject({
   event: z.string().optional(),
   task_num: z.number().optional(),
   input: LuaTable,
-  /** what of the input the previous sub-agent input holds (format 2): parseRecord puts it back and drops this */
-  input_refs: z.record(z.string(), z.union([z.literal('same'), z.looseObject({ from: z.number().int().min(1), count: z.number().int().min(0) })])).optional(),
+  /** what of the input is named, not written (formats 2 and 3): parseRecord puts it back and drops this */
+  input_refs: z.record(z.string(), InputRef).optional(),
+  /** the stage's entry list, from this event on, that positions in input_refs name (format 3): dropped once read */
+  stage_entries: z.array(z.unknown()).optional(),
   response: z.unknown().optional(),
   error: z.string().optional(),
   duration_ms: z.number().optional(),
@@ -137,14 +153,14 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
   }
   const format = (rawRun as { format?: unknown })?.format;
   if (typeof format !== 'number' || !RECORD_FORMATS.includes(format)) {
-    throw new RecordError(`${runFile}: record format ${JSON.stringify(format)} is not one this version reads (expected ${RECORD_FORMATS.join(' or ')})`);
+    throw new RecordError(`${runFile}: record format ${JSON.stringify(format)} is not one this version reads (expected ${RECORD_FORMATS.slice(0, -1).join(', ')} or ${RECORD_FORMATS.at(-1)})`);
   }
   const run = RunHeaderSchema.safeParse(rawRun);
   if (!run.success) throw new RecordError(`${runFile}: ${issueText(run.error)}`);
   const eventsFile = nodePath.join(dir, 'events.ndjson');
   const events: RecordEvent[] = [];
-  // the last sub-agent input, rebuilt: what the next one names of it (input_refs) is taken from it
-  let previousInput: Record<string, unknown> | undefined;
+  // what an input names is taken from these: the last sub-agent input, rebuilt, and the last stage entry list
+  const named: Named = { previousInput: undefined, stageEntries: undefined };
   const lines = eventsText.split('\n');
   let last = lines.length - 1;
   while (last >= 0 && lines[last]!.trim() === '') last--;
@@ -165,12 +181,16 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
       if (!parsed.success) throw new RecordError(`${eventsFile}:${i + 1}${Array.isArray(raw) ? `[${j + 1}]` : ''}: ${issueText(parsed.error)}`);
       const e = parsed.data;
       if (e.kind === 'sub_agent') {
+        if (e.stage_entries !== undefined) {
+          named.stageEntries = e.stage_entries;
+          delete e.stage_entries;
+        }
         if (e.input_refs !== undefined) {
           const where = `${eventsFile}:${i + 1}${Array.isArray(raw) ? `[${j + 1}]` : ''}`;
-          e.input = withRefs(e.input, e.input_refs, previousInput, where);
+          e.input = withRefs(e.input, e.input_refs, named, where);
           delete e.input_refs;
         }
-        previousInput = e.input;
+        named.previousInput = e.input;
       }
       if (e.kind === 'sub_agent' && e.config === undefined) {
         const config = e.input.agent_config;
@@ -182,27 +202,45 @@ export function parseRecord(dir: string, runText: string, eventsText: string): R
   return { dir, run: run.data, events };
 }
 
+interface Named {
+  previousInput: Record<string, unknown> | undefined;
+  stageEntries: unknown[] | undefined;
+}
+
 /**
- * A sub-agent input with what it names of the input before it put back (lua/recorder.lua): "same" is that input's
- * value, { from, count } a list starting with `count` of its items from `from`, then the items recorded here.
+ * A sub-agent input with what it names put back (lua/recorder.lua): "same" is the input before it's value; a count
+ * n, the first n items of that input's list, then the items recorded here; positions, those items of the stage's
+ * entry list (the last `stage_entries` before it), then the items recorded here; { from, count } (format 2), a run
+ * of that input's list, then the items recorded here.
  */
-function withRefs(input: Record<string, unknown>, refs: NonNullable<SubAgentEvent['input_refs']>, before: Record<string, unknown> | undefined, where: string): Record<string, unknown> {
-  if (before === undefined) throw new RecordError(`${where}: input_refs names the input before it, but no sub-agent input comes before it`);
+function withRefs(input: Record<string, unknown>, refs: NonNullable<SubAgentEvent['input_refs']>, named: Named, where: string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...input };
   for (const [key, ref] of Object.entries(refs)) {
+    const rest = emptyAsList(input[key] ?? []);
+    if (Array.isArray(ref)) {
+      const entries = named.stageEntries;
+      if (entries === undefined) throw new RecordError(`${where}: input_refs.${key} names positions in the stage's entry list, but no stage_entries comes before it`);
+      const past = ref.find((p) => p > entries.length);
+      if (past !== undefined) throw new RecordError(`${where}: input_refs.${key}: position ${past} of a stage entry list of ${entries.length}`);
+      if (!Array.isArray(rest)) throw new RecordError(`${where}: input_refs.${key}: expected a list here`);
+      out[key] = [...ref.map((p) => structuredClone(entries[p - 1])), ...rest];
+      continue;
+    }
+    const before = named.previousInput;
+    if (before === undefined) throw new RecordError(`${where}: input_refs names the input before it, but no sub-agent input comes before it`);
     const prev = before[key];
     if (prev === undefined) throw new RecordError(`${where}: input_refs.${key}: the input before it has no ${key}`);
     if (ref === 'same') {
       out[key] = structuredClone(prev);
       continue;
     }
+    const { from, count } = typeof ref === 'number' ? { from: 1, count: ref } : ref;
     const list = emptyAsList(prev);
-    const rest = emptyAsList(input[key] ?? []);
     if (!Array.isArray(list) || !Array.isArray(rest)) throw new RecordError(`${where}: input_refs.${key}: expected lists, here and in the input before it`);
-    if (ref.from - 1 + ref.count > list.length) {
-      throw new RecordError(`${where}: input_refs.${key}: items ${ref.from}..${ref.from + ref.count - 1} of a list of ${list.length}`);
+    if (from - 1 + count > list.length) {
+      throw new RecordError(`${where}: input_refs.${key}: items ${from}..${from + count - 1} of a list of ${list.length}`);
     }
-    out[key] = [...structuredClone(list.slice(ref.from - 1, ref.from - 1 + ref.count)), ...rest];
+    out[key] = [...structuredClone(list.slice(from - 1, from - 1 + count)), ...rest];
   }
   return out;
 }

@@ -6,13 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listRecords, readRecord, type SubAgentEvent } from '../../src/harness/record-file.ts';
+import { listRecords, parseRecord, readRecord, type SubAgentEvent } from '../../src/harness/record-file.ts';
+import { runLua } from '../helpers/lua.ts';
 import { ScriptedAi } from '../../src/runtime/ai.ts';
 import { REPO_PACK } from '../../src/runtime/packs.ts';
 import { Simulator } from '../../src/runtime/simulator.ts';
 import { parseMocks } from '../../src/runtime/mocks.ts';
 import { DEFAULT_AIPACK_VERSION } from '../../src/aip/catalog.ts';
-import { copyDemo, DEMO_AI, EVENT_FORM_AI, manyAgentsWorkspace, recordDemo, runAndWrite } from '../helpers/record.ts';
+import { agentOnWorkspace, copyDemo, DEMO_AI, EVENT_FORM_AI, eventFormWorkspace, manyAgentsWorkspace, rawSteps, recordDemo, runAndWrite, tailWorkspace } from '../helpers/record.ts';
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -24,7 +25,7 @@ describe('a recorded run', () => {
     expect(record.run.id).toMatch(UUID_V7);
     expect(record.dir).toBe(nodePath.join(ws, '.aipack/.prompt/pro@coder/.cache/records', record.run.id));
     expect(record.run).toMatchObject({
-      format: 2,
+      format: 3,
       aipack_version: DEFAULT_AIPACK_VERSION,
       pack: { identity: 'pro@coder', version: JSON.parse(fs.readFileSync(nodePath.join(REPO_PACK.dir, '..', 'package.json'), 'utf8')).version },
       workspace_dir: ws,
@@ -86,22 +87,76 @@ describe('a recorded run', () => {
     expect(guard.input).toMatchObject({ coder_response: { content: expect.stringContaining('file_path=".env"') } });
   });
 
-  it('reads back, through what each input names of the one before it, every input exactly as the sub-agent got it', () => {
+  it('reads back, through what each input names, every input exactly as the sub-agent got it', () => {
     // empty tables cross as [] or {} depending on the conversion: compared as one
     const plain = (v: unknown): unknown =>
       Array.isArray(v) ? (v.length ? v.map(plain) : null) : v && typeof v === 'object' ? (Object.keys(v).length ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : null) : v;
-    // the demo's stages are short: their inputs are written in full; a stage of 15 names its lists
-    for (const [ws2, named, ai] of [[copyDemo({ record: true }), false, undefined], [manyAgentsWorkspace(15), true, EVENT_FORM_AI]] as const) {
+    // the demo (a parallel group), a long stage, the event form (a queued dispatch), a stage whose entry list
+    // a tail replaces, with entries of other stages between those that run, and an entry that agent_on changes
+    const cases = [
+      [copyDemo({ record: true }), undefined], [manyAgentsWorkspace(15), EVENT_FORM_AI], [eventFormWorkspace(), EVENT_FORM_AI],
+      [tailWorkspace(), EVENT_FORM_AI], [agentOnWorkspace(), EVENT_FORM_AI],
+    ] as const;
+    for (const [ws2, ai] of cases) {
       const sim = runAndWrite(ws2, ai);
       const dir = listRecords(ws2)[0]!;
       const text = fs.readFileSync(nodePath.join(dir, 'events.ndjson'), 'utf8');
-      expect(text.includes('"input_refs":')).toBe(named);
+      expect(text).toMatch(/"input_refs":\{[^}]*"sub_agents_next":\[\d/);
       // a parallel group's members are run by the group runner, with their input inside its own
       const given = sim.trace.of('agent_call').filter((e) => e.caller === 'pro@coder' && (e.inputs as { group?: unknown }[])[0]?.group === undefined);
       const recorded = readRecord(dir).events.filter((e): e is SubAgentEvent => e.kind === 'sub_agent' && e.input.parallel === undefined);
       expect(recorded.length).toBeGreaterThan(3);
       expect(recorded.map((e) => plain(e.input))).toEqual(given.map((e) => plain((e.inputs as unknown[])[0])));
     }
+  });
+
+  it("names the entries to run by their positions in the dispatch's first list of them, written once, and the rest of the history", () => {
+    const ws2 = tailWorkspace();
+    runAndWrite(ws2, EVENT_FORM_AI);
+    const steps = rawSteps(listRecords(ws2)[0]!).filter((s) => s.kind === 'sub_agent' && s.stage === 'pre');
+    const names = (list: unknown) => (list as { name: string }[]).map((c) => c.name.replace('agents/', ''));
+    // t1 runs first; f and f2 (post_task) do not run at pre: t1's entries to run are t2 alone
+    expect(names(steps[0]!.stage_entries)).toEqual(['t2.aip']);
+    expect(steps[0]!.input_refs).toEqual({ sub_agents_next: [1] });
+    expect(steps[0]!.input).not.toHaveProperty('sub_agents_next');
+    // t1's tail replaced the list: t2, the first input of the new one, writes its entries to run (t3)
+    expect(names(steps[1]!.stage_entries)).toEqual(['t3.aip']);
+    expect(steps[1]!.input_refs).toEqual({ coder_workbench: 'same', sub_agents_next: [1] });
+    expect(steps[2]).not.toHaveProperty('stage_entries');
+    // the history: the first item of the input before it, then the one added since
+    expect(steps[2]!.input_refs).toEqual({ coder_workbench: 'same', sub_agents_prev: 1 });
+    expect(names((steps[2]!.input as { sub_agents_prev: { config: unknown }[] }).sub_agents_prev.map((h) => h.config))).toEqual(['t2.aip']);
+    expect(steps[2]!.input).not.toHaveProperty('coder_workbench');
+  });
+
+  it('names, in a stage of many, each entry to run by its position: the item the input was given', () => {
+    const ws2 = manyAgentsWorkspace(6);
+    runAndWrite(ws2, EVENT_FORM_AI);
+    const steps = rawSteps(listRecords(ws2)[0]!).filter((s) => s.kind === 'sub_agent' && s.stage === 'pre');
+    const names = (list: unknown) => (list as { name: string }[]).map((c) => c.name.replace('agents/', ''));
+    expect(names(steps[0]!.stage_entries)).toEqual(['a2.aip', 'a3.aip', 'a4.aip', 'a5.aip']);
+    expect(steps.map((s) => (s.input_refs as { sub_agents_next?: number[] } | undefined)?.sub_agents_next ?? [])).toEqual([[1, 2, 3, 4], [2, 3, 4], [3, 4], [4], []]);
+  });
+
+  it("writes a parallel group member's lists in full", () => {
+    const members = rawSteps(record.dir).filter((s) => s.kind === 'sub_agent' && (s.input as { parallel?: unknown }).parallel !== undefined);
+    expect(members).toHaveLength(2);
+    for (const m of members) {
+      expect(m.input).toHaveProperty('sub_agents_prev');
+      expect(m.input).toHaveProperty('sub_agents_next');
+      expect(Object.keys((m.input_refs as object | undefined) ?? {})).not.toContain('sub_agents_next');
+      expect(Object.keys((m.input_refs as object | undefined) ?? {})).not.toContain('sub_agents_prev');
+    }
+  });
+
+  it('writes the same record, byte for byte, for the same run', () => {
+    const text = () => {
+      const ws2 = tailWorkspace();
+      runAndWrite(ws2, EVENT_FORM_AI);
+      const dir = listRecords(ws2)[0]!;
+      return fs.readFileSync(nodePath.join(dir, 'events.ndjson'), 'utf8').replaceAll(ws2, '<ws>').replace(/"duration_ms":[\d.]+/g, '"duration_ms"');
+    };
+    expect(text()).toBe(text());
   });
 
   it('holds the files sent as path, size and hash, never their content; the answers and the files written', () => {
@@ -121,6 +176,87 @@ function runDemo(ws: string, mocks?: Record<string, unknown>): Simulator {
   return sim;
 }
 const printed = (sim: Simulator) => sim.trace.of('print').filter((e) => e.agent === 'pro@coder').map((e) => e.text);
+
+describe("what an input names: only what is exactly what was given (the recorder's own Lua)", () => {
+  const LUA_DIR = nodePath.join(REPO_PACK.dir, 'lua');
+  const MODULES = Object.fromEntries(fs.readdirSync(LUA_DIR).map((f) => [`lua/${f}`, fs.readFileSync(nodePath.join(LUA_DIR, f), 'utf8')]));
+  // calls recorded with the dispatch's entry list { a, b, c } (none for a group member's), then flushed; returns
+  // whether the inputs hold after the flush what they were given
+  const code = `
+local R = require("recorder")
+R.use({ id = "r", dir = "rec", events = "rec/events.ndjson" })
+local a, b, c, d = { name = "a.aip" }, { name = "b.aip" }, { name = "c.aip" }, { name = "d.aip" }
+-- lists built one item after the other, as the pipeline builds them (a constructor's items are set last first,
+-- which fengari's tables keep as their order)
+local function L(...)
+  local t = {}
+  for i = 1, select("#", ...) do t[i] = select(i, ...) end
+  return t
+end
+local list = L(a, b, c)
+local wb = { dir = "w" }
+local h1, h2 = { config = a }, { config = b }
+local odd = L(b, c)
+odd.extra = true
+local function call(config, workbench, prev, later, member)
+  local input = { coder_stage = "pre", agent_config = config, coder_workbench = workbench, sub_agents_prev = prev, sub_agents_next = later }
+  R.sub_agent(config, input, { agent_result = config.name }, nil, nil, 1, (not member) and list or nil)
+  return input
+end
+local given = {
+  call(a, wb, L(h1), L(b, c)),         -- the first: its entries to run are the stage's, at positions 1, 2
+  call(a, wb, L(h1, h2), L(c)),        -- named: position 2 (b left out); the history's first item and h2
+  call(b, { dir = "w" }, L(h2), L(d)), -- d is not among them; another workbench; another history
+  call(b, wb, L(h2, h1), L(c, c)),     -- c twice
+  call(c, wb, L(h2, h1), L(c, b)),     -- b comes before c there
+  call(a, wb, L(h2, h1), odd),         -- a list that holds another key
+  call(a, wb, L(h2, h1), L(b, c), true), -- a group member
+}
+local later = given[1].sub_agents_next
+R.flush()
+return { kept = given[1].sub_agents_next == later and given[2].coder_workbench == wb and given[2].sub_agents_prev[2] == h2 }`;
+
+  it("names the same workbench, the entries to run of the dispatch's first input and a history continued; writes anything else in full", () => {
+    const { value, sim } = runLua(code, { files: MODULES });
+    // the inputs are as given once the flush has written them
+    expect(value).toEqual({ kept: true });
+    const text = sim.vfs.snapshot().get('rec/events.ndjson')!;
+    const steps = text.split('\n').filter((l) => l.trim()).flatMap((l) => [JSON.parse(l)].flat() as Record<string, unknown>[]);
+    expect(steps.map((s) => s.input_refs ?? null)).toEqual([
+      { sub_agents_next: [1, 2] },
+      { coder_workbench: 'same', sub_agents_next: [2], sub_agents_prev: 1 },
+      null,
+      // the workbench before it was another table
+      { sub_agents_prev: 1 },
+      { coder_workbench: 'same', sub_agents_prev: 2 },
+      { coder_workbench: 'same', sub_agents_prev: 2 },
+      { coder_workbench: 'same' },
+    ]);
+    expect(steps[0]!.stage_entries).toEqual([{ name: 'b.aip' }, { name: 'c.aip' }]);
+    expect(steps.slice(1).some((s) => 'stage_entries' in s)).toBe(false);
+    expect(steps[2]!.input).toMatchObject({ coder_workbench: { dir: 'w' }, sub_agents_prev: [{ config: { name: 'b.aip' } }], sub_agents_next: [{ name: 'd.aip' }] });
+    expect(steps[3]!.input).toMatchObject({ sub_agents_next: [{ name: 'c.aip' }, { name: 'c.aip' }] });
+    expect(steps[4]!.input).toMatchObject({ sub_agents_next: [{ name: 'c.aip' }, { name: 'b.aip' }] });
+    expect(steps[5]!.input).toMatchObject({ sub_agents_next: { 1: { name: 'b.aip' }, 2: { name: 'c.aip' }, extra: true } });
+    expect(steps[6]!.input).toMatchObject({ sub_agents_prev: [{ config: { name: 'b.aip' } }, { config: { name: 'a.aip' } }], sub_agents_next: [{ name: 'b.aip' }, { name: 'c.aip' }] });
+    // read back: every input as given
+    const run = { format: 3, id: 'r', workspace_dir: '/w', prompt_path: 'p.md', prompt_dir: '/w', meta: {}, inst: '', first_part: '' };
+    const h1 = { config: { name: 'a.aip' } };
+    const h2 = { config: { name: 'b.aip' } };
+    const [a, b, c, d] = ['a.aip', 'b.aip', 'c.aip', 'd.aip'].map((name) => ({ name }));
+    const wb = { dir: 'w' };
+    const read = parseRecord('/r', JSON.stringify(run), text).events.map((e) => (e as SubAgentEvent).input);
+    expect(read.splice(5, 1)).toEqual([{ coder_stage: 'pre', agent_config: a, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: { 1: b, 2: c, extra: true } }]);
+    expect(read).toEqual([
+      { coder_stage: 'pre', agent_config: a, coder_workbench: wb, sub_agents_prev: [h1], sub_agents_next: [b, c] },
+      { coder_stage: 'pre', agent_config: a, coder_workbench: wb, sub_agents_prev: [h1, h2], sub_agents_next: [c] },
+      { coder_stage: 'pre', agent_config: b, coder_workbench: wb, sub_agents_prev: [h2], sub_agents_next: [d] },
+      { coder_stage: 'pre', agent_config: b, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [c, c] },
+      { coder_stage: 'pre', agent_config: c, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [c, b] },
+      { coder_stage: 'pre', agent_config: a, coder_workbench: wb, sub_agents_prev: [h2, h1], sub_agents_next: [b, c] },
+    ]);
+  });
+});
 
 describe('recording never changes the run', () => {
   it('records nothing without record = true', () => {

@@ -31,7 +31,7 @@ describe('parseRecord', () => {
   });
 
   it('names the file, the line and what was expected', () => {
-    expect(() => parseRecord('/r', JSON.stringify({ ...RUN, format: 3 }), '')).toThrow(/run\.json: record format 3 is not one this version reads \(expected 1 or 2\)/);
+    expect(() => parseRecord('/r', JSON.stringify({ ...RUN, format: 4 }), '')).toThrow(/run\.json: record format 4 is not one this version reads \(expected 1, 2 or 3\)/);
     expect(() => parseRecord('/r', '{', '')).toThrow(/run\.json: not JSON/);
     expect(() => parseRecord('/r', JSON.stringify(RUN), '\n' + JSON.stringify({ kind: 'weather' }))).toThrow(RecordError);
     expect(() => parseRecord('/r', JSON.stringify(RUN), '\n' + JSON.stringify({ kind: 'weather' }))).toThrow(/events\.ndjson:2: kind/);
@@ -72,6 +72,50 @@ describe('parseRecord: what an input names of the one before it (format 2)', () 
     expect(() => parseRecord('/r', head, JSON.stringify([first, past]))).toThrow(/events\.ndjson:1\[2\]: input_refs\.sub_agents_next: items 1\.\.2 of a list of 1/);
     const missing = call('b.aip', {}, { coder_workbench: 'same' });
     expect(() => parseRecord('/r', head, JSON.stringify(first) + '\n' + JSON.stringify(missing))).toThrow(/events\.ndjson:2: input_refs\.coder_workbench: the input before it has no coder_workbench/);
+  });
+});
+
+describe('parseRecord: what an input names (format 3)', () => {
+  const config = (name: string) => ({ name, stages: ['pre'] });
+  const call = (name: string, input: Record<string, unknown>, refs?: Record<string, unknown>, entries?: unknown[]) => ({
+    ...CALL, name, config: undefined, input, ...(refs ? { input_refs: refs } : {}), ...(entries ? { stage_entries: entries } : {}),
+  });
+  const workbench = { data_dir: 'w/data' };
+  const head = JSON.stringify({ ...RUN, format: 3 });
+  const [a, b, c, d] = [config('a.aip'), config('b.aip'), config('c.aip'), config('d.aip')];
+
+  it("puts back the stage's entries at their positions (counted from 1), the history's first items and the same workbench", () => {
+    const first = call('a.aip', { agent_config: a, coder_workbench: workbench, sub_agents_prev: [] }, { sub_agents_next: [3, 4] }, [a, b, c, d]);
+    const second = call('c.aip', { agent_config: c, sub_agents_prev: [{ config: a }] }, { coder_workbench: 'same', sub_agents_next: [4] });
+    const third = call('d.aip', { agent_config: d, sub_agents_prev: [{ config: c }], sub_agents_next: [] }, { coder_workbench: 'same', sub_agents_prev: 1 });
+    // a new list for the stage: what follows names positions in it
+    const fourth = call('b.aip', { agent_config: b, coder_workbench: workbench, sub_agents_prev: [] }, { sub_agents_next: [1] }, [d]);
+    const text = JSON.stringify([first, second]) + '\n' + JSON.stringify([third, fourth]) + '\n';
+    const events = parseRecord('/r', head, text).events;
+    expect(events.map((e) => (e.kind === 'sub_agent' ? e.input : undefined))).toEqual([
+      { agent_config: a, coder_workbench: workbench, sub_agents_prev: [], sub_agents_next: [c, d] },
+      { agent_config: c, coder_workbench: workbench, sub_agents_prev: [{ config: a }], sub_agents_next: [d] },
+      { agent_config: d, coder_workbench: workbench, sub_agents_prev: [{ config: a }, { config: c }], sub_agents_next: [] },
+      { agent_config: b, coder_workbench: workbench, sub_agents_prev: [], sub_agents_next: [d] },
+    ]);
+    expect(events.every((e) => !('input_refs' in e) && !('stage_entries' in e))).toBe(true);
+    expect(events[1]).toMatchObject({ config: c });
+    // no two inputs share an object
+    const [one, two] = events as unknown as { input: { sub_agents_next: { name: string }[] } }[];
+    two!.input.sub_agents_next[0]!.name = 'changed';
+    expect(one!.input.sub_agents_next[1]!.name).toBe('d.aip');
+  });
+
+  it('names the line of a reference that cannot be followed', () => {
+    const noList = call('a.aip', {}, { sub_agents_next: [1] });
+    expect(() => parseRecord('/r', head, JSON.stringify(noList))).toThrow(/events\.ndjson:1: input_refs\.sub_agents_next names positions in the stage's entry list, but no stage_entries comes before it/);
+    const first = call('a.aip', { sub_agents_prev: [{ config: a }] }, { sub_agents_next: [2] }, [a, b]);
+    const past = call('b.aip', {}, { sub_agents_next: [3] });
+    expect(() => parseRecord('/r', head, JSON.stringify(first) + '\n' + JSON.stringify([first, past]))).toThrow(/events\.ndjson:2\[2\]: input_refs\.sub_agents_next: position 3 of a stage entry list of 2/);
+    const longer = call('b.aip', {}, { sub_agents_prev: 2 });
+    expect(() => parseRecord('/r', head, JSON.stringify([first, longer]))).toThrow(/events\.ndjson:1\[2\]: input_refs\.sub_agents_prev: items 1\.\.2 of a list of 1/);
+    const zero = call('b.aip', {}, { sub_agents_next: [0] });
+    expect(() => parseRecord('/r', head, JSON.stringify([first, zero]))).toThrow(/events\.ndjson:1\[2\]: input_refs/);
   });
 });
 

@@ -125,3 +125,37 @@ export function manyAgentsWorkspace(count: number): string {
   put('.aipack/.prompt/pro@coder/coder-prompt.md', ['```toml', '#!meta', 'record = true', 'working_globs = ["src/*.ts"]', 'write_mode = false', 'sub_agents = [', ...entries, ']', '```', '', 'Explain the file.', '', '====', ''].join('\n'));
   return ws;
 }
+
+/**
+ * A recording workspace whose `pre` stage list has entries of other stages between those that run: `t1.aip` (pre)
+ * returns a tail (t2, t3), which replaces the stage's list; `f.aip` and `f2.aip` run at post_task only.
+ */
+export function tailWorkspace(): string {
+  const { ws, put } = recordingWorkspace('cs-record-tail-');
+  const count = 'local p = input.coder_params\np.calls = (p.calls or 0) + 1\nreturn { coder_params = p }';
+  put('agents/t1.aip', agent('return { sub_agents_next = { "agents/t2.aip", "agents/t3.aip" }, agent_result = { tail = true } }'));
+  for (const name of ['t2', 't3', 'f', 'f2']) put(`agents/${name}.aip`, agent(count));
+  put('.aipack/.prompt/pro@coder/coder-prompt.md', ['```toml', '#!meta', 'record = true', 'working_globs = ["src/*.ts"]', 'write_mode = false', 'sub_agents = [',
+    '  { name = "agents/t1.aip", stages = ["pre"] },', '  { name = "agents/f.aip", stages = ["post_task"] },', '  { name = "agents/t2.aip", stages = ["pre"] },', '  { name = "agents/f2.aip", stages = ["post_task"] },',
+    ']', '```', '', 'Explain the file.', '', '====', ''].join('\n'));
+  return ws;
+}
+
+/**
+ * A recording workspace in the event form whose `x.aip` answers at start with `agent_on = { "end" }`, which changes
+ * its entry in place after the inputs that hold it (its own, y's list of the entries after it) were given.
+ */
+export function agentOnWorkspace(): string {
+  const { ws, put } = recordingWorkspace('cs-record-agent-on-');
+  put('agents/x.aip', agent('if input.event == "start" then return { agent_on = { "end" } } end\nreturn nil'));
+  put('agents/y.aip', agent('return nil'));
+  put('.aipack/.prompt/pro@coder/coder-prompt.md', ['```toml', '#!meta', 'record = true', 'write_mode = false', 'sub_agents = [',
+    '  { name = "agents/y.aip", on = ["start"] },', '  { name = "agents/x.aip", on = ["start"] },', '  { name = "agents/y.aip", on = ["start", "end"] },',
+    ']', '```', '', 'Explain the file.', '', '====', ''].join('\n'));
+  return ws;
+}
+
+/** The steps of a record as written (what inputs name left as it is), in record order. */
+export function rawSteps(dir: string): Record<string, unknown>[] {
+  return fs.readFileSync(nodePath.join(dir, 'events.ndjson'), 'utf8').split('\n').filter((l) => l.trim()).flatMap((l) => [JSON.parse(l)].flat() as Record<string, unknown>[]);
+}
