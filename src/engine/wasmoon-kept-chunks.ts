@@ -19,7 +19,7 @@ import type { RunLimits } from './limits.ts';
 
 /** functions a state keeps at most; the least taken goes first (the newest of those) */
 export const KEPT_CHUNKS = 128;
-/** bytes of kept functions a state holds at most (the pack's modules take ~1 MiB) */
+/** bytes of kept functions a state holds at most (the modules and agent a contract case loads fit in it) */
 export const KEPT_BYTES = 4 * 1024 * 1024;
 
 /** What keeping costs the state and what a load of the chunk was charged. */
