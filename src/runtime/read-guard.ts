@@ -98,6 +98,17 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
 }
 
 /**
+ * What of the read `roots` a Vfs keeps off the disk (its `diskless` folders): the roots inside such a folder and
+ * such folders inside a root, as virtual roots of readPolicy. A diskless folder wider than the roots (a contract
+ * case's sandbox home around its workspace) does not become readable: outside the roots stays refused.
+ */
+export function offDiskRoots(roots: readonly string[], diskless: readonly string[]): string[] {
+  const r = roots.map((p) => nodePath.resolve(p));
+  const d = diskless.map((p) => nodePath.resolve(p));
+  return [...new Set([...r.filter((root) => d.some((dir) => isInside(root, dir))), ...d.filter((dir) => r.some((root) => isInside(dir, root)))])];
+}
+
+/**
  * The Vfs as the simulator and its Lua code see it: reads only below the policy's roots (the workspace, the packs,
  * the simulated home), judged on real paths so a symlink cannot lead out. AIPack itself reads anywhere; the
  * simulator does not, so an untrusted sub-agent cannot read the host's files. Existence checks answer false

@@ -18,7 +18,7 @@ import { AgentRunError, RunLimitError, type Frame, type StageHost } from './life
 import { runWithRedos } from './redo.ts';
 import { runOutput } from './lifecycle/output.ts';
 import { REPO_PACK } from './packs.ts';
-import { guardReads, hideDisk, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
+import { guardReads, hideDisk, offDiskRoots, readPolicy, ReadRefused, type ReadPolicy } from './read-guard.ts';
 import { summarize, Trace } from '../aip/support/trace.ts';
 import type { LifecycleStage } from '../aip/support/lifecycle-stage.ts';
 import { withBaseLayer } from './base-vfs.ts';
@@ -109,7 +109,7 @@ export class Simulator implements StageHost {
     const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
     // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it;
     // nor are the folders the caller's Vfs keeps off the disk (a contract case's sandbox)
-    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home, ...(this.vfs.diskless ?? [])]);
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home, ...offDiskRoots(realRoots, this.vfs.diskless ?? [])]);
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
     const held = countWrites(withBaseLayer(hideDisk(this.writeStamps.watch(this.vfs), home), this.dirs.baseAipack), (delta, total) =>

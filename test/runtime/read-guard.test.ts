@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ReadRefused, guardReads, hideDisk, readBelow, readPolicy } from '../../src/runtime/read-guard.ts';
+import { ReadRefused, guardReads, hideDisk, offDiskRoots, readBelow, readPolicy } from '../../src/runtime/read-guard.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { tmpDir } from '../harness/helpers.ts';
 
@@ -107,6 +107,14 @@ describe('readPolicy.hold, directories', () => {
     fs.symlinkSync(root, nodePath.join(ws, 'src'));
     expect(() => vfs.readFile(nodePath.join(ws, 'src', 'secret.txt'))).toThrow(ReadRefused);
     release();
+  });
+});
+
+describe('offDiskRoots', () => {
+  it('gives the roots inside a folder kept off the disk and such folders inside a root, never a wider folder', () => {
+    expect(offDiskRoots(['/home/user/project', '/packs'], ['/home/user'])).toEqual(['/home/user/project']);
+    expect(offDiskRoots(['/ws'], ['/ws/.cache'])).toEqual(['/ws/.cache']);
+    expect(offDiskRoots(['/ws'], ['/other'])).toEqual([]);
   });
 });
 

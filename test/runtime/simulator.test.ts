@@ -244,6 +244,10 @@ describe('a workspace kept off the disk', () => {
     const vfs = createOverlayVfs(ws, { files: { 'main.aip': agent, 'src/mine.txt': 'M' }, diskless: [ws] });
     const outcome = new Simulator({ workspaceDir: ws, vfs }).run({ name: 'main', baseDir: ws });
     expect(outcome.afterAll).toEqual({ mine: 'M', secret: false });
+    // the folder kept off the disk is wider than the workspace: outside the workspace, a read is still refused
+    const outside = '# After All\n\n```lua\nreturn aip.file.load("' + nodePath.join(root, 'elsewhere.txt') + '")\n```\n';
+    const wide = createOverlayVfs(ws, { files: { 'main.aip': outside }, diskless: [root] });
+    expect(() => new Simulator({ workspaceDir: ws, vfs: wide }).run({ name: 'main', baseDir: ws })).toThrow(/Read protection \(simulator\)/);
     rmSync(root, { recursive: true, force: true });
   });
 });
