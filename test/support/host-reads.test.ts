@@ -53,7 +53,7 @@ describe('readConfined', () => {
     expect(readConfined(at('fifo'), never)).toBeUndefined();
   });
 
-  it('reads a file whole: empty, large (several reads), and with every byte value', () => {
+  it('reads a file whole: empty, and 5 MiB with every byte value, telling confine the sizes', () => {
     const big = Buffer.alloc(5 * 1024 * 1024 + 7);
     for (let i = 0; i < big.length; i++) big[i] = (i * 31) & 255;
     fs.writeFileSync(at('big.bin'), big);
