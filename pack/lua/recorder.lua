@@ -232,12 +232,18 @@ function M.recording()
   return active ~= nil
 end
 
+-- The wall clock in microseconds, or nil. Called directly: every AIPack the pack runs on has it, and a protected
+-- call costs more than the reading itself (two readings a sub-agent call). What is not a number is no reading.
+local function now()
+  local t = aip.time.now_utc_micro()
+  if type(t) == "number" then return t end
+  return nil
+end
+
 --- A clock reading for `sub_agent` (nil when nothing is recorded, so an unrecorded run reads no clock).
 function M.clock()
   if not active then return nil end
-  local ok, t = pcall(aip.time.now_utc_micro)
-  if ok then return t end
-  return nil
+  return now()
 end
 
 --- One sub-agent call: the entry, where it ran, the input as given, and the response as returned or the error;
@@ -248,8 +254,8 @@ function M.sub_agent(config, input, response, err, started, duration_ms, list)
   if not active then return end
   -- the clock first: the call's duration is not the recorder's
   if started then
-    local ok, t = pcall(aip.time.now_utc_micro)
-    duration_ms = ok and math.floor(t - started + 0.5) / 1000 or nil
+    local t = now()
+    duration_ms = t and math.floor(t - started + 0.5) / 1000 or nil
   end
   local entries = active.entries
   local n = #entries + 1
