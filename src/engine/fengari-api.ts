@@ -6,7 +6,22 @@ import { NULL_TOKEN, luaBytes, jsString } from './fengari-bridge.ts';
 import { lua, lauxlib, to_luastring, type LuaState as L } from './fengari-vm.ts';
 import type { LuaApi } from './lua-api.ts';
 
-export const str = (s: string) => to_luastring(s);
+/**
+ * A name or message as Lua bytes, made once: the library and the engine core pass constants and field names on
+ * every call (type(), string.char, getfield), and fengari's to_luastring walks each one char by char. Lua strings
+ * never change their bytes, so one array serves every call. Bounded: long or many strings are made each time.
+ */
+const names = new Map<string, Uint8Array>();
+const NAME_MAX_LENGTH = 128;
+const NAMES_MAX = 4096;
+export const str = (s: string): Uint8Array => {
+  let bytes = names.get(s);
+  if (bytes === undefined) {
+    bytes = to_luastring(s) as Uint8Array;
+    if (s.length <= NAME_MAX_LENGTH && names.size < NAMES_MAX) names.set(s, bytes);
+  }
+  return bytes;
+};
 
 /** luaL_error with a message built in JS: passed as an argument, so a '%' in it is not a format directive. */
 export function raise(L: L, message: string): never {
