@@ -1,8 +1,6 @@
 -- Finding and loading the files a task sends to the model.
 -- A file ref is { path, size }: `path` as aip.file.list gives it (relative to the base it was listed from).
 
-local CM = require("code_map")
-
 local M = {}
 
 -- nil and "" both mean the workspace root, which is aip.file's default base.
@@ -127,6 +125,9 @@ end
 -- The refs that are not code maps (a `*code-map*.json` / `*content-map*.json` file is read by auto-context,
 -- never sent as a file, as upstream).
 local function without_maps(refs)
+  if refs[1] == nil then return refs end
+  -- code_map.lua loads where a ref may be one
+  local CM = require("code_map")
   local out = {}
   for _, ref in ipairs(refs) do
     if not CM.is_map_path(ref.path) then out[#out + 1] = ref end

@@ -11,7 +11,6 @@
 -- task passes nothing on, so it says it itself.
 
 local U = require("utils_common")
-local J = require("record_json")
 
 local M = {}
 
@@ -31,6 +30,8 @@ end
 -- The JSON text of one entry (a table) written by record_json.lua: what is too long is cut, and the paths cut are
 -- the entry's `cut`.
 local function encoded(entry)
+  -- record_json.lua loads only for this rare case: a recording stage would load it, and most stages record nothing
+  local J = require("record_json")
   local line, cuts = J.encode(entry, M.MAX_STRING)
   if cuts ~= nil then line = line:sub(1, -2) .. ',"cut":' .. J.encode(cuts, M.MAX_STRING) .. "}" end
   return line

@@ -4,7 +4,6 @@
 
 local C = require("sub_agent_contract")
 local SA = require("utils_sub_agent")
-local AC = require("auto_context")
 local P = require("utils_params")
 local F = require("utils_files")
 local PF = require("utils_prompt_file")
@@ -92,7 +91,10 @@ function M.run_pre(prompt, event)
   if err then return nil, err end
   -- the built-in auto-context runs after the user's own `pre` sub-agents, as upstream orders it
   local auto_context
-  auto_context, err = AC.sub_agent_entry(prompt.meta)
+  -- auto_context.lua (and the code maps it uses) loads only for a prompt that names it: every stage loads its
+  -- modules anew, in AIPack too
+  local AC = U.nil_if_null(prompt.meta and prompt.meta.auto_context) ~= nil and require("auto_context") or nil
+  if AC then auto_context, err = AC.sub_agent_entry(prompt.meta) end
   if err then return nil, "Invalid prompt parameter: " .. err end
   if auto_context then
     AC.with_workbench_helpers(auto_context, prompt.workbench and prompt.workbench.coder_workbench)

@@ -3,7 +3,6 @@
 -- Wrong types are reported here with the key name, instead of failing later inside aip.* calls.
 
 local U = require("utils_common")
-local AF = require("auto_fix")
 
 local M = {}
 
@@ -158,8 +157,11 @@ function M.settings(params)
   -- any value but nil and false turns it on, as upstream reads it
   settings.udiffx_inst_debug = U.nil_if_null(params.udiffx_inst_debug) or nil
   if settings.udiffx_inst_debug == false then settings.udiffx_inst_debug = nil end
-  local _, auto_fix_err = AF.settings(params)
-  if auto_fix_err then return nil, auto_fix_err end
+  -- auto_fix.lua loads only to check a prompt's own auto_fix (left out, it is on with its defaults)
+  if U.nil_if_null(params.auto_fix) ~= nil then
+    local _, auto_fix_err = require("auto_fix").settings(params)
+    if auto_fix_err then return nil, auto_fix_err end
+  end
   if settings.suggest_git_commit == nil then settings.suggest_git_commit = settings.write_mode end
   return settings
 end
