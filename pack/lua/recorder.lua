@@ -138,7 +138,8 @@ function M.flush()
   local ok, err = pcall(function()
     local lines = {}
     lines_of(entries, 1, #entries, lines)
-    aip.file.append(active.events, table.concat(lines, "\n") .. "\n")
+    -- one line (the usual case) is not copied through table.concat first
+    aip.file.append(active.events, (lines[2] == nil and lines[1] or table.concat(lines, "\n")) .. "\n")
   end)
   for i = 1, #saved do
     local s = saved[i]
