@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { api, latin1, raise, str } from '../../src/engine/fengari-api.ts';
 import { NULL_TOKEN } from '../../src/engine/fengari-bridge.ts';
-import { lauxlib, lua, lualib, type LuaState } from '../../src/engine/fengari-vm.ts';
+import { lauxlib, lua, lualib, to_luastring, type LuaState } from '../../src/engine/fengari-vm.ts';
 import { itActsAsTheLuaApi } from '../helpers/lua-api-contract.ts';
 
 describe('the fengari C API adapter', () => {
@@ -20,6 +20,14 @@ describe('the fengari C API adapter', () => {
     lua.lua_pushlightuserdata(L, NULL_TOKEN);
     expect(api.isNull(L, 1)).toBe(true);
     api.settop(L, 0);
+  });
+
+  it('str gives the Lua bytes of a name, made once for a name of up to 128 chars and anew for a longer one', () => {
+    for (const s of ['value expected', 'é ∑ 😀', '']) expect(str(s)).toEqual(to_luastring(s));
+    expect(str('value expected')).toBe(str('value expected'));
+    const long = 'x'.repeat(129);
+    expect(str(long)).toEqual(to_luastring(long));
+    expect(str(long)).not.toBe(str(long));
   });
 
   it("raises a message built in JS as it is: a '%' in it is no format directive", () => {
