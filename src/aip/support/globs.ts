@@ -7,7 +7,7 @@ import nodePath from 'node:path';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
 import type { Vfs } from '../../support/vfs.ts';
 import type { StageEnv } from '../types.ts';
-import { collapse, resolvePackRef } from './paths.ts';
+import { collapse, packRefDir } from './paths.ts';
 import { compileGlob, GlobError } from './glob-match.ts';
 
 const posix = nodePath.posix;
@@ -94,13 +94,16 @@ export function expandGlob(env: StageEnv, glob: string): string {
       const sep = g.slice(0, wild).lastIndexOf('/');
       if (sep >= 0) ref = g.slice(0, sep + 1);
     }
+    let dir: string | undefined;
     try {
-      const dir = resolvePackRef(env, ref);
-      const rest = g.slice(ref.length).replace(/^\/+/, '');
-      return rest ? `${dir}/${rest}` : dir;
+      dir = packRefDir(env, ref);
     } catch {
-      return g; // not a resolvable pack ref: an ordinary glob
+      dir = undefined;
     }
+    // not a resolvable pack ref: an ordinary glob
+    if (dir === undefined) return g;
+    const rest = g.slice(ref.length).replace(/^\/+/, '');
+    return rest ? `${dir}/${rest}` : dir;
   }
   if (g === '$tmp' || g.startsWith('$tmp/')) g = env.dirs.tmp + g.slice(4);
   return g;

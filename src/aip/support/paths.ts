@@ -4,7 +4,7 @@
  */
 import nodePath from 'node:path';
 import { LuaError, luaTypeName } from '../../engine/values.ts';
-import { parsePackRef } from './pack-ref.ts';
+import { readPackRef, type PackRef } from './pack-ref.ts';
 import type { StageEnv } from '../types.ts';
 
 const posix = nodePath.posix;
@@ -27,23 +27,30 @@ export function isPlainRelative(p: string): boolean {
 
 /** Directory a pack ref points to (pack dir or `$base` / `$workspace` support dir), sub path included. */
 export function resolvePackRef(env: Pick<StageEnv, 'dirs' | 'findPackDir'>, ref: string, original = ref): string {
-  let parsed;
-  try {
-    parsed = parsePackRef(ref);
-  } catch (e) {
-    throw new LuaError(`Cannot resolve path '${original}': ${(e as Error).message}`);
+  const parsed = readPackRef(ref);
+  if (typeof parsed === 'string') throw new LuaError(`Cannot resolve path '${original}': ${parsed}`);
+  const dir = packDirOf(env, parsed);
+  if (dir === undefined) {
+    throw new LuaError(
+      `Cannot resolve path '${original}': pack '${parsed.namespace}@${parsed.name}' is not installed ` +
+        `(looked in .aipack/pack/custom, ~/.aipack-base/pack/custom and ~/.aipack-base/pack/installed)`,
+    );
   }
-  const { namespace, name, scope, subPath } = parsed;
+  return dir;
+}
+
+/** What resolvePackRef gives, or undefined where it would raise (a reference not well formed, a pack not installed). */
+export function packRefDir(env: Pick<StageEnv, 'dirs' | 'findPackDir'>, ref: string): string | undefined {
+  const parsed = readPackRef(ref);
+  return typeof parsed === 'string' ? undefined : packDirOf(env, parsed);
+}
+
+function packDirOf(env: Pick<StageEnv, 'dirs' | 'findPackDir'>, { namespace, name, scope, subPath }: PackRef): string | undefined {
   let dir: string | undefined;
   if (scope === 'base') dir = posix.join(env.dirs.baseAipack, 'support', 'pack', namespace, name);
   else if (scope === 'workspace') dir = posix.join(env.dirs.workspaceAipack, 'support', 'pack', namespace, name);
   else dir = env.findPackDir(namespace, name);
-  if (dir === undefined) {
-    throw new LuaError(
-      `Cannot resolve path '${original}': pack '${namespace}@${name}' is not installed ` +
-        `(looked in .aipack/pack/custom, ~/.aipack-base/pack/custom and ~/.aipack-base/pack/installed)`,
-    );
-  }
+  if (dir === undefined) return undefined;
   return subPath ? posix.join(dir, subPath) : dir;
 }
 

@@ -43,6 +43,7 @@ describe('glob arguments', () => {
     expect(expandGlob(env, 'demo@proof/**/*.md')).toBe(nodePath.join(w.ws, '.aipack/pack/custom/demo/proof') + '/**/*.md');
     expect(expandGlob(env, '$tmp/*.txt')).toBe(`${env.dirs.tmp}/*.txt`);
     expect(expandGlob(env, 'no@such/*.md')).toBe('no@such/*.md');
+    expect(expandGlob(env, '.aipack/.prompt/pro@coder/*.md')).toBe('.aipack/.prompt/pro@coder/*.md');
   });
 });
 

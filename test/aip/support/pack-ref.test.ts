@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentNotFoundError, parsePackRef } from '../../../src/aip/support/pack-ref.ts';
+import { AgentNotFoundError, parsePackRef, readPackRef } from '../../../src/aip/support/pack-ref.ts';
 
 describe('parsePackRef', () => {
   it('reads namespace, name, scope and sub path', () => {
@@ -14,5 +14,16 @@ describe('parsePackRef', () => {
     expect(() => parsePackRef('a@b$home')).toThrow(/scope must be \$base or \$workspace/);
     expect(() => parsePackRef('1a@b')).toThrow(/namespace '1a' must match/);
     expect(() => parsePackRef('a@b/../x')).toThrow(/'\.\.' and '\$' are not allowed in the sub path/);
+  });
+});
+
+describe('readPackRef', () => {
+  it('gives the reference, or the reason parsePackRef raises, without raising', () => {
+    expect(readPackRef('pro@coder$base/a/b.md')).toEqual(parsePackRef('pro@coder$base/a/b.md'));
+    for (const bad of ['a@b@c', 'a@b$home', '1a@b', 'a@b/../x', '.aipack/.prompt/pro@coder/', 'no-at-all']) {
+      const reason = readPackRef(bad);
+      expect(typeof reason).toBe('string');
+      expect(() => parsePackRef(bad)).toThrow(new AgentNotFoundError(reason as string));
+    }
   });
 });

@@ -6,7 +6,9 @@ import {
   collapse,
   fileInfoOf,
   isPlainRelative,
+  packRefDir,
   renderHome,
+  resolvePackRef,
   resolvePath,
   rustFileName,
   rustParent,
@@ -29,6 +31,19 @@ describe('resolvePath with a base dir', () => {
     expect(resolvePath(env, 'main.rs', 'src')).toBe(nodePath.join(ws, 'src', 'main.rs'));
     expect(resolvePath(env, '/abs.txt', 'src')).toBe('/abs.txt');
     expect(resolvePath(env, 'main.aip', 'demo@proof')).toBe(nodePath.join(ws, '.aipack', 'pack', 'custom', 'demo', 'proof', 'main.aip'));
+  });
+});
+
+describe('packRefDir', () => {
+  it('gives what resolvePackRef gives, and undefined where it raises', () => {
+    expect(packRefDir(env, 'demo@proof/sub')).toBe(resolvePackRef(env, 'demo@proof/sub'));
+    expect(packRefDir(env, 'demo@proof$base/x')).toBe(resolvePackRef(env, 'demo@proof$base/x'));
+    for (const ref of ['.aipack/.prompt/pro@coder/', 'a@b@c', 'nope@missing']) {
+      expect(packRefDir(env, ref)).toBeUndefined();
+      expect(() => resolvePackRef(env, ref)).toThrow(LuaError);
+    }
+    expect(() => resolvePackRef(env, 'nope@missing')).toThrow(/pack 'nope@missing' is not installed/);
+    expect(() => resolvePackRef(env, 'a@b@c', 'shown')).toThrow("Cannot resolve path 'shown': Invalid pack reference 'a@b@c': expected exactly one '@'");
   });
 });
 
