@@ -117,34 +117,61 @@ function withOptions(f: HostFunction, g: HostFunction): HostFunction {
   return g;
 }
 
-// Pure namespaces hand out the same functions in every stage: they are wrapped once (the others once per stage).
-const wrapped = new WeakMap<HostFunction, { path: string; stage?: LifecycleStage; checked: HostFunction }>();
+/** A function's checked form, kept on the function (see withArgChecks). */
+const WRAPPED = Symbol('argChecked');
+type Wrapped = { path: string; stage?: LifecycleStage; checked: HostFunction };
+
+/** Each namespace's entries by function name, looked up once: a stage's namespace is made anew for every stage. */
+const entriesByNs = new Map<string, Map<string, AipEntry>>();
+
+function entryOf(ns: string, name: string): AipEntry {
+  let byName = entriesByNs.get(ns);
+  if (!byName) entriesByNs.set(ns, (byName = new Map()));
+  let e = byName.get(name);
+  if (!e) {
+    const path = `aip.${ns}.${name}`;
+    e = aipEntry(path);
+    if (!e) throw new Error(`${path} has no entry in functions.ts`);
+    byName.set(name, e);
+  }
+  return e;
+}
 
 /**
  * The functions of `aip.<ns>` behind their entries' argument checks. A function registered under two names (an
  * old name kept by AIPack) stays one function, checked and named in messages as the first of them. A namespace
- * with task-only functions gives the lifecycle stage its functions are made for.
+ * with task-only functions gives the lifecycle stage its functions are made for. `impl` may come in groups (one
+ * object each), which are not merged first.
+ *
+ * A function handed again (a pure namespace's, in every stage) keeps its checked form, on itself: a stage's own
+ * functions are new at each stage, and a WeakMap entry for each of them cost the collector more than the wrapping.
  */
-export function withArgChecks<T extends Record<string, unknown>>(ns: string, impl: T, stage?: LifecycleStage): T {
+export function withArgChecks<T extends Record<string, unknown>>(ns: string, impl: T | readonly Record<string, unknown>[], stage?: LifecycleStage): T {
   const out: Record<string, unknown> = {};
-  const here = new Map<unknown, unknown>();
-  for (const [name, f] of Object.entries(impl)) {
-    if (typeof f !== 'function') {
-      out[name] = f;
-      continue;
-    }
-    if (!here.has(f)) {
-      const path = `aip.${ns}.${name}`;
-      let w = wrapped.get(f as HostFunction);
-      if (!w || w.path !== path || w.stage !== stage) {
-        const e = aipEntry(path);
-        if (!e) throw new Error(`${path} has no entry in functions.ts`);
-        w = { path, stage, checked: checkedFunction(e, f as HostFunction, stage) };
-        wrapped.set(f as HostFunction, w);
+  let here: Map<unknown, unknown> | undefined;
+  const groups = Array.isArray(impl) ? impl : [impl as Record<string, unknown>];
+  for (const group of groups) {
+    for (const name of Object.keys(group)) {
+      const f = group[name];
+      if (typeof f !== 'function') {
+        out[name] = f;
+        continue;
       }
-      here.set(f, w.checked);
+      const known = here?.get(f);
+      if (known !== undefined) {
+        out[name] = known;
+        continue;
+      }
+      const e = entryOf(ns, name);
+      const holder = f as HostFunction & { [WRAPPED]?: Wrapped };
+      let w = holder[WRAPPED];
+      if (!w || w.path !== e.path || w.stage !== stage) {
+        w = { path: e.path, stage, checked: checkedFunction(e, f as HostFunction, stage) };
+        holder[WRAPPED] = w;
+      }
+      (here ??= new Map()).set(f, w.checked);
+      out[name] = w.checked;
     }
-    out[name] = here.get(f);
   }
   return out as T;
 }

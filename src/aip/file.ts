@@ -15,5 +15,6 @@ import { withArgChecks } from './arg-checks.ts';
 
 export const file: AipNamespaceFactory = (env) => {
   const access = fileAccess(env);
-  return withArgChecks('file', { ...fileBytes(access), ...fileCsv(access), ...fileOps(access), ...fileList(access), ...fileFormats(access) });
+  // in groups: merging them into one object first cost as much as checking them
+  return withArgChecks('file', [fileBytes(access), fileCsv(access), fileOps(access), fileList(access), fileFormats(access)]);
 };

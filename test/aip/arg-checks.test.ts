@@ -114,6 +114,25 @@ describe('withArgChecks: the wrapper', () => {
     expect(() => (t.ensure_single_ending_newline as Fn)(1)).toThrow(/^aip\.text\.ensure_single_trailing_newline: /);
   });
 
+  it('takes its functions in groups as it takes them merged, a later group\'s name in place of an earlier one', () => {
+    const split: Fn = (...args) => ['split', ...args];
+    const first: Fn = (...args) => ['first', ...args];
+    const grouped = withArgChecks('text', [{ split_first: split, UA: 'x' }, { split_first: first, trim: echo }]);
+    expect(Object.keys(grouped)).toEqual(['split_first', 'UA', 'trim']);
+    expect((grouped.split_first as Fn)('a', '=')).toEqual(['first', 'a', '=']);
+    expect(() => (grouped.trim as Fn)(1)).toThrow(/^aip\.text\.trim: /);
+  });
+
+  it('a function handed again for the same stage keeps its checked form; for another stage it gets a new one', () => {
+    const pin: Fn = (...args) => args;
+    const data = withArgChecks('task', { pin }, 'Data').pin;
+    expect(withArgChecks('task', { pin }, 'Data').pin).toBe(data);
+    const before = withArgChecks('task', { pin }, 'BeforeAll').pin as Fn;
+    expect(before).not.toBe(data);
+    expect(() => before(1, 'x')).toThrow(/Only in Data or Output/);
+    expect((withArgChecks('task', { pin }, 'Data').pin as Fn)(1, 'x')).toEqual([1, 'x']);
+  });
+
   it('constants pass as they are; a function without an entry is a programming error', () => {
     expect(withArgChecks('web', { UA_AIPACK: 'aipack' })).toEqual({ UA_AIPACK: 'aipack' });
     expect(() => withArgChecks('text', { no_such_fn: echo })).toThrow('aip.text.no_such_fn has no entry in functions.ts');
