@@ -4,6 +4,7 @@
  */
 import type { AipNamespaceFactory } from './types.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 function commentLine(langExt: string, text: string): string {
   switch (langExt.trim().toLowerCase()) {
@@ -24,4 +25,4 @@ function commentLine(langExt: string, text: string): string {
 
 const CODE = withArgChecks('code', { comment_line: commentLine });
 
-export const code: AipNamespaceFactory = () => ({ ...CODE });
+export const code: AipNamespaceFactory = sharedNamespace(CODE);

@@ -10,6 +10,7 @@ import type { AipNamespaceFactory } from './types.ts';
 import { toJsonText } from './json.ts';
 import { formatRustFloat } from './support/rust-float.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 export interface CsvOptions {
   delimiter?: string;
@@ -161,4 +162,4 @@ const CSV = withArgChecks('csv', {
   },
 });
 
-export const csv: AipNamespaceFactory = () => ({ ...CSV });
+export const csv: AipNamespaceFactory = sharedNamespace(CSV);

@@ -7,6 +7,7 @@ import { blake3 } from '@noble/hashes/blake3.js';
 import type { AipNamespaceFactory } from './types.ts';
 import { base58 } from './uuid.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 export type HashAlgo = 'sha256' | 'sha512' | 'blake3';
 export type HashEncoding = 'hex' | 'b58' | 'b64' | 'b64u';
@@ -42,4 +43,4 @@ for (const algo of ['sha256', 'sha512', 'blake3'] as const) {
 }
 const CHECKED = withArgChecks('hash', HASHES);
 
-export const hash: AipNamespaceFactory = () => ({ ...CHECKED });
+export const hash: AipNamespaceFactory = sharedNamespace(CHECKED);

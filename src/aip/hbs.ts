@@ -6,6 +6,7 @@ import { hostFn, LuaError } from '../engine/values.ts';
 import { renderTemplate, TemplateError } from './support/handlebars.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 function render(template: string, data: unknown): string {
   try {
@@ -18,4 +19,4 @@ function render(template: string, data: unknown): string {
 
 const HBS = withArgChecks('hbs', { render: hostFn(render, { argMode: 'serde' }) });
 
-export const hbs: AipNamespaceFactory = () => ({ ...HBS });
+export const hbs: AipNamespaceFactory = sharedNamespace(HBS);

@@ -7,6 +7,7 @@ import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { isPlainObject, setKey } from './pure-args.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 class JsonSyntaxError extends Error {}
 
@@ -350,4 +351,4 @@ const JSON_FNS = withArgChecks('json', {
   stringify_to_line: stringify,
 });
 
-export const json: AipNamespaceFactory = () => ({ ...JSON_FNS });
+export const json: AipNamespaceFactory = sharedNamespace(JSON_FNS);

@@ -9,6 +9,7 @@ import { rustTrim } from './text.ts';
 import { parseTomlData } from './toml.ts';
 import { parseYamlDocs } from './yaml.ts';
 import { reqStr, withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 /** The info string of a fence line: its language, trimmed. */
 const fenceLang = (line: string): string => rustTrim(line.replace(/^`+/, ''));
@@ -207,4 +208,4 @@ export function promptMeta(text: string): unknown {
 
 const MD = withArgChecks('md', { extract_meta, extract_blocks, extract_refs, outer_block_content_or_raw });
 
-export const md: AipNamespaceFactory = () => ({ ...MD });
+export const md: AipNamespaceFactory = sharedNamespace(MD);

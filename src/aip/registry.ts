@@ -42,14 +42,28 @@ export function buildAipTable(env: StageEnv): Record<string, Record<string, unkn
 /** One namespace of a stage's `aip` table (see buildAipTable): made on its own, so a stage pays for those it calls. */
 export function aipNamespace(env: StageEnv, ns: string): Record<string, unknown> {
   const impl = FACTORIES[ns]?.(env) ?? {};
+  // a shared namespace (shared-namespace.ts) is the same at every stage: so is its table, made once per version
+  const shared = Object.isFrozen(impl);
+  if (shared) {
+    const made = sharedTables.get(impl)?.get(env.aipackVersion);
+    if (made) return made;
+  }
   const table: Record<string, unknown> = {};
   for (const { name, path, inLua } of layoutAt(env.aipackVersion).get(ns) ?? []) {
     // written in Lua (prelude.lua): not among the JS factories
     if (inLua) continue;
     table[name] = impl[name] !== undefined ? impl[name] : notSimulated(path);
   }
+  if (shared) {
+    let byVersion = sharedTables.get(impl);
+    if (!byVersion) sharedTables.set(impl, (byVersion = new Map()));
+    byVersion.set(env.aipackVersion, Object.freeze(table));
+  }
   return table;
 }
+
+/** Tables of shared namespaces, by namespace object and AIPack version. */
+const sharedTables = new WeakMap<object, Map<string, Record<string, unknown>>>();
 
 const layouts = new Map<string, Map<string, { name: string; path: string; inLua: boolean }[]>>();
 

@@ -5,6 +5,7 @@
 import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 export interface SemVer {
   major: bigint;
@@ -172,4 +173,4 @@ function valid(v: unknown): boolean {
 
 const SEMVER = withArgChecks('semver', { compare, parse, is_prerelease, valid });
 
-export const semver: AipNamespaceFactory = () => ({ ...SEMVER });
+export const semver: AipNamespaceFactory = sharedNamespace(SEMVER);

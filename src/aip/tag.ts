@@ -6,6 +6,7 @@ import { LuaError, luaTypeName, multi, optionsArg, type LuaMulti } from '../engi
 import type { AipNamespaceFactory } from './types.ts';
 import { withArgChecks } from './arg-checks.ts';
 import { setKey } from './pure-args.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 export interface TagElem {
   tag: string;
@@ -180,4 +181,4 @@ function extract_as_multi_map(content: string, tagNames: unknown, options: unkno
 
 const TAG = withArgChecks('tag', { extract, extract_as_map, extract_as_multi_map });
 
-export const tag: AipNamespaceFactory = () => ({ ...TAG });
+export const tag: AipNamespaceFactory = sharedNamespace(TAG);

@@ -7,6 +7,7 @@ import type { AipNamespaceFactory } from './types.ts';
 import { rustLines } from '../support/lines.ts';
 import { isPlainObject } from './pure-args.ts';
 import { optStr, reqInt, reqStr, withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 // Rust `char::is_whitespace` (Unicode White_Space). Differs from JS `\s`: includes U+0085, excludes U+FEFF.
 const WS = '\\t\\n\\v\\f\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
@@ -334,4 +335,4 @@ const TEXT = withArgChecks('text', {
   format_size,
 });
 
-export const text: AipNamespaceFactory = () => ({ ...TEXT });
+export const text: AipNamespaceFactory = sharedNamespace(TEXT);

@@ -6,6 +6,7 @@ import { LuaError, luaTypeName } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { isPlainObject, toLuaData } from './pure-args.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 /** TOML text -> bridge data (dates as their TOML text, oversized integers as lossy numbers). Throws smol-toml's error. */
 export function parseTomlData(text: string): Record<string, unknown> {
@@ -79,4 +80,4 @@ function stringify(content: unknown): string {
 
 const TOML = withArgChecks('toml', { parse, stringify });
 
-export const toml: AipNamespaceFactory = () => ({ ...TOML });
+export const toml: AipNamespaceFactory = sharedNamespace(TOML);

@@ -6,6 +6,7 @@ import { parse as uuidParse, v4, v7 } from 'uuid';
 import type { AipNamespaceFactory } from './types.ts';
 import { withArgChecks } from './arg-checks.ts';
 import { clock } from './time.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -90,4 +91,4 @@ const UUID = withArgChecks('uuid', {
   to_time_epoch_ms,
 });
 
-export const uuid: AipNamespaceFactory = () => ({ ...UUID });
+export const uuid: AipNamespaceFactory = sharedNamespace(UUID);

@@ -12,6 +12,7 @@ import { LuaError, luaTypeName, MAX_DEPTH } from '../engine/values.ts';
 import type { AipNamespaceFactory } from './types.ts';
 import { toLuaData } from './pure-args.ts';
 import { withArgChecks } from './arg-checks.ts';
+import { sharedNamespace } from './shared-namespace.ts';
 
 /** Levels a parsed document may nest: the list of documents adds one, and the engines take MAX_DEPTH. */
 const MAX_YAML_DEPTH = MAX_DEPTH - 2;
@@ -95,4 +96,4 @@ function stringify_multi_docs(content: unknown): string {
 
 const YAML = withArgChecks('yaml', { parse, stringify, stringify_multi_docs });
 
-export const yaml: AipNamespaceFactory = () => ({ ...YAML });
+export const yaml: AipNamespaceFactory = sharedNamespace(YAML);

@@ -59,4 +59,19 @@ describe('aipNamespace', () => {
       Object.assign(FACTORIES, saved);
     }
   });
+
+  it('a shared namespace is one frozen table for every stage of a version; a stage\'s own namespace is made for it', () => {
+    const one = makeStageEnv('/nowhere-1');
+    const two = makeStageEnv('/nowhere-2', { stage: 'Data' });
+    const json = aipNamespace(one, 'json');
+    expect(aipNamespace(two, 'json')).toBe(json);
+    expect(Object.isFrozen(json)).toBe(true);
+    expect(() => {
+      (json as Record<string, unknown>).parse = null;
+    }).toThrow(TypeError);
+    expect(aipNamespace(makeStageEnv('/nowhere-3', { aipackVersion: '0.8.33' }), 'json')).not.toBe(json);
+    const file = aipNamespace(one, 'file');
+    expect(aipNamespace(two, 'file')).not.toBe(file);
+    expect(Object.isFrozen(file)).toBe(false);
+  });
 });
