@@ -43,7 +43,8 @@ function keep<V>(map: Map<string, V>, key: string, value: V): V {
  */
 export function readPolicy(workspaceDir: string, roots: readonly string[], virtualRoots: readonly string[] = []): ReadPolicy {
   const virtual = virtualRoots.map((r) => nodePath.resolve(r));
-  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r)]), ...virtual])];
+  // a root is often missing on the disk (a simulated home, a base dir no run made)
+  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r, true)]), ...virtual])];
   let verdicts: Map<string, boolean> | undefined;
   /** real paths of the directories judged paths lie in, while held: glibc's realpath reads every segment's link */
   let realDirs: Map<string, string> | undefined;

@@ -27,6 +27,16 @@ describe('paths', () => {
     expect(realPathOf('/')).toBe('/');
   });
 
+  it('realPathOf asked first by a stat (a path often missing) gives the same paths', () => {
+    fs.mkdirSync(at('s-real'));
+    fs.symlinkSync(at('s-real'), at('s-link'));
+    fs.symlinkSync(at('s-nowhere'), at('s-dangling'));
+    for (const p of [at('s-link'), at('s-link', 'missing', 'x.txt'), at('s-dangling'), at('s-dangling', 'y'), at('s-absent'), '/']) {
+      expect(realPathOf(p, true)).toBe(realPathOf(p));
+    }
+    expect(realPathOf(at('s-link'), true)).toBe(fs.realpathSync(at('s-real')));
+  });
+
   it('checkUtf8Name refuses names decoded with replacement characters', () => {
     expect(() => checkUtf8Name('a\uFFFDb', 'listing')).toThrow(HostFsError);
     expect(() => checkUtf8Name('ok.txt', 'listing')).not.toThrow();
