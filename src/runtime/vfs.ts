@@ -9,6 +9,7 @@ import type fs from 'node:fs';
 import nodePath from 'node:path';
 import { readTooBig } from '../aip/file-access.ts';
 import { isInside, listEntries, readConfined, readIfFile, statOf } from '../support/host-fs.ts';
+import type { SealedReads } from './sealed-reads.ts';
 import { writeChanges, type Change } from './commit.ts';
 import type { Confine, DirEntry, FileChanges, FileStat, Vfs } from '../support/vfs.ts';
 import { delegateTo, filesUnder } from '../support/vfs.ts';
@@ -25,6 +26,8 @@ export interface OverlayVfsOptions {
   virtualRoots?: string[];
   /** absolute dirs never looked up on the real disk (a sandbox whose made-up path may exist on this machine) */
   diskless?: string[];
+  /** files read from the disk once for many runs (sealed-reads.ts): a suite's pack */
+  sealed?: SealedReads;
 }
 
 interface FileEntry {
@@ -86,7 +89,9 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const diskless = (opts.diskless ?? []).map((r) => nodePath.resolve(r));
   const offDisk = (abs: string): boolean => diskless.some((r) => isInside(abs, r));
   const dStat = (abs: string) => (offDisk(abs) ? undefined : diskStat(abs));
-  const dReadFile = (abs: string, confine?: Confine) => (offDisk(abs) ? undefined : confine ? readConfined(abs, confine) : diskReadFile(abs));
+  const sealed = opts.sealed;
+  const confined = (abs: string, confine: Confine) => (sealed?.covers(abs) ? sealed.read(abs, confine, readConfined) : readConfined(abs, confine));
+  const dReadFile = (abs: string, confine?: Confine) => (offDisk(abs) ? undefined : confine ? confined(abs, confine) : diskReadFile(abs));
   const createdAt = Date.now();
 
   // -- baseline layer (virtual "disk" content)

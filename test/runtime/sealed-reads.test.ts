@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { readConfined } from '../../src/support/host-fs.ts';
+import { SealedReads } from '../../src/runtime/sealed-reads.ts';
+import { createOverlayVfs } from '../../src/runtime/vfs.ts';
+import { tempRoot } from '../helpers/temp-root.ts';
+
+const { at, put } = tempRoot('sealed-reads-');
+const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
+
+describe('SealedReads', () => {
+  it('reads a file from the disk once, and tells each later read the real path and size the first one opened', () => {
+    put('pack/lua/m.lua', 'return 1');
+    const sealed = new SealedReads([at('pack')]);
+    const seen: [string, number][] = [];
+    const confine = (real: string, size: number) => void seen.push([real, size]);
+    let disk = 0;
+    const read = (abs: string, c: (real: string, size: number) => void) => (disk++, readConfined(abs, c));
+    expect(text(sealed.read(at('pack/lua/m.lua'), confine, read))).toBe('return 1');
+    fs.writeFileSync(at('pack/lua/m.lua'), 'return 2, a longer text');
+    expect(text(sealed.read(at('pack/lua/m.lua'), confine, read))).toBe('return 1');
+    expect(disk).toBe(1);
+    expect(seen).toEqual([[at('pack/lua/m.lua'), 8], [at('pack/lua/m.lua'), 8]]);
+    expect(sealed.bytes).toBe(8);
+  });
+
+  it('hands each read its own copy, and keeps nothing refused, missing or past its bound', () => {
+    put('pack/a.lua', 'aaaa');
+    put('pack/big.lua', 'x'.repeat(10));
+    const sealed = new SealedReads([at('pack')], 8);
+    const first = sealed.read(at('pack/a.lua'), () => {}, readConfined)!;
+    first[0] = 0x7a;
+    expect(text(sealed.read(at('pack/a.lua'), () => {}, readConfined))).toBe('aaaa');
+    // refused by its confinement: raised, and asked again next time
+    const refuse = () => {
+      throw new Error('outside');
+    };
+    put('pack/r.lua', 'r');
+    expect(() => sealed.read(at('pack/r.lua'), refuse, readConfined)).toThrow('outside');
+    expect(text(sealed.read(at('pack/r.lua'), () => {}, readConfined))).toBe('r');
+    expect(sealed.read(at('pack/missing.lua'), () => {}, readConfined)).toBeUndefined();
+    put('pack/missing.lua', 'now here');
+    expect(text(sealed.read(at('pack/missing.lua'), () => {}, readConfined))).toBe('now here');
+    // past the bound (4 + 1 kept of 8): read from the disk each time
+    expect(text(sealed.read(at('pack/big.lua'), () => {}, readConfined))).toBe('x'.repeat(10));
+    fs.writeFileSync(at('pack/big.lua'), 'y');
+    expect(text(sealed.read(at('pack/big.lua'), () => {}, readConfined))).toBe('y');
+    expect(sealed.covers(at('pack', 'deep', 'x'))).toBe(true);
+    expect(sealed.covers(at('elsewhere'))).toBe(false);
+  });
+
+  it('serves an overlay Vfs\'s confined reads below its roots, and only those', () => {
+    put('pack/lua/m.lua', 'one');
+    put('ws/notes.md', 'one');
+    const sealed = new SealedReads([at('pack')]);
+    const vfs = () => createOverlayVfs(at('ws'), { sealed });
+    expect(text(vfs().readBytes(at('pack/lua/m.lua'), () => {}))).toBe('one');
+    expect(text(vfs().readBytes(at('ws/notes.md'), () => {}))).toBe('one');
+    fs.writeFileSync(at('pack/lua/m.lua'), 'two');
+    fs.writeFileSync(at('ws/notes.md'), 'two');
+    expect(text(vfs().readBytes(at('pack/lua/m.lua'), () => {}))).toBe('one');
+    expect(text(vfs().readBytes(at('ws/notes.md'), () => {}))).toBe('two');
+    // a read that is not confined goes to the disk
+    expect(text(vfs().readBytes(at('pack/lua/m.lua')))).toBe('two');
+  });
+});
