@@ -10,6 +10,7 @@ import { ScriptedAi, ScriptedAiError, type ScriptedResponse } from '../runtime/a
 import { checkMocksAt, MockError, parseMocks, type Mocks } from '../runtime/mocks.ts';
 import { Simulator } from '../runtime/simulator.ts';
 import { createOverlayVfs } from '../runtime/vfs.ts';
+import { packReadsOf } from './pack-reads.ts';
 import type { AgentUnderTest } from './agent-discovery.ts';
 import { CaseFileError, type AiAnswer, type PrevItem } from './case-file.ts';
 import { DRIVER_AIP, DRIVER_FILE, driverName, prevChain } from './driver.ts';
@@ -88,7 +89,7 @@ export function buildSandbox(agent: AgentUnderTest, input: StageInput, target: S
     if (item.name === agent.name) throw new CaseFileError(`prev[${i + 1}].name: '${item.name}' is the agent under test; prev lists the sub-agents that ran before it`, agent.name);
     files[nodePath.join(ws, item.name)] = prevStub(item, i === chain.emitter ? chain.event : undefined);
   }
-  const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir], diskless: [SANDBOX_ROOT] });
+  const vfs = createOverlayVfs(ws, { files, readOnlyRoots: [pack.dir], diskless: [SANDBOX_ROOT], sealed: packReadsOf(pack.dir) });
   const view = (text: string) => unsandbox(text, ws);
   let ai: ScriptedAi;
   try {

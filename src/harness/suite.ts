@@ -6,6 +6,7 @@ import { matchesFilter, runCase, watchOf, type CaseResult, type ContractFileResu
 import { prepareSubject } from './group.ts';
 import { caseRunView } from './case-view.ts';
 import { caseKey, coverageOf, type CaseStart, type SuiteResult } from './suite-result.ts';
+import { withPackReads } from './pack-reads.ts';
 
 export interface SuiteOptions extends RunOptions {
   /** stop after this many failed cases; the cases after are not run (`--bail`) */
@@ -49,6 +50,11 @@ export interface SuiteOptions extends RunOptions {
  * `filter`, `testNamePattern` and `shard`; `bail` stops the run after that many failed cases.
  */
 export function runContractFiles(files: string[], options: SuiteOptions = {}): SuiteResult {
+  // the packs' files are read from the disk once for the whole suite (pack-reads.ts)
+  return withPackReads(() => runFiles(files, options));
+}
+
+function runFiles(files: string[], options: SuiteOptions): SuiteResult {
   const errors: string[] = [];
   const error = (message: string, at: [number, number]) => {
     errors.push(message);
