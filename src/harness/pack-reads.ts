@@ -24,6 +24,6 @@ export function packReadsOf(packDir: string): SealedReads | undefined {
   if (!scope) return undefined;
   const dir = nodePath.resolve(packDir);
   let reads = scope.get(dir);
-  if (!reads) scope.set(dir, (reads = new SealedReads([dir])));
+  if (!reads) scope.set(dir, (reads = new SealedReads(dir)));
   return reads;
 }

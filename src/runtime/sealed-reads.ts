@@ -22,15 +22,15 @@ export class SealedReads {
   private readonly kept = new Map<string, Kept>();
   private held = 0;
 
-  /** `roots`: absolute folders whose files are kept; `maxBytes`: what is kept at most (a file past it is read each time). */
+  /** `root`: the absolute folder whose files are kept; `maxBytes`: what is kept at most (a file past it is read each time). */
   constructor(
-    readonly roots: readonly string[],
+    readonly root: string,
     private readonly maxBytes = SEALED_READS_BYTES,
   ) {}
 
   /** Whether a file at `abs` (absolute, normalised) may be kept. */
   covers(abs: string): boolean {
-    return this.roots.some((r) => isInside(abs, r));
+    return isInside(abs, this.root);
   }
 
   /** Bytes kept now. */

@@ -11,7 +11,7 @@ const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new T
 describe('SealedReads', () => {
   it('reads a file from the disk once, and tells each later read the real path and size the first one opened', () => {
     put('pack/lua/m.lua', 'return 1');
-    const sealed = new SealedReads([at('pack')]);
+    const sealed = new SealedReads(at('pack'));
     const seen: [string, number][] = [];
     const confine = (real: string, size: number) => void seen.push([real, size]);
     let disk = 0;
@@ -27,7 +27,7 @@ describe('SealedReads', () => {
   it('hands each read its own copy, and keeps nothing refused, missing or past its bound', () => {
     put('pack/a.lua', 'aaaa');
     put('pack/big.lua', 'x'.repeat(10));
-    const sealed = new SealedReads([at('pack')], 8);
+    const sealed = new SealedReads(at('pack'), 8);
     const first = sealed.read(at('pack/a.lua'), () => {}, readConfined)!;
     first[0] = 0x7a;
     expect(text(sealed.read(at('pack/a.lua'), () => {}, readConfined))).toBe('aaaa');
@@ -49,10 +49,10 @@ describe('SealedReads', () => {
     expect(sealed.covers(at('elsewhere'))).toBe(false);
   });
 
-  it('serves an overlay Vfs\'s confined reads below its roots, and only those', () => {
+  it('serves an overlay Vfs\'s confined reads below its root, and only those', () => {
     put('pack/lua/m.lua', 'one');
     put('ws/notes.md', 'one');
-    const sealed = new SealedReads([at('pack')]);
+    const sealed = new SealedReads(at('pack'));
     const vfs = () => createOverlayVfs(at('ws'), { sealed });
     expect(text(vfs().readBytes(at('pack/lua/m.lua'), () => {}))).toBe('one');
     expect(text(vfs().readBytes(at('ws/notes.md'), () => {}))).toBe('one');
