@@ -1,6 +1,7 @@
 import { LuaError } from '../engine/values.ts';
 import { aipFunctionsAt } from './catalog.ts';
 import { aipEntry } from './functions.ts';
+import { isSharedNamespace } from './shared-namespace.ts';
 import type { AipNamespaceFactory, StageEnv } from './types.ts';
 import { agent } from './agent.ts';
 import { cmd } from './cmd.ts';
@@ -43,7 +44,7 @@ export function buildAipTable(env: StageEnv): Record<string, Record<string, unkn
 export function aipNamespace(env: StageEnv, ns: string): Record<string, unknown> {
   const impl = FACTORIES[ns]?.(env) ?? {};
   // a shared namespace (shared-namespace.ts) is the same at every stage: so is its table, made once per version
-  const shared = Object.isFrozen(impl);
+  const shared = isSharedNamespace(impl);
   if (shared) {
     const made = sharedTables.get(impl)?.get(env.aipackVersion);
     if (made) return made;

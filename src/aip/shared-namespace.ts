@@ -5,7 +5,13 @@
  */
 import type { AipNamespaceFactory } from './types.ts';
 
+const shared = new WeakSet<object>();
+
 export function sharedNamespace(fns: Record<string, unknown>): AipNamespaceFactory {
   const frozen = Object.freeze(fns);
+  shared.add(frozen);
   return () => frozen;
 }
+
+/** Whether a factory's namespace is a shared one (the same object at every stage). */
+export const isSharedNamespace = (impl: object): boolean => shared.has(impl);

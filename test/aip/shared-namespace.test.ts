@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sharedNamespace } from '../../src/aip/shared-namespace.ts';
+import { isSharedNamespace, sharedNamespace } from '../../src/aip/shared-namespace.ts';
 import { json } from '../../src/aip/json.ts';
 import { makeStageEnv } from '../helpers/stage-env.ts';
 
@@ -14,6 +14,9 @@ describe('sharedNamespace', () => {
       (one as Record<string, unknown>).parse = null;
     }).toThrow(TypeError);
     expect(one.parse).toBe(parse);
+    expect(isSharedNamespace(one)).toBe(true);
+    // frozen is not shared: only what sharedNamespace made is
+    expect(isSharedNamespace(Object.freeze({ parse }))).toBe(false);
   });
 
   it('serves the namespaces whose functions do not depend on the stage', () => {
