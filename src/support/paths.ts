@@ -5,6 +5,22 @@ import nodePath from 'node:path';
  * itself), else the absolute path, so a path never starts with '..'.
  */
 export function relativeToCwd(abs: string, cwd: string = process.cwd()): string {
+  // every stage names the same chunk files in its messages: each is worked out once for the cwd (a relative
+  // path depends on the process's cwd as well)
+  if (!nodePath.isAbsolute(abs)) return relativeTo(cwd, abs);
+  if (cwd !== shown.cwd || shown.paths.size >= SHOWN_PATHS) {
+    shown.cwd = cwd;
+    shown.paths.clear();
+  }
+  let path = shown.paths.get(abs);
+  if (path === undefined) shown.paths.set(abs, (path = relativeTo(cwd, abs)));
+  return path;
+}
+
+const SHOWN_PATHS = 4096;
+const shown = { cwd: '', paths: new Map<string, string>() };
+
+function relativeTo(cwd: string, abs: string): string {
   const rel = nodePath.relative(cwd, abs);
   if (rel === '') return '.';
   if (rel === '..' || rel.startsWith('..' + nodePath.sep) || nodePath.isAbsolute(rel)) return abs;
