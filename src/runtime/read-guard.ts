@@ -39,9 +39,16 @@ function keep<V>(map: Map<string, V>, key: string, value: V): V {
 /**
  * `roots` are compared both as written and resolved, so a root reached through a symlink still matches;
  * `virtualRoots` (dirs that never exist on disk for the run, e.g. the simulated home) only as written: a folder a
- * repository ships under that name, or a symlink to `/`, opens nothing.
+ * repository ships under that name, or a symlink to `/`, opens nothing. `keptReal` (Vfs.keptRealPath): for a
+ * file whose reads are answered with the bytes of an earlier confined read, the real path that read opened, by
+ * which the path is judged without asking the disk again.
  */
-export function readPolicy(workspaceDir: string, roots: readonly string[], virtualRoots: readonly string[] = []): ReadPolicy {
+export function readPolicy(
+  workspaceDir: string,
+  roots: readonly string[],
+  virtualRoots: readonly string[] = [],
+  keptReal?: (abs: string) => string | undefined,
+): ReadPolicy {
   const virtual = virtualRoots.map((r) => nodePath.resolve(r));
   // a root is often missing on the disk (a simulated home, a base dir no run made)
   const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r, true)]), ...virtual])];
@@ -63,7 +70,7 @@ export function readPolicy(workspaceDir: string, roots: readonly string[], virtu
     if (!realRoots.some((r) => isInside(norm, r))) return false;
     // nothing below a virtual root comes from the disk: what is there on the disk, a link included, is not its
     if (virtual.some((r) => isInside(norm, r))) return true;
-    const real = realPath(norm);
+    const real = keptReal?.(norm) ?? realPath(norm);
     return realRoots.some((r) => isInside(real, r));
   };
   const allows = (abs: string): boolean => {

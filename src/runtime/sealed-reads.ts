@@ -38,6 +38,11 @@ export class SealedReads {
     return this.held;
   }
 
+  /** The real path the kept read of `abs` opened, or undefined when `abs` is not kept. */
+  realOf(abs: string): string | undefined {
+    return this.kept.get(abs)?.real;
+  }
+
   /** The file at `abs` as `read` (a confined disk read) gives it, from the first such read once it was kept. */
   read(abs: string, confine: Confine, read: (abs: string, confine: Confine) => Uint8Array | undefined): Uint8Array | undefined {
     const kept = this.kept.get(abs);

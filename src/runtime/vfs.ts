@@ -189,13 +189,23 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const vfs: Vfs = {
     workspaceDir: workspace,
     ...(diskless.length > 0 ? { diskless } : {}),
+    // a read of a path the overlay, the baseline or a diskless folder answers does not come from the sealed bytes
+    ...(sealed
+      ? {
+          keptRealPath: (p: string) => {
+            const abs = nodePath.resolve(p);
+            return overlay.has(abs) || baseline.has(abs) || offDisk(abs) ? undefined : sealed.realOf(abs);
+          },
+        }
+      : {}),
 
     readBytes(p, confine) {
       const abs = norm(p, 'readBytes');
       const e = overlay.get(abs);
       if (e !== undefined) return e === null ? undefined : new Uint8Array(e.data);
-      const data = lowerFile(abs, confine);
-      return data && new Uint8Array(data);
+      // the baseline's bytes are shared by every read; a disk read makes its own, which the caller may keep
+      const base = baseline.get(abs);
+      return base ? new Uint8Array(base.data) : dReadFile(abs, confine);
     },
 
     readFile(p, confine) {

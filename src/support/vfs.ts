@@ -69,6 +69,12 @@ export interface Vfs {
   readLimit?(): number;
   /** folders this Vfs never reads from the disk (runtime/vfs.ts `diskless`): the read guard judges paths there as written */
   readonly diskless?: readonly string[];
+  /**
+   * The real path the file at `abs` had when an earlier confined read opened it, when this Vfs answers a read of
+   * `abs` with that read's bytes (runtime/sealed-reads.ts); undefined otherwise. The read guard judges such a
+   * path by it: the bytes it lets through are those judged then.
+   */
+  keptRealPath?(abs: string): string | undefined;
 }
 
 /**

@@ -61,4 +61,26 @@ describe('the pack a suite runs on', () => {
     const next = runContractFiles([file], { pack, budget: 1e9 });
     expect(messages(next)).toEqual(['refused', 'refused']);
   });
+
+  it('is judged by the read guard as it was read: a module swapped for a link out during a suite is refused from the next suite on', () => {
+    const outside = nodePath.join(dir, 'outside.lua');
+    fs.writeFileSync(outside, 'return {}');
+    const saved = fs.readFileSync(contract());
+    const swap = () => {
+      fs.rmSync(contract());
+      fs.symlinkSync(outside, contract());
+    };
+    try {
+      const first = runContractFiles([file], { pack, budget: 1e9, onCaseDone: swap });
+      // the second case gets the bytes the first read inside the pack, and nothing from outside
+      expect(first.errors).toEqual([]);
+      expect(first.cases.map((c) => /said no/.test(c.message ?? ''))).toEqual([true, true]);
+      const next = runContractFiles([file], { pack, budget: 1e9 });
+      expect(next.cases).toEqual([]);
+      expect(next.errors.join('\n')).toMatch(/module 'sub_agent_contract' not found/);
+    } finally {
+      fs.rmSync(contract(), { force: true });
+      fs.writeFileSync(contract(), saved);
+    }
+  });
 });

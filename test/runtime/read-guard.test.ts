@@ -34,6 +34,25 @@ describe('readPolicy', () => {
   });
 });
 
+describe('readPolicy with kept reads', () => {
+  it('judges a path the Vfs answers from an earlier read by the real path that read opened, not by the disk now', () => {
+    const { root, ws } = tree();
+    const kept = new Map([
+      [nodePath.join(ws, 'src', 'leak.txt'), nodePath.join(ws, 'src', 'a.ts')],
+      [nodePath.join(ws, 'src', 'a.ts'), nodePath.join(root, 'secret.txt')],
+    ]);
+    const p = readPolicy(ws, [ws], [], (abs) => kept.get(abs));
+    // a link out today, but the bytes it is answered with were read inside
+    expect(p.allows(nodePath.join(ws, 'src', 'leak.txt'))).toBe(true);
+    // and the other way round: kept from outside is outside, whatever the disk says now
+    expect(p.allows(nodePath.join(ws, 'src', 'a.ts'))).toBe(false);
+    // the path as written is still judged first, and paths not kept ask the disk
+    expect(p.allows(`${ws}/../secret.txt`)).toBe(false);
+    fs.symlinkSync(nodePath.join(root, 'secret.txt'), nodePath.join(ws, 'src', 'other.txt'));
+    expect(p.allows(nodePath.join(ws, 'src', 'other.txt'))).toBe(false);
+  });
+});
+
 describe('readPolicy.hold', () => {
   it('keeps each verdict while held (one realpath per path for a run), judges afresh once released', () => {
     const { root, ws } = tree();

@@ -63,4 +63,40 @@ describe('SealedReads', () => {
     // a read that is not confined goes to the disk
     expect(text(vfs().readBytes(at('pack/lua/m.lua')))).toBe('two');
   });
+
+  it('tells the read guard the real path of what it answers from kept bytes, and only of that', () => {
+    put('pack2/lua/m.lua', 'one');
+    put('pack2/lua/n.lua', 'one');
+    put('ws2/notes.md', 'one');
+    fs.symlinkSync(at('pack2/lua/n.lua'), at('pack2/lua/link.lua'));
+    const sealed = new SealedReads(at('pack2'));
+    const vfs = createOverlayVfs(at('ws2'), { sealed, files: { [at('pack2/lua/n.lua')]: 'baseline' } });
+    expect(vfs.keptRealPath?.(at('pack2/lua/m.lua'))).toBeUndefined();
+    vfs.readBytes(at('pack2/lua/m.lua'), () => {});
+    vfs.readBytes(at('pack2/lua/link.lua'), () => {});
+    vfs.readBytes(at('ws2/notes.md'), () => {});
+    expect(vfs.keptRealPath?.(at('pack2/lua/m.lua'))).toBe(fs.realpathSync(at('pack2/lua/m.lua')));
+    expect(vfs.keptRealPath?.(at('pack2/lua/link.lua'))).toBe(fs.realpathSync(at('pack2/lua/n.lua')));
+    expect(vfs.keptRealPath?.(at('ws2/notes.md'))).toBeUndefined();
+    // answered by the baseline, then by the overlay: not from the kept bytes
+    expect(vfs.keptRealPath?.(at('pack2/lua/n.lua'))).toBeUndefined();
+    vfs.writeFile(at('pack2/lua/m.lua'), 'written');
+    expect(vfs.keptRealPath?.(at('pack2/lua/m.lua'))).toBeUndefined();
+    expect(createOverlayVfs(at('ws2')).keptRealPath).toBeUndefined();
+  });
+
+  it('hands each disk read of an overlay Vfs bytes of its own, the baseline\'s included', () => {
+    put('pack3/lua/m.lua', 'disk');
+    const sealed = new SealedReads(at('pack3'));
+    const vfs = createOverlayVfs(at('ws3'), { sealed, files: { [at('ws3/b.txt')]: 'base' } });
+    for (const [path, want] of [[at('pack3/lua/m.lua'), 'disk'], [at('ws3/b.txt'), 'base']] as const) {
+      const first = vfs.readBytes(path, () => {})!;
+      first.fill(0x7a);
+      expect(text(vfs.readBytes(path, () => {}))).toBe(want);
+    }
+    const plain = createOverlayVfs(at('ws3'));
+    const bytes = plain.readBytes(at('pack3/lua/m.lua'), () => {})!;
+    bytes.fill(0x7a);
+    expect(text(plain.readBytes(at('pack3/lua/m.lua'), () => {}))).toBe('disk');
+  });
 });
