@@ -15,6 +15,21 @@ describe('relativeToCwd', () => {
   it('takes a name that only starts with two dots as inside', () => {
     expect(relativeToCwd(nodePath.join(cwd, '..notes', 'x'), cwd)).toBe('..notes/x');
   });
+  it('answers a path asked again for another cwd, or relative, for that cwd', () => {
+    const file = nodePath.join(cwd, 'a', 'b.aip');
+    expect(relativeToCwd(file, cwd)).toBe('a/b.aip');
+    expect(relativeToCwd(file, nodePath.join(cwd, 'a'))).toBe('b.aip');
+    expect(relativeToCwd(file, nodePath.resolve('/elsewhere'))).toBe(file);
+    expect(relativeToCwd(file, cwd)).toBe('a/b.aip');
+    // a relative path is taken from the process's cwd, which no memo of the given one may stand for
+    expect(relativeToCwd('x.aip', process.cwd())).toBe('x.aip');
+    expect(relativeToCwd('x.aip', nodePath.join(process.cwd(), 'sub'))).toBe('x.aip');
+    expect(relativeToCwd('sub/x.aip', nodePath.join(process.cwd(), 'sub'))).toBe('x.aip');
+  });
+  it('keeps answering correctly past the number of paths it remembers', () => {
+    for (let i = 0; i < 5000; i++) expect(relativeToCwd(nodePath.join(cwd, `f${i}`), cwd)).toBe(`f${i}`);
+    expect(relativeToCwd(nodePath.join(cwd, 'f1'), cwd)).toBe('f1');
+  });
 });
 
 describe('relativeKeyProblem', () => {
