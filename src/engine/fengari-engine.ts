@@ -11,7 +11,7 @@ import { api, latin1, raise, str } from './fengari-api.ts';
 import { pushJs, toJs, setArrayMetatable, luaBytes, isUnwind } from './fengari-bridge.ts';
 import { ELEMENT_COST, luaType, meteredTableFunctions, StateRandom, strChar, strRep, tableMove } from './fengari-libraries.ts';
 import { changedTriples, pushGlobalsCopy, putTriplesBack, reachableTriples, type PristineTriple } from './fengari-tables.ts';
-import { lua, lauxlib, lualib, newTable, protoOf, pushProto, setBigStringHook, TAG, valueAt, type LuaState as L, type LuaTable, type Proto } from './fengari-vm.ts';
+import { clearDeadSlots, lua, lauxlib, lualib, newTable, protoOf, pushProto, setBigStringHook, TAG, valueAt, type LuaState as L, type LuaTable, type Proto } from './fengari-vm.ts';
 import { BYTES_PER_INSTRUCTION, spent, type RunLimits } from './limits.ts';
 import { openerName, SANDBOX_LIBS, withLua54Hint } from './sandbox.ts';
 import { SandboxedState, tracebackHandler, type PatternPrimitives } from './sandboxed-state.ts';
@@ -135,6 +135,8 @@ class FengariState extends SandboxedState<L> {
     if (this.running === 0 || limits.memoryExceeded) return;
     const base = limits.heapBaseline ?? 0;
     if (heapNow() - base <= limits.memoryMax) return;
+    // what the stack no longer holds is garbage, as C Lua's collector takes it
+    clearDeadSlots(L);
     collectGarbage();
     limits.memoryUsed = heapNow() - base;
     if (limits.memoryUsed <= limits.memoryMax) return;
@@ -318,6 +320,8 @@ class FengariState extends SandboxedState<L> {
   close(): void {
     // fengari states are garbage-collected JS objects; drop the hook so a retained state cannot run on.
     lua.lua_sethook(this.L, null, 0, 0);
+    // nothing of this stage stays reachable from the state the next stage gets
+    clearDeadSlots(this.L);
     pool.give(this);
   }
 }

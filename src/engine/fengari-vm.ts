@@ -25,25 +25,51 @@ export function setBigStringHook(hook: BigStringHook): void {
 }
 
 /**
- * fengari empties a stack slot with `delete L.stack[i]`, on every call and return (the whole frame above the
- * call's results), and `delete` on an array element is a slow generic operation in V8 that leaves the stack array
- * holey. Its modules are loaded here with those statements as `L.stack[i] = undefined`: the slot reads the same
- * (undefined), no TValue is reused (closures keep theirs, lfunc.js), and the store stays on V8's fast path.
+ * fengari gives each stack slot a new TValue whenever its stack grows (at every call, the callee's whole frame), and
+ * empties slots with `delete L.stack[i]` as it shrinks: two allocations' worth of work per slot and call, and
+ * `delete` on an array element is a slow generic operation in V8 that leaves the array holey. Its modules are loaded
+ * here with those `delete`s dropped (the index expression still runs: `--L.top`), so a slot above the top keeps its
+ * TValue, and with ldo.js's growth reusing that TValue, set to nil, where there is one. The VM reads no slot above
+ * the top: a value popped is copied where it goes (tables, upvalues of JS closures, results); and a Lua closure's
+ * upvalue is its slot's TValue only while the frame runs: the frame's return, an error unwinding it, and the end of
+ * a block replace the captured slots with new TValues (lfunc.js luaF_close), as C Lua closes its upvalues. A slot
+ * above the top holds on to its last value until reused; `clearDeadSlots` drops those, as C Lua's collector clears
+ * the dead part of a stack.
  */
-export const STACK_DELETE = /\bdelete (L\.stack\[[^\]\n]+\]);/g;
+export const STACK_DELETE = /\bdelete L\.stack\[([^\]\n]+)\];/g;
+/** ldo.js's growth of the stack by one nil slot (adjust_top, luaD_inctop, missing arguments, error objects) */
+export const NIL_SLOT = 'L.stack[L.top++] = new lobject.TValue(LUA_TNIL, null);';
+const NIL_SLOT_REUSED = '{ const o = L.stack[L.top]; if (o === undefined) L.stack[L.top] = new lobject.TValue(LUA_TNIL, null); else o.setnilvalue(); L.top++; }';
+const NIL_SLOTS_IN_LDO = 5;
+
 type JsLoader = (m: { _compile(src: string, file: string): void }, file: string) => void;
 /** `load()` with fengari's modules compiled as above (any other file as Node compiles it) */
-function withStackSlotsAssigned<T>(load: () => T): T {
+function withStackSlotsReused<T>(load: () => T): T {
   const cjs = require('node:module') as unknown as { _extensions: Record<string, JsLoader> };
   const loadJs = cjs._extensions['.js'] as JsLoader;
   cjs._extensions['.js'] = (m, file) => {
     if (!file.startsWith(root + 'src' + nodePath.sep)) return loadJs(m, file);
-    m._compile(readFileSync(file, 'utf8').replace(STACK_DELETE, '$1 = undefined;'), file);
+    let code = readFileSync(file, 'utf8').replace(STACK_DELETE, 'void ($1);');
+    if (file === root + 'src' + nodePath.sep + 'ldo.js') {
+      const found = code.split(NIL_SLOT).length - 1;
+      // another fengari than the pinned one: its stack code is not the one this reasoning is about
+      if (found !== NIL_SLOTS_IN_LDO) throw new Error(`fengari's ldo.js grows its stack in ${found} places, not ${NIL_SLOTS_IN_LDO}: the installed fengari is not 0.1.5`);
+      code = code.replaceAll(NIL_SLOT, NIL_SLOT_REUSED);
+    }
+    m._compile(code, file);
   };
   try {
     return load();
   } finally {
     cjs._extensions['.js'] = loadJs;
+  }
+}
+
+/** Empties the slots above the top of `L`'s stack and of its main thread's (see the note on STACK_DELETE). */
+export function clearDeadSlots(L: LuaState): void {
+  const threads = L as unknown as { stack: unknown[]; top: number; l_G: { mainthread: { stack: unknown[]; top: number } } };
+  for (const t of [threads, threads.l_G.mainthread]) {
+    for (let i = t.top; i < t.stack.length; i++) t.stack[i] = undefined;
   }
 }
 
@@ -79,7 +105,7 @@ lstring.luaS_hashlongstr = function (ts: unknown) {
   return t.hash;
 } as never;
 
-const fengari = withStackSlotsAssigned(() => require('fengari') as typeof Fengari);
+const fengari = withStackSlotsReused(() => require('fengari') as typeof Fengari);
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
 

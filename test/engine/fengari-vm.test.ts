@@ -1,12 +1,12 @@
 /**
  * What fengari-vm.ts changes in fengari: string keys are their bytes (fengari's own hex keys collided and misordered),
- * no closure cache (Lua 5.4 has none, and prototypes are shared across states here), stack slots emptied by
- * assignment, and the big-string hook.
+ * no closure cache (Lua 5.4 has none, and prototypes are shared across states here), stack slots reused as the
+ * stack grows and shrinks, and the big-string hook.
  */
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import nodePath from 'node:path';
-import { STACK_DELETE } from '../../src/engine/fengari-vm.ts';
+import { clearDeadSlots, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
 import { getEngine } from '../../src/engine/index.ts';
 
 const run = (code: string, budget = 1e7) =>
@@ -27,7 +27,7 @@ describe('fengari as fengari-vm.ts loads it', () => {
     expect(run('local t = { "b\\1", "b", "a\\200", "a\\16", "a\\2" } table.sort(t) return t')).toEqual(['a\u0002', 'a\u0010', 'a\uFFFD', 'b', 'b\u0001']);
   });
 
-  it("empties stack slots by assignment, not `delete` (a slow generic operation that made every call's frame cost)", () => {
+  it("reuses the stack's slots: no `delete` of a slot, and growth sets the TValue a slot has to nil (a new one per slot and call made every frame cost)", () => {
     const require = createRequire(import.meta.url);
     const root = nodePath.dirname(require.resolve('fengari/package.json'));
     for (const file of ['ldo.js', 'lvm.js', 'lapi.js', 'ldebug.js', 'ltm.js', 'lparser.js']) {
@@ -36,7 +36,44 @@ describe('fengari as fengari-vm.ts loads it', () => {
       const code = Object.values(loaded!.exports as Record<string, unknown>).filter((f) => typeof f === 'function').map(String).join('\n');
       expect(code, file).not.toMatch(STACK_DELETE);
     }
-    expect(String((require.cache[nodePath.join(root, 'src', 'ldo.js')]!.exports as { adjust_top: unknown }).adjust_top)).toContain('= undefined');
+    const ldo = require.cache[nodePath.join(root, 'src', 'ldo.js')]!.exports as Record<string, unknown>;
+    for (const name of ['adjust_top', 'luaD_inctop', 'luaD_precall']) {
+      expect(String(ldo[name]), name).not.toContain(NIL_SLOT);
+      expect(String(ldo[name]), name).toContain('o.setnilvalue()');
+    }
+  });
+
+  it('keeps a closure\'s upvalue its own when the slot it was captured from is reused by later calls', () => {
+    const code = `
+      local function make(k) local v = k * 2 local function get() return v end local function set(x) v = x end return get, set end
+      local function churn(n) local a, b, c, d, e = n, n, n, n, n if n > 0 then return churn(n - 1) + a end return 0 end
+      local g1, s1 = make(1)
+      churn(30)
+      local g2 = make(5)
+      churn(30)
+      s1(7)
+      local co = coroutine.wrap(function(x) local y = x local f = function() return y end coroutine.yield(f) y = y + 1 return f() end)
+      local f = co(40)
+      churn(30)
+      local ok, e = pcall(function() local z = 9 local h = function() return z end churn(10) error(h, 0) end)
+      churn(30)
+      local mt = setmetatable({}, { __index = function(_, key) local tmp = { key } churn(5) return tmp[1] .. "!" end })
+      local t = {}
+      for i = 1, 3 do local w = i t[i] = function() return w + churn(2) end end
+      return { g1(), g2(), f(), co(), e(), mt.key, mt[1], t[1](), t[3](), select("#", churn(3), nil, nil) }`;
+    expect(run(code)).toEqual([7, 10, 40, 41, 9, 'key!', '1!', 4, 6, 3]);
+  });
+
+  it('clearDeadSlots drops what the slots above the top still hold, and nothing below it', () => {
+    const L = lauxlib.luaL_newstate();
+    lualib.luaL_openlibs(L);
+    expect(lauxlib.luaL_dostring(L, to_luastring('local function f(n) local t = { n } if n > 0 then return f(n - 1) end return #t end return f(20)'))).toBe(0);
+    const thread = L as unknown as { stack: unknown[]; top: number };
+    const top = thread.top;
+    expect(thread.stack.slice(top).some((slot) => slot !== undefined)).toBe(true);
+    clearDeadSlots(L);
+    expect(thread.stack.slice(top).every((slot) => slot === undefined)).toBe(true);
+    expect(lua.lua_tointeger(L, -1)).toBe(1);
   });
 
   it('keeps what slots held where Lua can see it: upvalues of returned frames, varargs, results, errors unwound', () => {
