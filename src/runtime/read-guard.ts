@@ -39,9 +39,10 @@ function keep<V>(map: Map<string, V>, key: string, value: V): V {
 /**
  * `roots` are compared both as written and resolved, so a root reached through a symlink still matches;
  * `virtualRoots` (dirs that never exist on disk for the run, e.g. the simulated home) only as written: a folder a
- * repository ships under that name, or a symlink to `/`, opens nothing. `keptReal` (Vfs.keptRealPath): for a
- * file whose reads are answered with the bytes of an earlier confined read, the real path that read opened, by
- * which the path is judged without asking the disk again.
+ * repository ships under that name, or a symlink to `/`, opens nothing; so do the `roots` below one. `keptReal`
+ * (Vfs.keptRealPath): for a file whose reads are answered with the bytes of an earlier confined read, the real path
+ * that read opened, and for the folder such files are kept below, its real path as found then; the policy judges
+ * them by it without asking the disk again.
  */
 export function readPolicy(
   workspaceDir: string,
@@ -50,8 +51,10 @@ export function readPolicy(
   keptReal?: (abs: string) => string | undefined,
 ): ReadPolicy {
   const virtual = virtualRoots.map((r) => nodePath.resolve(r));
-  // a root is often missing on the disk (a simulated home, a base dir no run made)
-  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), realPathOf(r, true)]), ...virtual])];
+  // a root below a virtual root is judged as written, as everything there is: what the disk has by its name (a link
+  // to `/`, say) is not the run's. Any other root is often missing on the disk (a base dir no run made)
+  const realOf = (abs: string) => (virtual.some((v) => isInside(abs, v)) ? [] : [keptReal?.(abs) ?? realPathOf(abs, true)]);
+  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), ...realOf(nodePath.resolve(r))]), ...virtual])];
   let verdicts: Map<string, boolean> | undefined;
   /** real paths of the directories judged paths lie in, while held: glibc's realpath reads every segment's link */
   let realDirs: Map<string, string> | undefined;

@@ -6,7 +6,7 @@
  * before; only the disk is not asked again. What changes on the disk meanwhile is not seen by the holder's later
  * runs. Bounded in bytes; each read gets its own copy.
  */
-import { isInside } from '../support/host-paths.ts';
+import { isInside, realPathOf } from '../support/host-paths.ts';
 import type { Confine } from '../support/vfs.ts';
 
 interface Kept {
@@ -21,6 +21,7 @@ export const SEALED_READS_BYTES = 16 * 1024 * 1024;
 export class SealedReads {
   private readonly kept = new Map<string, Kept>();
   private held = 0;
+  private rootReal: string | undefined;
 
   /** `root`: the absolute folder whose files are kept; `maxBytes`: what is kept at most (a file past it is read each time). */
   constructor(
@@ -38,8 +39,12 @@ export class SealedReads {
     return this.held;
   }
 
-  /** The real path the kept read of `abs` opened, or undefined when `abs` is not kept. */
+  /**
+   * The real path the kept read of `abs` opened, or undefined when `abs` is not kept; for the root itself, its real
+   * path as found the first time it was asked (the folder the kept files were read below).
+   */
   realOf(abs: string): string | undefined {
+    if (abs === this.root) return (this.rootReal ??= realPathOf(this.root, true));
     return this.kept.get(abs)?.real;
   }
 

@@ -189,7 +189,8 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const vfs: Vfs = {
     workspaceDir: workspace,
     ...(diskless.length > 0 ? { diskless } : {}),
-    // a read of a path the overlay, the baseline or a diskless folder answers does not come from the sealed bytes
+    // a read of a path the overlay, the baseline or a diskless folder answers does not come from the sealed bytes;
+    // the sealed root is the folder they were read below
     ...(sealed
       ? {
           keptRealPath: (p: string) => {

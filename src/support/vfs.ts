@@ -71,8 +71,9 @@ export interface Vfs {
   readonly diskless?: readonly string[];
   /**
    * The real path the file at `abs` had when an earlier confined read opened it, when this Vfs answers a read of
-   * `abs` with that read's bytes (runtime/sealed-reads.ts); undefined otherwise. The read guard judges such a
-   * path by it: the bytes it lets through are those judged then.
+   * `abs` with that read's bytes (runtime/sealed-reads.ts), or the real path of the folder such files are kept
+   * below, as found then; undefined otherwise. The read guard judges such a path by it: the bytes it lets through
+   * are those judged then.
    */
   keptRealPath?(abs: string): string | undefined;
 }

@@ -53,6 +53,31 @@ describe('readPolicy with kept reads', () => {
   });
 });
 
+describe('readPolicy roots', () => {
+  it('takes a root below a virtual root as written: a link on the disk by its name opens nothing of where it leads', () => {
+    const { root } = tree();
+    fs.mkdirSync(nodePath.join(root, 'virtual'));
+    fs.mkdirSync(nodePath.join(root, 'elsewhere'));
+    fs.writeFileSync(nodePath.join(root, 'elsewhere', 'x.txt'), 'X');
+    fs.symlinkSync(nodePath.join(root, 'elsewhere'), nodePath.join(root, 'virtual', 'ws'));
+    const ws = nodePath.join(root, 'virtual', 'ws');
+    const p = readPolicy(ws, [ws], [nodePath.join(root, 'virtual')]);
+    expect(p.allows(nodePath.join(ws, 'x.txt'))).toBe(true);
+    expect(p.allows(nodePath.join(root, 'elsewhere', 'x.txt'))).toBe(false);
+    expect(p.roots).not.toContain(nodePath.join(root, 'elsewhere'));
+  });
+
+  it('takes the real path of a root the Vfs keeps files below from it, not from the disk now', () => {
+    const { root, ws } = tree();
+    const pack = nodePath.join(root, 'pack');
+    fs.mkdirSync(nodePath.join(root, 'moved'));
+    fs.symlinkSync(nodePath.join(root, 'moved'), pack);
+    const p = readPolicy(ws, [ws, pack], [], (abs) => (abs === pack ? nodePath.join(root, 'as-found') : undefined));
+    expect(p.roots).toContain(nodePath.join(root, 'as-found'));
+    expect(p.roots).not.toContain(nodePath.join(root, 'moved'));
+  });
+});
+
 describe('readPolicy.hold', () => {
   it('keeps each verdict while held (one realpath per path for a run), judges afresh once released', () => {
     const { root, ws } = tree();

@@ -85,6 +85,18 @@ describe('SealedReads', () => {
     expect(createOverlayVfs(at('ws2')).keptRealPath).toBeUndefined();
   });
 
+  it('gives its root\'s real path as it found it the first time', () => {
+    put('real-pack/lua/m.lua', 'one');
+    put('other-pack/lua/m.lua', 'two');
+    fs.symlinkSync(at('real-pack'), at('pack-link'));
+    const sealed = new SealedReads(at('pack-link'));
+    expect(sealed.realOf(at('pack-link'))).toBe(fs.realpathSync(at('real-pack')));
+    fs.rmSync(at('pack-link'));
+    fs.symlinkSync(at('other-pack'), at('pack-link'));
+    expect(sealed.realOf(at('pack-link'))).toBe(fs.realpathSync(at('real-pack')));
+    expect(createOverlayVfs(at('ws4'), { sealed }).keptRealPath?.(at('pack-link'))).toBe(fs.realpathSync(at('real-pack')));
+  });
+
   it('hands each disk read of an overlay Vfs bytes of its own, the baseline\'s included', () => {
     put('pack3/lua/m.lua', 'disk');
     const sealed = new SealedReads(at('pack3'));
