@@ -39,22 +39,38 @@ export function setBigStringHook(hook: BigStringHook): void {
 export const STACK_DELETE = /\bdelete L\.stack\[([^\]\n]+)\];/g;
 /** ldo.js's growth of the stack by one nil slot (adjust_top, luaD_inctop, missing arguments, error objects) */
 export const NIL_SLOT = 'L.stack[L.top++] = new lobject.TValue(LUA_TNIL, null);';
-const NIL_SLOT_REUSED = '{ const o = L.stack[L.top]; if (o === undefined) L.stack[L.top] = new lobject.TValue(LUA_TNIL, null); else o.setnilvalue(); L.top++; }';
-const NIL_SLOTS_IN_LDO = 5;
+
+/**
+ * A table keeps the entries removed since its last new key in `dead_strong` (a Map), so that `next` can go on from a
+ * key removed during a traversal; a new key empties it. fengari made that Map with every table and emptied it
+ * (`Map.clear`, which allocates a new backing store) at every new key of every table. Here it is made at the first
+ * removal and dropped at the next new key: the same entries are found, for a table built without removals no Map.
+ */
+export const DEAD_KEYS_EAGER = ['this.dead_strong = new Map();', 't.dead_strong.clear();', 't.dead_strong.set(hash, e);', '|| table.dead_strong.get(hash);'];
+
+/** Each patch: the file, the text, what replaces it, and how many times fengari 0.1.5 has that text. */
+const PATCHES: { file: string; text: string; by: string; times: number }[] = [
+  { file: 'ldo.js', text: NIL_SLOT, by: '{ const o = L.stack[L.top]; if (o === undefined) L.stack[L.top] = new lobject.TValue(LUA_TNIL, null); else o.setnilvalue(); L.top++; }', times: 5 },
+  { file: 'ltable.js', text: DEAD_KEYS_EAGER[0]!, by: 'this.dead_strong = void 0;', times: 1 },
+  { file: 'ltable.js', text: DEAD_KEYS_EAGER[1]!, by: 't.dead_strong = void 0;', times: 1 },
+  { file: 'ltable.js', text: DEAD_KEYS_EAGER[2]!, by: '(t.dead_strong || (t.dead_strong = new Map())).set(hash, e);', times: 1 },
+  { file: 'ltable.js', text: DEAD_KEYS_EAGER[3]!, by: '|| (table.dead_strong && table.dead_strong.get(hash));', times: 1 },
+];
 
 type JsLoader = (m: { _compile(src: string, file: string): void }, file: string) => void;
 /** `load()` with fengari's modules compiled as above (any other file as Node compiles it) */
-function withStackSlotsReused<T>(load: () => T): T {
+function withFengariPatches<T>(load: () => T): T {
   const cjs = require('node:module') as unknown as { _extensions: Record<string, JsLoader> };
   const loadJs = cjs._extensions['.js'] as JsLoader;
   cjs._extensions['.js'] = (m, file) => {
     if (!file.startsWith(root + 'src' + nodePath.sep)) return loadJs(m, file);
     let code = readFileSync(file, 'utf8').replace(STACK_DELETE, 'void ($1);');
-    if (file === root + 'src' + nodePath.sep + 'ldo.js') {
-      const found = code.split(NIL_SLOT).length - 1;
-      // another fengari than the pinned one: its stack code is not the one this reasoning is about
-      if (found !== NIL_SLOTS_IN_LDO) throw new Error(`fengari's ldo.js grows its stack in ${found} places, not ${NIL_SLOTS_IN_LDO}: the installed fengari is not 0.1.5`);
-      code = code.replaceAll(NIL_SLOT, NIL_SLOT_REUSED);
+    for (const patch of PATCHES) {
+      if (file !== root + 'src' + nodePath.sep + patch.file) continue;
+      const found = code.split(patch.text).length - 1;
+      // another fengari than the pinned one: its code is not the one these patches reason about
+      if (found !== patch.times) throw new Error(`fengari's ${patch.file} has \`${patch.text}\` ${found} times, not ${patch.times}: the installed fengari is not 0.1.5`);
+      code = code.replaceAll(patch.text, patch.by);
     }
     m._compile(code, file);
   };
@@ -105,7 +121,7 @@ lstring.luaS_hashlongstr = function (ts: unknown) {
   return t.hash;
 } as never;
 
-const fengari = withStackSlotsReused(() => require('fengari') as typeof Fengari);
+const fengari = withFengariPatches(() => require('fengari') as typeof Fengari);
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
 

@@ -1,12 +1,12 @@
 /**
  * What fengari-vm.ts changes in fengari: string keys are their bytes (fengari's own hex keys collided and misordered),
  * no closure cache (Lua 5.4 has none, and prototypes are shared across states here), stack slots reused as the
- * stack grows and shrinks, and the big-string hook.
+ * stack grows and shrinks, a table's removed keys kept only once there are some, and the big-string hook.
  */
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import nodePath from 'node:path';
-import { clearDeadSlots, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
+import { clearDeadSlots, DEAD_KEYS_EAGER, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
 import { getEngine } from '../../src/engine/index.ts';
 
 const run = (code: string, budget = 1e7) =>
@@ -62,6 +62,31 @@ describe('fengari as fengari-vm.ts loads it', () => {
       for i = 1, 3 do local w = i t[i] = function() return w + churn(2) end end
       return { g1(), g2(), f(), co(), e(), mt.key, mt[1], t[1](), t[3](), select("#", churn(3), nil, nil) }`;
     expect(run(code)).toEqual([7, 10, 40, 41, 9, 'key!', '1!', 4, 6, 3]);
+  });
+
+  it('makes a table\'s map of removed keys at its first removal, and a traversal that removes keys goes on as before', () => {
+    const require = createRequire(import.meta.url);
+    const root = nodePath.dirname(require.resolve('fengari/package.json'));
+    const ltable = require.cache[nodePath.join(root, 'src', 'ltable.js')]!.exports as Record<string, unknown>;
+    const code = Object.values(ltable).filter((f) => typeof f === 'function').map(String).join('\n');
+    for (const text of DEAD_KEYS_EAGER) expect(code).not.toContain(text);
+    const L = lauxlib.luaL_newstate();
+    const t = (ltable.luaH_new as (L: unknown) => { dead_strong: unknown })(L);
+    expect(t.dead_strong).toBeUndefined();
+    const script = `
+      local t = {}
+      for i = 1, 20 do t["k" .. i] = i t[i] = i end
+      local seen = 0
+      for k in pairs(t) do seen = seen + 1 t[k] = nil end
+      local u = { a = 1, b = 2, c = 3 }
+      local first = next(u)
+      u[first] = nil
+      local after, n = next(u, first), 0
+      for _ in pairs(u) do n = n + 1 end
+      u.d = 4
+      local ok = pcall(next, u, first)
+      return { seen, next(t) == nil, after ~= nil and after ~= first, n, ok }`;
+    expect(run(script)).toEqual([40, true, true, 2, false]);
   });
 
   it('clearDeadSlots drops what the slots above the top still hold, and nothing below it', () => {
