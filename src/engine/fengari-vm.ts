@@ -48,8 +48,18 @@ export const NIL_SLOT = 'L.stack[L.top++] = new lobject.TValue(LUA_TNIL, null);'
  */
 export const DEAD_KEYS_EAGER = ['this.dead_strong = new Map();', 't.dead_strong.clear();', 't.dead_strong.set(hash, e);', '|| table.dead_strong.get(hash);'];
 
+/**
+ * Lua 5.3 reuses a closure when the same function expression is evaluated again with the same upvalues (a
+ * prototype's `cache`); Lua 5.4, which AIPack runs, makes a new closure each time. Prototypes are shared across
+ * states here (see `protoOf`), so the cache would also hand one state's closure to another: OP_CLOSURE neither
+ * looks in it nor fills it.
+ */
+export const CLOSURE_CACHE = ['let ncl = getcached(p, cl.upvals, L.stack, base);', 'p.cache = ncl;'];
+
 /** Each patch: the file, the text, what replaces it, and how many times fengari 0.1.5 has that text. */
 const PATCHES: { file: string; text: string; by: string; times: number }[] = [
+  { file: 'lvm.js', text: CLOSURE_CACHE[0]!, by: 'let ncl = null;', times: 1 },
+  { file: 'lvm.js', text: CLOSURE_CACHE[1]!, by: '', times: 1 },
   { file: 'ldo.js', text: NIL_SLOT, by: '{ const o = L.stack[L.top]; if (o === undefined) L.stack[L.top] = new lobject.TValue(LUA_TNIL, null); else o.setnilvalue(); L.top++; }', times: 5 },
   { file: 'ltable.js', text: DEAD_KEYS_EAGER[0]!, by: 'this.dead_strong = void 0;', times: 1 },
   { file: 'ltable.js', text: DEAD_KEYS_EAGER[1]!, by: 't.dead_strong = void 0;', times: 1 },
@@ -125,13 +135,7 @@ const fengari = withFengariPatches(() => require('fengari') as typeof Fengari);
 export const { lua, lauxlib, lualib, to_luastring } = fengari;
 export type LuaState = Fengari.LuaState;
 
-/**
- * Lua 5.3 reuses a closure when the same function expression is evaluated again with the same upvalues (a
- * prototype's `cache`); Lua 5.4, which AIPack runs, makes a new closure each time. Prototypes are shared across
- * states here (see `protoOf`), so the cache would also hand one state's closure to another: it is turned off.
- */
-const lfunc = require(root + 'src/lfunc.js') as { Proto: { prototype: object }; luaF_initupvals(L: unknown, cl: unknown): void };
-Object.defineProperty(lfunc.Proto.prototype, 'cache', { get: () => null, set: () => {}, configurable: true });
+const lfunc = require(root + 'src/lfunc.js') as { luaF_initupvals(L: unknown, cl: unknown): void };
 
 
 const lobject = require(root + 'src/lobject.js') as {

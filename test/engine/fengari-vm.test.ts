@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import nodePath from 'node:path';
-import { clearDeadSlots, DEAD_KEYS_EAGER, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
+import { clearDeadSlots, CLOSURE_CACHE, DEAD_KEYS_EAGER, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
 import { getEngine } from '../../src/engine/index.ts';
 
 const run = (code: string, budget = 1e7) =>
@@ -118,6 +118,11 @@ describe('fengari as fengari-vm.ts loads it', () => {
 
   it('a function expression makes a new closure each time it is evaluated (5.4 has no closure cache)', () => {
     expect(run('local t = {} for i = 1, 2 do t[i] = function() end end return t[1] == t[2]')).toBe(false);
+    expect(run('local function f() return function() return 1 end end return f() == f()')).toBe(false);
+    const require = createRequire(import.meta.url);
+    const lvm = require.cache[nodePath.join(nodePath.dirname(require.resolve('fengari/package.json')), 'src', 'lvm.js')]!.exports as { luaV_execute: unknown };
+    expect(String(lvm.luaV_execute)).not.toContain(CLOSURE_CACHE[0]);
+    expect(String(lvm.luaV_execute)).toContain('let ncl = null;');
   });
 
   it('sees every big string as it is made, charged by size: a doubling loop of .. ends on the budget', () => {
