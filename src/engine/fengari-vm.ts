@@ -56,8 +56,29 @@ export const DEAD_KEYS_EAGER = ['this.dead_strong = new Map();', 't.dead_strong.
  */
 export const CLOSURE_CACHE = ['let ncl = getcached(p, cl.upvals, L.stack, base);', 'p.cache = ncl;'];
 
+/**
+ * fengari made a new CallInfo at every call (`luaE_extendCI`) and dropped the finished one at every return
+ * (`luaD_poscall`). As in C Lua, the next call takes the CallInfo a finished call left after the current one, with
+ * every field as a new one has it (fengari reads a continuation `c_k` only when it is not null). Nothing holds a
+ * finished CallInfo: debug levels are read while their frames run.
+ */
+export const CALLINFO_NEW = '    let ci = new CallInfo();\n    L.ci.next = ci;\n    ci.previous = L.ci;\n    ci.next = null;\n';
+const CALLINFO_REUSED = `    let ci = L.ci.next;
+    if (ci === null) {
+        ci = new CallInfo();
+        L.ci.next = ci;
+        ci.previous = L.ci;
+        ci.next = null;
+    } else {
+        ci.func = null; ci.funcOff = NaN; ci.top = NaN; ci.l_base = NaN; ci.l_code = null; ci.l_savedpc = NaN;
+        ci.c_k = null; ci.c_old_errfunc = null; ci.c_ctx = null; ci.nresults = NaN; ci.callstatus = NaN;
+    }
+`;
+
 /** Each patch: the file, the text, what replaces it, and how many times fengari 0.1.5 has that text. */
 const PATCHES: { file: string; text: string; by: string; times: number }[] = [
+  { file: 'lstate.js', text: CALLINFO_NEW, by: CALLINFO_REUSED, times: 1 },
+  { file: 'ldo.js', text: '    L.ci = ci.previous;\n    L.ci.next = null;\n', by: '    L.ci = ci.previous;\n', times: 1 },
   { file: 'lvm.js', text: CLOSURE_CACHE[0]!, by: 'let ncl = null;', times: 1 },
   { file: 'lvm.js', text: CLOSURE_CACHE[1]!, by: '', times: 1 },
   { file: 'ldo.js', text: NIL_SLOT, by: '{ const o = L.stack[L.top]; if (o === undefined) L.stack[L.top] = new lobject.TValue(LUA_TNIL, null); else o.setnilvalue(); L.top++; }', times: 5 },

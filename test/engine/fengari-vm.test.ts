@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import nodePath from 'node:path';
-import { clearDeadSlots, CLOSURE_CACHE, DEAD_KEYS_EAGER, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
+import { CALLINFO_NEW, clearDeadSlots, CLOSURE_CACHE, DEAD_KEYS_EAGER, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
 import { getEngine } from '../../src/engine/index.ts';
 
 const run = (code: string, budget = 1e7) =>
@@ -87,6 +87,30 @@ describe('fengari as fengari-vm.ts loads it', () => {
       local ok = pcall(next, u, first)
       return { seen, next(t) == nil, after ~= nil and after ~= first, n, ok }`;
     expect(run(script)).toEqual([40, true, true, 2, false]);
+  });
+
+  it('reuses finished CallInfos: continuations, errors unwound, tracebacks and deep calls read their own frame', () => {
+    const require = createRequire(import.meta.url);
+    const lstate = require.cache[nodePath.join(nodePath.dirname(require.resolve('fengari/package.json')), 'src', 'lstate.js')]!.exports as { luaE_extendCI: unknown };
+    expect(String(lstate.luaE_extendCI)).not.toContain(CALLINFO_NEW);
+    const code = `
+      local function deep(n) if n == 0 then return 0 end return 1 + deep(n - 1) end
+      local co = coroutine.create(function(a)
+        local ok, v = pcall(function() local x = coroutine.yield(a + 1) deep(20) return x * 2 end)
+        local ok2, e2 = pcall(function() deep(5) coroutine.yield("in") error("after yield", 0) end)
+        return ok, v, ok2, e2
+      end)
+      local r1 = { coroutine.resume(co, 1) }
+      deep(50)
+      local r2 = { coroutine.resume(co, 21) }
+      local r3 = { coroutine.resume(co) }
+      local function thrower(n) if n == 0 then error("down", 0) end thrower(n - 1) end
+      local okt, et = pcall(thrower, 10)
+      local sum = deep(30)
+      local trace
+      xpcall(function() local function named_inner() error("x") end named_inner() end, function(m) trace = debug and debug.traceback(m) or m end)
+      return { r1[2], r2[2], r3[2], r3[3], r3[4], r3[5], okt, et, sum, deep(3), type(trace) }`;
+    expect(run(code)).toEqual([2, 'in', true, 42, false, 'after yield', false, 'down', 30, 3, 'string']);
   });
 
   it('clearDeadSlots drops what the slots above the top still hold, and nothing below it', () => {
