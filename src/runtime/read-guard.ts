@@ -54,7 +54,7 @@ export function readPolicy(
   // a root below a virtual root is judged as written, as everything there is: what the disk has by its name (a link
   // to `/`, say) is not the run's. Any other root is often missing on the disk (a base dir no run made)
   const realOf = (abs: string) => (virtual.some((v) => isInside(abs, v)) ? [] : [keptReal?.(abs) ?? realPathOf(abs, true)]);
-  const realRoots = [...new Set([...roots.flatMap((r) => [nodePath.resolve(r), ...realOf(nodePath.resolve(r))]), ...virtual])];
+  const realRoots = [...new Set([...roots.map((r) => nodePath.resolve(r)).flatMap((abs) => [abs, ...realOf(abs)]), ...virtual])];
   let verdicts: Map<string, boolean> | undefined;
   /** real paths of the directories judged paths lie in, while held: glibc's realpath reads every segment's link */
   let realDirs: Map<string, string> | undefined;

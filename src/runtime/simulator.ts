@@ -109,9 +109,7 @@ export class Simulator implements StageHost {
     const realRoots = [this.workspaceDir, ...(this.aipackBase ? [this.aipackBase] : []), ...this.packs.map((p) => p.dir), ...(opts.readRoots ?? [])];
     // the home is never read from the disk: a sibling folder (or symlink) a repository ships by that name is not it;
     // nor are the folders the caller's Vfs keeps off the disk (a contract case's sandbox)
-    const vfs = this.vfs;
-    const keptReal = vfs.keptRealPath && ((abs: string) => vfs.keptRealPath?.(abs));
-    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home, ...offDiskRoots(realRoots, vfs.diskless ?? [])], keptReal);
+    this.readPolicy = readPolicy(this.workspaceDir, realRoots, [home, ...offDiskRoots(realRoots, this.vfs.diskless ?? [])], this.vfs.keptRealPath?.bind(this.vfs));
     // base-dir writes (allowed by AIPack) live in a layer of their own, never in this.vfs's changes or commit
     // the bytes a run's saves hold (overlay and base layer) count against the tree's memory cap, with its Lua memory
     const held = countWrites(withBaseLayer(hideDisk(this.writeStamps.watch(this.vfs), home), this.dirs.baseAipack), (delta, total) =>
