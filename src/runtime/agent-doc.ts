@@ -93,6 +93,15 @@ export function mapScriptLine(script: LuaScript, codeLine: number): number {
  * Lua's own line numbers are the file's.
  */
 export function stageChunk(script: LuaScript): string {
+  // a parsed agent serves many runs (parseAgentDocCached), and each of its stages builds this text at every run
+  let chunk = chunks.get(script);
+  if (chunk === undefined) chunks.set(script, (chunk = buildStageChunk(script)));
+  return chunk;
+}
+
+const chunks = new WeakMap<LuaScript, string>();
+
+function buildStageChunk(script: LuaScript): string {
   const lines = script.code.split('\n');
   const out: string[] = [];
   lines.forEach((line, i) => {

@@ -153,6 +153,13 @@ describe('parseAgentDoc: lua sections', () => {
     expect(stageChunks(all)).toEqual(['\n\n\n\n\n\nreturn 1\n', '\n\nreturn 2\n']);
   });
 
+  it('lays each script out once, and each script as its own', () => {
+    const d = doc('# Data', '```lua', 'return 1', '```');
+    expect(stageChunk(d.data!)).toBe(stageChunk(d.data!));
+    expect(stageChunk({ code: 'x\n', startLine: 3 })).toBe('\n\nx\n');
+    expect(stageChunk({ code: 'x\n', startLine: 2 })).toBe('\nx\n');
+  });
+
   it('maps lines from startLine when segments are absent', () => {
     expect(mapScriptLine({ code: 'a\nb\n', startLine: 5 }, 2)).toBe(6);
   });
