@@ -153,7 +153,7 @@ describe('parseAgentDoc: lua sections', () => {
     expect(stageChunks(all)).toEqual(['\n\n\n\n\n\nreturn 1\n', '\n\nreturn 2\n']);
   });
 
-  it('lays each script out once, and each script as its own', () => {
+  it('gives a script the same layout each time it is asked, and scripts with the same code their own', () => {
     const d = doc('# Data', '```lua', 'return 1', '```');
     expect(stageChunk(d.data!)).toBe(stageChunk(d.data!));
     expect(stageChunk({ code: 'x\n', startLine: 3 })).toBe('\n\nx\n');
