@@ -94,12 +94,7 @@ export function expandGlob(env: StageEnv, glob: string): string {
       const sep = g.slice(0, wild).lastIndexOf('/');
       if (sep >= 0) ref = g.slice(0, sep + 1);
     }
-    let dir: string | undefined;
-    try {
-      dir = packRefDir(env, ref);
-    } catch {
-      dir = undefined;
-    }
+    const dir = packRefDir(env, ref);
     // not a resolvable pack ref: an ordinary glob
     if (dir === undefined) return g;
     const rest = g.slice(ref.length).replace(/^\/+/, '');
