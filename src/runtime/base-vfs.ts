@@ -7,6 +7,7 @@
  * reaches `changes()`, `pending()` or `commit()`, so no run can touch the user's base dir on disk.
  */
 import nodePath from 'node:path';
+import { FilesBelow } from '../support/files-below.ts';
 import { isInside } from '../support/host-fs.ts';
 import { delegateTo, filesUnder } from '../support/vfs.ts';
 import type { Confine, DirEntry, FileStat, Vfs } from '../support/vfs.ts';
@@ -24,6 +25,13 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
   const root = nodePath.resolve(baseDir);
   /** base writes of this run; null = deleted */
   const layer = new Map<string, Entry | null>();
+  // the folders the layer's files (not its deletions) lie in
+  const filesBelow = new FilesBelow();
+  const put = (abs: string, entry: Entry | null): void => {
+    const was = layer.get(abs);
+    layer.set(abs, entry);
+    if ((was ? 1 : 0) !== (entry ? 1 : 0)) filesBelow.count(abs, entry ? 1 : -1);
+  };
   const dirs = new Set<string>();
   const inBase = (abs: string) => isInside(abs, root);
 
@@ -34,8 +42,7 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
   const isDir = (abs: string): boolean => {
     if (layer.get(abs)) return false;
     if (dirs.has(abs) || main.isDir(abs)) return true;
-    for (const [p, e] of layer) if (e && isInside(p, abs) && p !== abs) return true;
-    return false;
+    return filesBelow.has(abs);
   };
   const addDirs = (dir: string): void => {
     for (let d = dir; inBase(d) && !dirs.has(d); d = nodePath.dirname(d)) dirs.add(d);
@@ -86,11 +93,11 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
       const prev = base.stat(abs);
       addDirs(nodePath.dirname(abs));
       const data = typeof content === 'string' ? encoder.encode(content) : new Uint8Array(content);
-      layer.set(abs, { data, mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
+      put(abs, { data, mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
     },
     deleteFile(abs: string) {
       if (!isFile(abs)) return false;
-      layer.set(abs, null);
+      put(abs, null);
       return true;
     },
     deleteDir(abs: string): boolean {

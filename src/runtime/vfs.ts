@@ -8,6 +8,7 @@
 import type fs from 'node:fs';
 import nodePath from 'node:path';
 import { readTooBig } from '../aip/file-access.ts';
+import { FilesBelow } from '../support/files-below.ts';
 import { isInside, listEntries, readConfined, readIfFile, statOf } from '../support/host-fs.ts';
 import type { SealedReads } from './sealed-reads.ts';
 import { writeChanges, type Change } from './commit.ts';
@@ -123,9 +124,16 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     return lowerIsFile(abs);
   };
 
-  const hasOverlayDescendant = (abs: string): boolean => {
-    for (const [p, e] of overlay) if (e !== null && p !== abs && isInside(p, abs)) return true;
-    return false;
+  // the folders the overlay's files (not its deletions) lie in: isDir asks at every write of a new file
+  const filesBelow = new FilesBelow();
+  /** The overlay's entry for `abs` set (a file, or null: a lower file deleted) or dropped (undefined). */
+  const putOverlay = (abs: string, entry: OverlayEntry | undefined): void => {
+    const was = overlay.get(abs);
+    const wasFile = was !== undefined && was !== null;
+    const isFileNow = entry !== undefined && entry !== null;
+    if (entry === undefined) overlay.delete(abs);
+    else overlay.set(abs, entry);
+    if (isFileNow !== wasFile) filesBelow.count(abs, isFileNow ? 1 : -1);
   };
 
   const isDir = (abs: string): boolean => {
@@ -133,7 +141,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     if (e) return false;
     if (overlayDirs.has(abs)) return true;
     if (lowerIsDir(abs)) return true;
-    return hasOverlayDescendant(abs);
+    return filesBelow.has(abs);
   };
 
   const guardWritable = (abs: string, fn: string): void => {
@@ -263,15 +271,14 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       const now = Date.now();
       const prev = statAt(abs);
       addDirs(nodePath.dirname(abs));
-      overlay.set(abs, { data: toBytes(content), mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
+      putOverlay(abs, { data: toBytes(content), mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
     },
 
     deleteFile(p) {
       const abs = norm(p, 'deleteFile');
       guardWritable(abs, 'deleteFile');
       if (!isFile(abs)) return false;
-      if (lowerIsFile(abs)) overlay.set(abs, null);
-      else overlay.delete(abs);
+      putOverlay(abs, lowerIsFile(abs) ? null : undefined);
       return true;
     },
 
@@ -336,7 +343,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       writeChanges(workspace, changes, dirs, [nodePath.join(workspace, '.aipack', 'pack')]);
       // the disk now holds these; the overlay keeps only what never reaches it (outside the workspace)
       for (const [abs] of changes) {
-        overlay.delete(abs);
+        putOverlay(abs, undefined);
         baseline.delete(abs); // the disk is now the truth for this path
       }
       for (const d of dirs) overlayDirs.delete(d);

@@ -33,6 +33,37 @@ afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
+describe('createOverlayVfs folders made by written files', () => {
+  it('holds a folder while a written file lies below it, even when the disk loses it meanwhile', () => {
+    const vfs = createOverlayVfs(ws);
+    const dir = nodePath.join(ws, 'sub', 'made');
+    fs.mkdirSync(dir);
+    // the folder is on the disk as the file is written: the run records no folder of its own
+    vfs.writeFile(nodePath.join(dir, 'one.txt'), '1');
+    vfs.writeFile(nodePath.join(dir, 'deep', 'two.txt'), '2');
+    fs.rmdirSync(dir);
+    expect(vfs.isDir(dir)).toBe(true);
+    expect(vfs.stat(dir)?.size).toBe(0);
+    expect(() => vfs.writeFile(dir, 'x')).toThrow(/it is a directory/);
+    vfs.deleteFile(nodePath.join(dir, 'one.txt'));
+    expect(vfs.isDir(dir)).toBe(true);
+    expect(vfs.isDir(nodePath.join(dir, 'elsewhere'))).toBe(false);
+    // its last written file gone, nothing keeps the folder the disk lost
+    vfs.deleteFile(nodePath.join(dir, 'deep', 'two.txt'));
+    expect(vfs.isDir(dir)).toBe(false);
+  });
+
+  it('does not take a deleted disk file for one that makes its folder', () => {
+    const vfs = createOverlayVfs(ws);
+    vfs.deleteFile(nodePath.join(ws, 'sub', 'b.txt'));
+    expect(vfs.isFile(nodePath.join(ws, 'sub', 'b.txt'))).toBe(false);
+    // writing a file where a deleted one was, then at a folder path under a written file, behaves as on a disk
+    vfs.writeFile(nodePath.join(ws, 'sub', 'b.txt'), 'again');
+    expect(vfs.readFile(nodePath.join(ws, 'sub', 'b.txt'))).toBe('again');
+    expect(() => vfs.writeFile(nodePath.join(ws, 'sub', 'b.txt', 'inner.txt'), 'x')).toThrow(/is a file, expected a directory/);
+  });
+});
+
 describe('createOverlayVfs reads', () => {
   it('falls through to the disk', () => {
     const vfs = createOverlayVfs(ws);
