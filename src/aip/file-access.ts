@@ -29,6 +29,8 @@ export interface FileAccess {
   bytesOf(abs: string, fail: (why: string) => string): Uint8Array;
   /** The file's bytes (none when missing) followed by `text`: what an append writes. */
   appended(abs: string, text: string): Uint8Array;
+  /** `text` appended to a file the run holds in memory (true), in place; false (nothing done) for any other file. */
+  appendHeld(abs: string, text: string): boolean;
   /** Write-checked, traced append with the function's error wording. */
   appendText(fn: string, p: string, abs: string, text: string): void;
 }
@@ -64,6 +66,8 @@ export function fileAccess(env: StageEnv): FileAccess {
     return fileInfoOf(displayPath, st && { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
   };
 
+  const appendHeld = (abs: string, text: string): boolean => vfs.appendFile(abs, new TextEncoder().encode(text));
+
   const appended = (abs: string, text: string): Uint8Array => {
     const prev = vfs.isFile(abs) ? (vfs.readBytes(abs) ?? new Uint8Array()) : new Uint8Array();
     const add = new TextEncoder().encode(text);
@@ -79,6 +83,7 @@ export function fileAccess(env: StageEnv): FileAccess {
     guarded,
     infoOf,
     appended,
+    appendHeld,
 
     baseDirOf: (v, fn) => (v === undefined || v === null ? undefined : resolvePath(env, pathArg(v, fn, 'base_dir'))),
 
@@ -117,8 +122,10 @@ export function fileAccess(env: StageEnv): FileAccess {
 
     appendText(fn, p, abs, text) {
       checkAccessWrite(env, abs);
-      const next = appended(abs, text);
-      guarded(fn, p, () => vfs.writeFile(abs, next));
+      if (!guarded(fn, p, () => appendHeld(abs, text))) {
+        const next = appended(abs, text);
+        guarded(fn, p, () => vfs.writeFile(abs, next));
+      }
       trace('append', abs);
     },
   };

@@ -45,7 +45,7 @@ export function fileCsv(access: FileAccess): Record<string, unknown> {
     const withHeaders = !(append && exists) && !(o.skip_header_row ?? false) && headers.length > 0;
     const text = writeCsv([...(withHeaders ? [headers] : []), ...content.rows], o);
     try {
-      vfs.writeFile(abs, append && exists ? access.appended(abs, text) : text);
+      if (!(append && exists && access.appendHeld(abs, text))) vfs.writeFile(abs, append && exists ? access.appended(abs, text) : text);
     } catch (e) {
       throw new LuaError(`${fn} - Failed to ${verb} '${p}'.\nCause: ${(e as Error).message}`);
     }

@@ -7,6 +7,7 @@
  * reaches `changes()`, `pending()` or `commit()`, so no run can touch the user's base dir on disk.
  */
 import nodePath from 'node:path';
+import { appendInto } from '../support/append-room.ts';
 import { FilesBelow } from '../support/files-below.ts';
 import { isInside } from '../support/host-fs.ts';
 import { delegateTo, filesUnder } from '../support/vfs.ts';
@@ -16,6 +17,8 @@ interface Entry {
   data: Uint8Array;
   mtimeMs: number;
   ctimeMs: number;
+  /** what `data` is the start of, with room after it for appends */
+  room?: Uint8Array;
 }
 
 const encoder = new TextEncoder();
@@ -95,6 +98,13 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
       const data = typeof content === 'string' ? encoder.encode(content) : new Uint8Array(content);
       put(abs, { data, mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
     },
+    appendFile(abs: string, bytes: Uint8Array): boolean {
+      const e = layer.get(abs);
+      if (!e) return false;
+      const { data, room } = appendInto(e.data, e.room, bytes);
+      layer.set(abs, { data, room, mtimeMs: Date.now(), ctimeMs: e.ctimeMs });
+      return true;
+    },
     deleteFile(abs: string) {
       if (!isFile(abs)) return false;
       put(abs, null);
@@ -121,6 +131,7 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     isDir: (abs) => (inBase(abs) ? base.isDir(abs) : main.isDir(abs)),
     listDir: (abs) => (inBase(abs) ? base.listDir(abs) : main.listDir(abs)),
     writeFile: (abs, content) => (inBase(abs) ? base.writeFile(abs, content) : main.writeFile(abs, content)),
+    appendFile: (abs, bytes) => (inBase(abs) ? base.appendFile(abs, bytes) : main.appendFile(abs, bytes)),
     deleteFile: (abs) => (inBase(abs) ? base.deleteFile(abs) : main.deleteFile(abs)),
     deleteDir: (abs) => (inBase(abs) ? base.deleteDir(abs) : main.deleteDir(abs)),
     mkdirp: (abs) => (inBase(abs) ? base.mkdirp(abs) : main.mkdirp(abs)),

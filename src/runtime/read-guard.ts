@@ -166,6 +166,8 @@ function filterReads(vfs: Vfs, shown: (abs: string) => boolean, hidden: HiddenAn
     stat: (abs) => (shown(abs) ? vfs.stat(abs) : hidden.stat(abs)),
     isFile: (abs) => shown(abs) && vfs.isFile(abs),
     isDir: (abs) => shown(abs) && vfs.isDir(abs),
+    // a file it does not show is written whole, as when it is missing
+    appendFile: (abs, bytes) => shown(abs) && vfs.appendFile(abs, bytes),
     listDir: (abs) => (shown(abs) ? vfs.listDir(abs).filter((e) => shown(nodePath.join(abs, e.name))) : hidden.list(abs)),
   };
 }

@@ -37,6 +37,7 @@ export class WriteStamps {
     return {
       ...delegateTo(vfs),
       writeFile: (abs, content) => (this.files.set(abs, this.current), vfs.writeFile(abs, content)),
+      appendFile: (abs, bytes) => (this.files.set(abs, this.current), vfs.appendFile(abs, bytes)),
       deleteFile: (abs) => (this.files.set(abs, this.current), vfs.deleteFile(abs)),
       deleteDir: (abs) => (this.deletedDirs.push([abs, this.current]), vfs.deleteDir(abs)),
       mkdirp: (abs) => (this.files.set(abs, this.current), vfs.mkdirp(abs)),

@@ -8,6 +8,7 @@
 import type fs from 'node:fs';
 import nodePath from 'node:path';
 import { readTooBig } from '../aip/file-access.ts';
+import { appendInto } from '../support/append-room.ts';
 import { FilesBelow } from '../support/files-below.ts';
 import { isInside, listEntries, readConfined, readIfFile, statOf } from '../support/host-fs.ts';
 import type { SealedReads } from './sealed-reads.ts';
@@ -35,6 +36,8 @@ interface FileEntry {
   data: Uint8Array;
   mtimeMs: number;
   ctimeMs: number;
+  /** what `data` is the start of, with room after it for appends (appendFile) */
+  room?: Uint8Array;
 }
 
 /** Overlay value: a file, or `null` for a deleted file. */
@@ -274,6 +277,16 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       putOverlay(abs, { data: toBytes(content), mtimeMs: now, ctimeMs: prev?.ctimeMs ?? now });
     },
 
+    appendFile(p, bytes) {
+      const abs = norm(p, 'appendFile');
+      const e = overlay.get(abs);
+      if (!e) return false;
+      guardWritable(abs, 'appendFile');
+      const { data, room } = appendInto(e.data, e.room, bytes);
+      overlay.set(abs, { data, room, mtimeMs: Date.now(), ctimeMs: e.ctimeMs });
+      return true;
+    },
+
     deleteFile(p) {
       const abs = norm(p, 'deleteFile');
       guardWritable(abs, 'deleteFile');
@@ -363,6 +376,7 @@ export function watchWrites(vfs: Vfs, changed: (event: WriteEvent) => void): Vfs
   return {
     ...delegateTo(vfs),
     writeFile: (abs, content) => (changed({ kind: 'file', abs }), vfs.writeFile(abs, content)),
+    appendFile: (abs, bytes) => (changed({ kind: 'file', abs }), vfs.appendFile(abs, bytes)),
     deleteFile: (abs) => (changed({ kind: 'file', abs }), vfs.deleteFile(abs)),
     deleteDir: (abs) => (changed({ kind: 'dir', abs }), vfs.deleteDir(abs)),
     mkdirp: (abs) => (changed({ kind: 'dir', abs }), vfs.mkdirp(abs)),
@@ -397,6 +411,22 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
         account(abs, 0);
         throw err;
       }
+    },
+    appendFile(abs, bytes) {
+      // only a file written through here can be held below; its new size is charged as its rewrite would be
+      const before = sizes.get(abs);
+      const size = before === undefined ? undefined : vfs.stat(abs)?.size;
+      if (size === undefined) return false;
+      account(abs, size + bytes.byteLength);
+      let appended: boolean;
+      try {
+        appended = vfs.appendFile(abs, bytes);
+      } catch (err) {
+        account(abs, 0);
+        throw err;
+      }
+      if (!appended) account(abs, before ?? 0);
+      return appended;
     },
     deleteFile(abs) {
       const removed = vfs.deleteFile(abs);
@@ -442,6 +472,12 @@ export function capReads(vfs: Vfs, allowance: () => number): Vfs {
     ...delegateTo(vfs),
     readFile: capped((abs, confine) => vfs.readFile(abs, confine)),
     readBytes: capped((abs, confine) => vfs.readBytes(abs, confine)),
+    // an append to a file held in memory reads nothing, but is refused where reading the file would be
+    appendFile(abs, bytes) {
+      const size = vfs.stat(abs)?.size;
+      if (size !== undefined) fits(abs, size);
+      return vfs.appendFile(abs, bytes);
+    },
     readLimit: allowance,
   };
 }

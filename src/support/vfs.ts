@@ -43,6 +43,12 @@ export interface Vfs {
   listDir(abs: string): DirEntry[];
   /** creates parent directories as needed */
   writeFile(abs: string, content: string | Uint8Array): void;
+  /**
+   * Adds `bytes` at the end of a file this Vfs holds in memory (the run wrote it), as writeFile of its content and
+   * them would, and answers true; answers false, changing nothing, for any other path: the caller then reads the
+   * file and writes it whole. A log appended line by line would otherwise cost its size at every line.
+   */
+  appendFile(abs: string, bytes: Uint8Array): boolean;
   /** true when a file was removed */
   deleteFile(abs: string): boolean;
   /**
@@ -92,6 +98,7 @@ export function delegateTo(vfs: Vfs): Vfs {
     isDir: (abs) => vfs.isDir(abs),
     listDir: (abs) => vfs.listDir(abs),
     writeFile: (abs, content) => vfs.writeFile(abs, content),
+    appendFile: (abs, bytes) => vfs.appendFile(abs, bytes),
     deleteFile: (abs) => vfs.deleteFile(abs),
     deleteDir: (abs) => vfs.deleteDir(abs),
     mkdirp: (abs) => vfs.mkdirp(abs),

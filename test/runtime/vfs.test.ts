@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import nodePath from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { capReads, changesRunReads, createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
+import { guardReads, readPolicy } from '../../src/runtime/read-guard.ts';
+import { capReads, changesRunReads, countWrites, createOverlayVfs, watchWrites } from '../../src/runtime/vfs.ts';
 
 let root: string;
 let ws: string;
@@ -61,6 +62,64 @@ describe('createOverlayVfs folders made by written files', () => {
     vfs.writeFile(nodePath.join(ws, 'sub', 'b.txt'), 'again');
     expect(vfs.readFile(nodePath.join(ws, 'sub', 'b.txt'))).toBe('again');
     expect(() => vfs.writeFile(nodePath.join(ws, 'sub', 'b.txt', 'inner.txt'), 'x')).toThrow(/is a file, expected a directory/);
+  });
+});
+
+describe('appendFile', () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+
+  it('grows a file the run wrote, in place, as a rewrite would; any other file is left to the caller', () => {
+    const vfs = createOverlayVfs(ws);
+    const log = nodePath.join(ws, 'logs', 'run.log');
+    vfs.writeFile(log, 'one\n');
+    const before = vfs.readBytes(log)!;
+    const ctime = vfs.stat(log)!.ctimeMs;
+    for (const line of ['two\n', 'three\n']) expect(vfs.appendFile(log, enc(line))).toBe(true);
+    expect(vfs.readFile(log)).toBe('one\ntwo\nthree\n');
+    expect(new TextDecoder().decode(before)).toBe('one\n');
+    expect(vfs.stat(log)).toMatchObject({ size: 14, ctimeMs: ctime });
+    expect(vfs.changes().created).toEqual(['logs/run.log']);
+    // a file of the disk, a missing one and a deleted one are not held: nothing changes
+    expect(vfs.appendFile(nodePath.join(ws, 'a.txt'), enc('more'))).toBe(false);
+    expect(vfs.appendFile(nodePath.join(ws, 'missing.txt'), enc('x'))).toBe(false);
+    vfs.deleteFile(nodePath.join(ws, 'sub', 'b.txt'));
+    expect(vfs.appendFile(nodePath.join(ws, 'sub', 'b.txt'), enc('x'))).toBe(false);
+    expect(vfs.readFile(nodePath.join(ws, 'a.txt'))).toBe('A');
+    expect(vfs.isFile(nodePath.join(ws, 'missing.txt'))).toBe(false);
+    vfs.commit();
+    expect(fs.readFileSync(log, 'utf8')).toBe('one\ntwo\nthree\n');
+    // committed, the file is the disk's again
+    expect(vfs.appendFile(log, enc('x'))).toBe(false);
+  });
+
+  it('charges what an append adds, before it is made, and gives it back when the file is not held', () => {
+    const totals: number[] = [];
+    let refuse = false;
+    const vfs = countWrites(createOverlayVfs(ws), (delta, total) => {
+      if (refuse && delta > 0) throw new Error('over the cap');
+      totals.push(total);
+    });
+    const log = nodePath.join(ws, 'run.log');
+    vfs.writeFile(log, '12345');
+    expect(vfs.appendFile(log, enc('678'))).toBe(true);
+    expect(totals).toEqual([5, 8]);
+    expect(vfs.appendFile(nodePath.join(ws, 'a.txt'), enc('x'))).toBe(false);
+    expect(totals.at(-1)).toBe(8);
+    refuse = true;
+    expect(() => vfs.appendFile(log, enc('9'))).toThrow('over the cap');
+    expect(vfs.readFile(log)).toBe('12345678');
+  });
+
+  it('is refused where reading the file would be: past the read allowance, or outside what may be read', () => {
+    let left = 100;
+    const vfs = capReads(createOverlayVfs(ws), () => left);
+    const log = nodePath.join(ws, 'run.log');
+    vfs.writeFile(log, 'x'.repeat(50));
+    left = 49;
+    expect(() => vfs.appendFile(log, enc('y'))).toThrow(/memory limit exceeded: '.*run\.log': 50 bytes/);
+    const guarded = guardReads(createOverlayVfs(ws), readPolicy(ws, [nodePath.join(ws, 'sub')]));
+    guarded.writeFile(log, 'z');
+    expect(guarded.appendFile(log, enc('z'))).toBe(false);
   });
 });
 
