@@ -11,6 +11,8 @@ const SAVE_AND_READ_BACK = `
 local a = aip.file.save("acme@tool$base/state.json", "{\\"n\\": 1}")
 aip.file.save("~/.aipack-base/notes.txt", "hi")
 aip.file.append("acme@tool/log.txt", "one")
+-- the second append grows the file the base layer holds, in place
+aip.file.append("acme@tool/log.txt", "two")
 return {
   state = aip.file.load_json("acme@tool$base/state.json").n,
   note = aip.file.load("~/.aipack-base/notes.txt").content,
@@ -45,7 +47,7 @@ describe('writes to the AIPack base dir (--aipack-base)', () => {
     fs.writeFileSync(nodePath.join(ws, 'a.aip'), `# After All\n\n\`\`\`lua\n${SAVE_AND_READ_BACK}\n\`\`\`\n`);
     const sim = new Simulator({ workspaceDir: ws, aipackBase: base });
     const value = sim.run({ name: 'a.aip', baseDir: ws }).afterAll;
-    expect(value).toEqual({ state: 1, note: 'hi', log: 'one', listed: 4, path: `${base}/support/pack/acme/tool/state.json` });
+    expect(value).toEqual({ state: 1, note: 'hi', log: 'onetwo', listed: 4, path: `${base}/support/pack/acme/tool/state.json` });
     expect(sim.vfs.changes()).toEqual({ created: [], changed: [], deleted: [] });
     expect(sim.vfs.pending()).toEqual({ changes: [], dirs: [] });
     sim.vfs.commit();
@@ -59,7 +61,7 @@ describe('writes to the AIPack base dir (--aipack-base)', () => {
     const before = listTree(ws);
     const vfs = createOverlayVfs(ws, { files: { 'a.aip': `# After All\n\n\`\`\`lua\n${SAVE_AND_READ_BACK}\n\`\`\`\n` } });
     const sim = new Simulator({ workspaceDir: ws, vfs, aipackBase: base });
-    expect(sim.run({ name: 'a.aip', baseDir: ws }).afterAll).toMatchObject({ state: 1, note: 'hi', log: 'one' });
+    expect(sim.run({ name: 'a.aip', baseDir: ws }).afterAll).toMatchObject({ state: 1, note: 'hi', log: 'onetwo' });
     // a.aip is a virtual baseline file, so nothing at all is pending
     expect(vfs.pending().changes).toEqual([]);
     vfs.commit();

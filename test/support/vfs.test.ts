@@ -16,14 +16,14 @@ describe('delegateTo', () => {
   it('hands every method on with its arguments and gives back its answer', () => {
     const calls: unknown[][] = [];
     const answer = (name: string) => (...args: unknown[]) => (calls.push([name, ...args]), `${name} answer`);
-    const methods = ['readFile', 'readBytes', 'stat', 'isFile', 'isDir', 'listDir', 'writeFile', 'deleteFile', 'deleteDir', 'mkdirp', 'changes', 'snapshot', 'pending', 'commit'] as const;
+    const methods = ['readFile', 'readBytes', 'stat', 'isFile', 'isDir', 'listDir', 'writeFile', 'appendFile', 'deleteFile', 'deleteDir', 'mkdirp', 'changes', 'snapshot', 'pending', 'commit'] as const;
     const inner = Object.fromEntries([['workspaceDir', '/ws'], ...methods.map((m) => [m, answer(m)])]) as unknown as Vfs;
     const outer = delegateTo(inner) as unknown as Record<string, unknown>;
     // every method of the interface, and nothing else
     expect(Object.keys(outer).sort()).toEqual(['workspaceDir', ...methods].sort());
     expect(outer.workspaceDir).toBe('/ws');
     for (const m of methods) expect((outer[m] as (...a: unknown[]) => unknown)('/ws/a', 'x')).toBe(`${m} answer`);
-    const taking = { readFile: 2, readBytes: 2, writeFile: 2, changes: 0, snapshot: 0, pending: 0, commit: 0 } as Record<string, number>;
+    const taking = { readFile: 2, readBytes: 2, writeFile: 2, appendFile: 2, changes: 0, snapshot: 0, pending: 0, commit: 0 } as Record<string, number>;
     expect(calls).toEqual(methods.map((m) => [m, ...['/ws/a', 'x'].slice(0, taking[m] ?? 1)]));
   });
 
