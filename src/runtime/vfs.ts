@@ -9,7 +9,7 @@ import type fs from 'node:fs';
 import nodePath from 'node:path';
 import { readTooBig } from '../aip/file-access.ts';
 import { appendInto } from '../support/append-room.ts';
-import { FilesBelow } from '../support/files-below.ts';
+import { FilesBelow, type NameCount } from '../support/files-below.ts';
 import { isInside, listEntries, readConfined, readIfFile, statOf } from '../support/host-fs.ts';
 import type { SealedReads } from './sealed-reads.ts';
 import { writeChanges, type Change } from './commit.ts';
@@ -105,10 +105,25 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   }
   const baselineDirs = new Set<string>();
   for (const abs of baseline.keys()) for (const a of ancestors(abs)) baselineDirs.add(a);
+  // the baseline's files and folders by the folders they lie in (listDir)
+  const baselineBelow = new FilesBelow();
+  for (const abs of baseline.keys()) baselineBelow.count(abs, 1);
+  const baselineDirsBelow = new FilesBelow();
+  for (const abs of baselineDirs) baselineDirsBelow.count(abs, 1);
 
   // -- overlay layer
   const overlay = new Map<string, OverlayEntry>();
   const overlayDirs = new Set<string>();
+  // the overlay's folders by the folders they lie in (listDir)
+  const dirsBelow = new FilesBelow();
+  const addOverlayDir = (abs: string): void => {
+    if (overlayDirs.has(abs)) return;
+    overlayDirs.add(abs);
+    dirsBelow.count(abs, 1);
+  };
+  const dropOverlayDir = (abs: string): void => {
+    if (overlayDirs.delete(abs)) dirsBelow.count(abs, -1);
+  };
   /** dirs removed by deleteDir: the lower layers' dirs below them are hidden (their files are deleted one by one) */
   const removedDirs = new Set<string>();
   const hidden = (abs: string): boolean => {
@@ -129,6 +144,8 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
 
   // the folders the overlay's files (not its deletions) lie in: isDir asks at every write of a new file
   const filesBelow = new FilesBelow();
+  // the overlay's deletions of lower files, by the folder they were in (listDir)
+  const deletedIn = new Map<string, Set<string>>();
   /** The overlay's entry for `abs` set (a file, or null: a lower file deleted) or dropped (undefined). */
   const putOverlay = (abs: string, entry: OverlayEntry | undefined): void => {
     const was = overlay.get(abs);
@@ -137,6 +154,17 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     if (entry === undefined) overlay.delete(abs);
     else overlay.set(abs, entry);
     if (isFileNow !== wasFile) filesBelow.count(abs, isFileNow ? 1 : -1);
+    if ((was === null) !== (entry === null)) {
+      const dir = nodePath.dirname(abs);
+      let names = deletedIn.get(dir);
+      if (entry === null) {
+        if (!names) deletedIn.set(dir, (names = new Set()));
+        names.add(nodePath.basename(abs));
+      } else if (names) {
+        names.delete(nodePath.basename(abs));
+        if (names.size === 0) deletedIn.delete(dir);
+      }
+    }
   };
 
   const isDir = (abs: string): boolean => {
@@ -180,7 +208,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
   const addDirs = (dir: string): void => {
     for (let d = dir, below = ''; d !== below; below = d, d = nodePath.dirname(d)) {
       if (overlayDirs.has(d) || lowerIsDir(d)) break;
-      overlayDirs.add(d);
+      addOverlayDir(d);
     }
   };
 
@@ -243,24 +271,20 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
           entries.set(d.name, dirLike);
         }
       }
-      const addChild = (childPath: string, dirLike: boolean): void => {
-        if (nodePath.dirname(childPath) === abs) {
-          entries.set(nodePath.basename(childPath), dirLike || (entries.get(nodePath.basename(childPath)) ?? false));
-        } else if (isInside(childPath, abs) && childPath !== abs) {
-          const rest = childPath.slice(abs === '/' ? 1 : abs.length + 1);
-          entries.set(rest.split('/')[0], true);
+      // a layer's paths in this folder (dirLike: they are folders) and below it (their first name is a folder)
+      const addChildren = (names: ReadonlyMap<string, NameCount> | undefined, dirLike: boolean): void => {
+        if (!names) return;
+        for (const [name, c] of names) {
+          if (c.self > 0) entries.set(name, dirLike || (entries.get(name) ?? false));
+          if (c.below > 0) entries.set(name, true);
         }
       };
-      for (const f of baseline.keys()) addChild(f, false);
-      for (const d of baselineDirs) addChild(d, true);
-      for (const [f, e] of overlay) {
-        if (e === null) {
-          if (nodePath.dirname(f) === abs && entries.get(nodePath.basename(f)) === false) entries.delete(nodePath.basename(f));
-        }
-      }
+      addChildren(baselineBelow.in(abs), false);
+      addChildren(baselineDirsBelow.in(abs), true);
+      for (const name of deletedIn.get(abs) ?? []) if (entries.get(name) === false) entries.delete(name);
       for (const [name, dirLike] of entries) if (dirLike && !isDir(nodePath.join(abs, name))) entries.delete(name);
-      for (const [f, e] of overlay) if (e !== null) addChild(f, false);
-      for (const d of overlayDirs) addChild(d, true);
+      addChildren(filesBelow.in(abs), false);
+      addChildren(dirsBelow.in(abs), true);
       return [...entries.entries()]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
         .map(([name, dirLike]) => ({ name, isDir: dirLike }));
@@ -300,7 +324,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       guardWritable(abs, 'deleteDir');
       if (!isDir(abs)) return false;
       for (const f of filesUnder(vfs, abs)) vfs.deleteFile(f);
-      for (const d of [...overlayDirs]) if (isInside(d, abs)) overlayDirs.delete(d);
+      for (const d of [...overlayDirs]) if (isInside(d, abs)) dropOverlayDir(d);
       removedDirs.add(abs);
       return true;
     },
@@ -357,9 +381,9 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       // the disk now holds these; the overlay keeps only what never reaches it (outside the workspace)
       for (const [abs] of changes) {
         putOverlay(abs, undefined);
-        baseline.delete(abs); // the disk is now the truth for this path
+        if (baseline.delete(abs)) baselineBelow.count(abs, -1); // the disk is now the truth for this path
       }
-      for (const d of dirs) overlayDirs.delete(d);
+      for (const d of dirs) dropOverlayDir(d);
     },
   };
   return vfs;

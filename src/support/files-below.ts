@@ -1,24 +1,44 @@
 /**
- * How many files of a layer lie below each folder: a layer of written files answers "does this folder hold any?"
- * in one lookup. A walk over the whole layer made the n-th new file of a run cost n steps (every write asks
- * whether its path is a folder), so writing many files cost their number squared.
+ * The paths of a layer (the files a run wrote, its folders) by the folders they lie in: whether a folder holds
+ * any, and which names in it lead to them, are each one lookup. Walks over the whole layer made the n-th new file
+ * of a run cost n steps (every write asks whether its path is a folder) and every listing of a folder cost the
+ * whole layer, so writing and listing many files cost their number squared.
  */
 import nodePath from 'node:path';
 
-export class FilesBelow {
-  private readonly counts = new Map<string, number>();
+/** A name in a folder: whether it is a counted path itself, and how many counted paths lie below it. */
+export interface NameCount {
+  self: number;
+  below: number;
+}
 
-  /** a file at `abs` (absolute, normalized) came into the layer (+1) or left it (-1) */
+export class FilesBelow {
+  private readonly byDir = new Map<string, Map<string, NameCount>>();
+
+  /** a path `abs` (absolute, normalized) came into the layer (+1) or left it (-1) */
   count(abs: string, delta: 1 | -1): void {
-    for (let d = nodePath.dirname(abs), below = abs; d !== below; below = d, d = nodePath.dirname(d)) {
-      const n = (this.counts.get(d) ?? 0) + delta;
-      if (n === 0) this.counts.delete(d);
-      else this.counts.set(d, n);
+    for (let below = abs, d = nodePath.dirname(abs); d !== below; below = d, d = nodePath.dirname(d)) {
+      const name = below.slice(d === '/' ? 1 : d.length + 1);
+      let names = this.byDir.get(d);
+      if (!names) this.byDir.set(d, (names = new Map()));
+      let c = names.get(name);
+      if (!c) names.set(name, (c = { self: 0, below: 0 }));
+      if (below === abs) c.self += delta;
+      else c.below += delta;
+      if (c.self === 0 && c.below === 0) {
+        names.delete(name);
+        if (names.size === 0) this.byDir.delete(d);
+      }
     }
   }
 
-  /** whether a file of the layer lies below the folder `abs` */
+  /** whether a path of the layer lies below the folder `abs` */
   has(abs: string): boolean {
-    return this.counts.has(abs);
+    return this.byDir.has(abs);
+  }
+
+  /** the names in the folder `abs` that are paths of the layer or lead to some */
+  in(abs: string): ReadonlyMap<string, NameCount> | undefined {
+    return this.byDir.get(abs);
   }
 }

@@ -2,6 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { FilesBelow } from '../../src/support/files-below.ts';
 
 describe('FilesBelow', () => {
+  it('names what a folder holds: each path in it, and each name that leads to paths below', () => {
+    const below = new FilesBelow();
+    below.count('/w/a.txt', 1);
+    below.count('/w/d/one.txt', 1);
+    below.count('/w/d/two.txt', 1);
+    below.count('/w/d', 1);
+    expect(Object.fromEntries(below.in('/w') ?? [])).toEqual({ 'a.txt': { self: 1, below: 0 }, d: { self: 1, below: 2 } });
+    expect([...(below.in('/') ?? [])]).toEqual([['w', { self: 0, below: 4 }]]);
+    below.count('/w/d', -1);
+    below.count('/w/d/one.txt', -1);
+    expect(below.in('/w')?.get('d')).toEqual({ self: 0, below: 1 });
+    expect(below.in('/w/a.txt')).toBeUndefined();
+  });
+
   it('knows every folder a file lies in, up to the root, and not the file itself', () => {
     const below = new FilesBelow();
     below.count('/w/a/b/c.txt', 1);
