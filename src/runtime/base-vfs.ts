@@ -28,14 +28,24 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
   const root = nodePath.resolve(baseDir);
   /** base writes of this run; null = deleted */
   const layer = new Map<string, Entry | null>();
-  // the folders the layer's files (not its deletions) lie in
+  // the folders the layer's files (not its deletions) lie in, and its deletions by folder (isDir, listDir)
   const filesBelow = new FilesBelow();
+  const deletedIn = new Map<string, Set<string>>();
   const put = (abs: string, entry: Entry | null): void => {
     const was = layer.get(abs);
     layer.set(abs, entry);
     if ((was ? 1 : 0) !== (entry ? 1 : 0)) filesBelow.count(abs, entry ? 1 : -1);
+    if ((was === null) !== (entry === null)) {
+      const dir = nodePath.dirname(abs);
+      const names = deletedIn.get(dir) ?? new Set<string>();
+      if (entry === null) names.add(nodePath.basename(abs));
+      else names.delete(nodePath.basename(abs));
+      if (names.size === 0) deletedIn.delete(dir);
+      else deletedIn.set(dir, names);
+    }
   };
   const dirs = new Set<string>();
+  const dirsBelow = new FilesBelow();
   const inBase = (abs: string) => isInside(abs, root);
 
   const isFile = (abs: string): boolean => {
@@ -48,7 +58,10 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     return filesBelow.has(abs);
   };
   const addDirs = (dir: string): void => {
-    for (let d = dir; inBase(d) && !dirs.has(d); d = nodePath.dirname(d)) dirs.add(d);
+    for (let d = dir; inBase(d) && !dirs.has(d); d = nodePath.dirname(d)) {
+      dirs.add(d);
+      dirsBelow.count(d, 1);
+    }
   };
   const readBytes = (abs: string, confine?: Confine): Uint8Array | undefined => {
     const e = layer.get(abs);
@@ -76,18 +89,12 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
     listDir(abs: string): DirEntry[] {
       if (!isDir(abs)) return [];
       const entries = new Map(main.listDir(abs).map((e) => [e.name, e.isDir]));
-      for (const [p, e] of layer) {
-        if (nodePath.dirname(p) !== abs) continue;
-        if (e) entries.set(nodePath.basename(p), false);
-        else entries.delete(nodePath.basename(p));
-      }
-      const written = [...layer].filter(([, e]) => e !== null).map(([p]) => p);
-      for (const p of [...written, ...dirs]) {
-        if (p === abs || !isInside(p, abs)) continue;
-        const rel = p.slice(abs.length + 1);
-        const name = rel.split('/')[0];
-        entries.set(name, rel.includes('/') || dirs.has(p) || (entries.get(name) ?? false));
-      }
+      // the layer's deletions and files in this folder, then the names that lead to its files and folders below
+      for (const name of deletedIn.get(abs) ?? []) entries.delete(name);
+      const files = filesBelow.in(abs);
+      for (const [name, c] of files ?? []) if (c.self > 0) entries.set(name, false);
+      for (const [name, c] of files ?? []) if (c.below > 0) entries.set(name, true);
+      for (const [name] of dirsBelow.in(abs) ?? []) entries.set(name, true);
       return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, d]) => ({ name, isDir: d }));
     },
     writeFile(abs: string, content: string | Uint8Array) {

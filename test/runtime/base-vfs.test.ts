@@ -3,6 +3,7 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Simulator } from '../../src/runtime/simulator.ts';
+import { withBaseLayer } from '../../src/runtime/base-vfs.ts';
 import { createOverlayVfs } from '../../src/runtime/vfs.ts';
 import { runLua } from '../helpers/lua.ts';
 
@@ -79,5 +80,28 @@ describe('writes to the AIPack base dir (--aipack-base)', () => {
     expect(() => runLua('return aip.file.save("/tmp/other/.aipack-base/x.txt", "x")', { aipackBase: '/virtual/b/.aipack-base' })).toThrow(
       /Save file protection \(simulator\) - The path `\/tmp\/other\/\.aipack-base\/x\.txt` is outside the workspace/,
     );
+  });
+});
+
+describe('the base layer', () => {
+  it('lists its files over the disk: written ones as files, the folders they make as folders, deleted ones gone', () => {
+    const base = realBase();
+    const vfs = withBaseLayer(createOverlayVfs(fs.mkdtempSync(nodePath.join(os.tmpdir(), 'cs-base-ws-'))), base);
+    tmpDirs.push(vfs.workspaceDir);
+    const at = (...rel: string[]) => nodePath.join(base, ...rel);
+    vfs.writeFile(at('notes.txt'), 'n');
+    vfs.writeFile(at('pack', 'installed', 'acme', 'tool', 'extra.md'), 'e');
+    vfs.writeFile(at('made', 'deep', 'f.txt'), 'f');
+    vfs.deleteFile(at('pack', 'installed', 'acme', 'tool', 'main.aip'));
+    expect(vfs.listDir(base)).toEqual([
+      { name: 'made', isDir: true },
+      { name: 'notes.txt', isDir: false },
+      { name: 'pack', isDir: true },
+    ]);
+    expect(vfs.listDir(at('pack', 'installed', 'acme', 'tool'))).toEqual([{ name: 'extra.md', isDir: false }]);
+    expect(vfs.listDir(at('made'))).toEqual([{ name: 'deep', isDir: true }]);
+    // a file written again where one was deleted is listed again
+    vfs.writeFile(at('pack', 'installed', 'acme', 'tool', 'main.aip'), 'again');
+    expect(vfs.listDir(at('pack', 'installed', 'acme', 'tool')).map((e) => e.name)).toEqual(['extra.md', 'main.aip']);
   });
 });
