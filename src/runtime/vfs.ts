@@ -384,6 +384,9 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
         if (baseline.delete(abs)) baselineBelow.count(abs, -1); // the disk is now the truth for this path
       }
       for (const d of dirs) dropOverlayDir(d);
+      // a removed folder's deletions are on the disk now, and the folder itself stays there (emptied, or holding
+      // what the run wrote in it since): the disk shows it again
+      for (const d of [...removedDirs]) if (committable(d)) removedDirs.delete(d);
     },
   };
   return vfs;

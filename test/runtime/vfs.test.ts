@@ -65,6 +65,27 @@ describe('createOverlayVfs folders made by written files', () => {
   });
 });
 
+describe('createOverlayVfs commit of a removed folder', () => {
+  it('shows the folder as the disk holds it afterwards: emptied, or with what the run wrote in it since', () => {
+    fs.mkdirSync(nodePath.join(ws, 'd'));
+    fs.writeFileSync(nodePath.join(ws, 'd', 'old.txt'), 'o');
+    fs.mkdirSync(nodePath.join(ws, 'e'));
+    fs.writeFileSync(nodePath.join(ws, 'e', 'old.txt'), 'o');
+    const vfs = createOverlayVfs(ws);
+    vfs.deleteDir(nodePath.join(ws, 'd'));
+    vfs.writeFile(nodePath.join(ws, 'd', 'new.txt'), 'n');
+    vfs.deleteDir(nodePath.join(ws, 'e'));
+    expect(vfs.isDir(nodePath.join(ws, 'e'))).toBe(false);
+    vfs.commit();
+    expect(fs.readdirSync(nodePath.join(ws, 'd'))).toEqual(['new.txt']);
+    expect(vfs.isDir(nodePath.join(ws, 'd'))).toBe(true);
+    expect(vfs.listDir(nodePath.join(ws, 'd'))).toEqual([{ name: 'new.txt', isDir: false }]);
+    expect(fs.readdirSync(nodePath.join(ws, 'e'))).toEqual([]);
+    expect(vfs.isDir(nodePath.join(ws, 'e'))).toBe(true);
+    expect(vfs.listDir(ws).map((x) => x.name)).toEqual(['a.txt', 'd', 'e', 'sub']);
+  });
+});
+
 describe('createOverlayVfs against a disk given the same writes', () => {
   it('lists, and tells files from folders, as the disk does after the same random writes, deletes and new folders', () => {
     // a seeded generator (mulberry32): a failure names the seed and replays
