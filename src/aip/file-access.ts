@@ -36,6 +36,7 @@ export interface FileAccess {
 }
 
 const decoder = new TextDecoder('utf-8');
+const encoder = new TextEncoder();
 
 /** A size as a reader takes it in: MiB (rounded up) from 1 MiB on, bytes below. */
 const mib = (n: number) => (n >= 1048576 ? `${Math.ceil(n / 1048576)} MiB` : `${n} bytes`);
@@ -66,11 +67,11 @@ export function fileAccess(env: StageEnv): FileAccess {
     return fileInfoOf(displayPath, st && { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs });
   };
 
-  const appendHeld = (abs: string, text: string): boolean => vfs.appendFile(abs, new TextEncoder().encode(text));
+  const appendHeld = (abs: string, text: string): boolean => vfs.appendFile(abs, encoder.encode(text));
 
   const appended = (abs: string, text: string): Uint8Array => {
     const prev = vfs.isFile(abs) ? (vfs.readBytes(abs) ?? new Uint8Array()) : new Uint8Array();
-    const add = new TextEncoder().encode(text);
+    const add = encoder.encode(text);
     const next = new Uint8Array(prev.length + add.length);
     next.set(prev);
     next.set(add, prev.length);

@@ -28,21 +28,14 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
   const root = nodePath.resolve(baseDir);
   /** base writes of this run; null = deleted */
   const layer = new Map<string, Entry | null>();
-  // the folders the layer's files (not its deletions) lie in, and its deletions by folder (isDir, listDir)
+  // the folders the layer's files lie in (isDir, listDir), and its deletions (listDir)
   const filesBelow = new FilesBelow();
-  const deletedIn = new Map<string, Set<string>>();
+  const deletionsBelow = new FilesBelow();
   const put = (abs: string, entry: Entry | null): void => {
     const was = layer.get(abs);
     layer.set(abs, entry);
     if ((was ? 1 : 0) !== (entry ? 1 : 0)) filesBelow.count(abs, entry ? 1 : -1);
-    if ((was === null) !== (entry === null)) {
-      const dir = nodePath.dirname(abs);
-      const names = deletedIn.get(dir) ?? new Set<string>();
-      if (entry === null) names.add(nodePath.basename(abs));
-      else names.delete(nodePath.basename(abs));
-      if (names.size === 0) deletedIn.delete(dir);
-      else deletedIn.set(dir, names);
-    }
+    if ((was === null) !== (entry === null)) deletionsBelow.count(abs, entry === null ? 1 : -1);
   };
   const dirs = new Set<string>();
   const dirsBelow = new FilesBelow();
@@ -90,7 +83,7 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
       if (!isDir(abs)) return [];
       const entries = new Map(main.listDir(abs).map((e) => [e.name, e.isDir]));
       // the layer's deletions and files in this folder, then the names that lead to its files and folders below
-      for (const name of deletedIn.get(abs) ?? []) entries.delete(name);
+      for (const [name, c] of deletionsBelow.in(abs) ?? []) if (c.self > 0) entries.delete(name);
       const files = filesBelow.in(abs);
       for (const [name, c] of files ?? []) if (c.self > 0) entries.set(name, false);
       for (const [name, c] of files ?? []) if (c.below > 0) entries.set(name, true);

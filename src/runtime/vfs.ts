@@ -144,8 +144,8 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
 
   // the folders the overlay's files (not its deletions) lie in: isDir asks at every write of a new file
   const filesBelow = new FilesBelow();
-  // the overlay's deletions of lower files, by the folder they were in (listDir)
-  const deletedIn = new Map<string, Set<string>>();
+  // the overlay's deletions of lower files (listDir)
+  const deletionsBelow = new FilesBelow();
   /** The overlay's entry for `abs` set (a file, or null: a lower file deleted) or dropped (undefined). */
   const putOverlay = (abs: string, entry: OverlayEntry | undefined): void => {
     const was = overlay.get(abs);
@@ -154,17 +154,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
     if (entry === undefined) overlay.delete(abs);
     else overlay.set(abs, entry);
     if (isFileNow !== wasFile) filesBelow.count(abs, isFileNow ? 1 : -1);
-    if ((was === null) !== (entry === null)) {
-      const dir = nodePath.dirname(abs);
-      let names = deletedIn.get(dir);
-      if (entry === null) {
-        if (!names) deletedIn.set(dir, (names = new Set()));
-        names.add(nodePath.basename(abs));
-      } else if (names) {
-        names.delete(nodePath.basename(abs));
-        if (names.size === 0) deletedIn.delete(dir);
-      }
-    }
+    if ((was === null) !== (entry === null)) deletionsBelow.count(abs, entry === null ? 1 : -1);
   };
 
   const isDir = (abs: string): boolean => {
@@ -281,7 +271,7 @@ export function createOverlayVfs(workspaceDir: string, opts: OverlayVfsOptions =
       };
       addChildren(baselineBelow.in(abs), false);
       addChildren(baselineDirsBelow.in(abs), true);
-      for (const name of deletedIn.get(abs) ?? []) if (entries.get(name) === false) entries.delete(name);
+      for (const [name, c] of deletionsBelow.in(abs) ?? []) if (c.self > 0 && entries.get(name) === false) entries.delete(name);
       for (const [name, dirLike] of entries) if (dirLike && !isDir(nodePath.join(abs, name))) entries.delete(name);
       addChildren(filesBelow.in(abs), false);
       addChildren(dirsBelow.in(abs), true);
