@@ -84,9 +84,7 @@ export function withBaseLayer(main: Vfs, baseDir: string): Vfs {
       const entries = new Map(main.listDir(abs).map((e) => [e.name, e.isDir]));
       // the layer's deletions and files in this folder, then the names that lead to its files and folders below
       for (const [name, c] of deletionsBelow.in(abs) ?? []) if (c.self > 0) entries.delete(name);
-      const files = filesBelow.in(abs);
-      for (const [name, c] of files ?? []) if (c.self > 0) entries.set(name, false);
-      for (const [name, c] of files ?? []) if (c.below > 0) entries.set(name, true);
+      for (const [name, c] of filesBelow.in(abs) ?? []) entries.set(name, c.below > 0);
       for (const [name] of dirsBelow.in(abs) ?? []) entries.set(name, true);
       return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, d]) => ({ name, isDir: d }));
     },

@@ -432,9 +432,8 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
     appendFile(abs, bytes) {
       // only a file written through here can be held below; its new size is charged as its rewrite would be
       const before = sizes.get(abs);
-      const size = before === undefined ? undefined : vfs.stat(abs)?.size;
-      if (size === undefined) return false;
-      account(abs, size + bytes.byteLength);
+      if (before === undefined) return false;
+      account(abs, before + bytes.byteLength);
       let appended: boolean;
       try {
         appended = vfs.appendFile(abs, bytes);
@@ -442,7 +441,7 @@ export function countWrites(vfs: Vfs, charge: (delta: number, total: number) => 
         account(abs, 0);
         throw err;
       }
-      if (!appended) account(abs, before ?? 0);
+      if (!appended) account(abs, before);
       return appended;
     },
     deleteFile(abs) {
