@@ -11,6 +11,9 @@
  *   for (const c of runContractFile('agents/refiner.contract.toml').cases) expect(c.status, c.message).not.toBe('failed');
  */
 
+import { addLoadedEngine } from './engine/index.ts';
+import { fengariEngine } from './engine/fengari-engine.ts';
+
 // Contract tests (the harness behind `coder-subagents test`)
 export { runStage, runPreparedStage } from './harness/run-stage.ts';
 export { prepareAgent } from './harness/agent-discovery.ts';
@@ -63,6 +66,8 @@ export type { PackLocation } from './runtime/resolve.ts';
 export { Trace } from './aip/support/trace.ts';
 export type { TraceEvent } from './aip/support/trace.ts';
 
-// The Lua engines: fengari (Lua 5.3, default) and lua54 (Lua 5.4 on wasmoon; `await loadEngine('lua54')` before use)
+// The Lua engines: fengari (Lua 5.3, default; loaded with the package, so a Simulator on it needs no await) and lua54
+// (Lua 5.4 on wasmoon; `await loadEngine('lua54')` before use)
+addLoadedEngine(fengariEngine);
 export { loadEngine, getEngine, ENGINE_NAMES, DEFAULT_ENGINE } from './engine/index.ts';
 export type { EngineName, LuaEngine } from './engine/index.ts';

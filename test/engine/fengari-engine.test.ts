@@ -3,10 +3,10 @@
  * Its library replacements are tested in fengari-libraries.test.ts, its put-back in fengari-tables.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { getEngine } from '../../src/engine/index.ts';
+import { loadEngine } from '../../src/engine/index.ts';
 import { stateAtW } from '../helpers/engine.ts';
 
-const fengari = getEngine('fengari');
+const fengari = await loadEngine('fengari');
 const state = (files: Record<string, string> = {}) => stateAtW(fengari, files);
 const run = (code: string, s = state()) => s.runChunk(code, '/w/t.lua', 1, {}, 'serde');
 

@@ -3,11 +3,11 @@
  * first, and a random generator of each state's own.
  */
 import { describe, expect, it } from 'vitest';
-import { getEngine } from '../../src/engine/index.ts';
+import { loadEngine } from '../../src/engine/index.ts';
 import { stateAtW } from '../helpers/engine.ts';
 import { createLimits } from '../../src/engine/limits.ts';
 
-const fengari = getEngine('fengari');
+const fengari = await loadEngine('fengari');
 function state(files: Record<string, string> = {}, budget = 1e7, memoryMax?: number) {
   return stateAtW(fengari, files, { budget, limits: memoryMax === undefined ? undefined : createLimits(budget, memoryMax) });
 }

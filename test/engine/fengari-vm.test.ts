@@ -7,10 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import nodePath from 'node:path';
 import { CALLINFO_NEW, clearDeadSlots, CLOSURE_CACHE, DEAD_KEYS_EAGER, lauxlib, lua, lualib, NIL_SLOT, STACK_DELETE, to_luastring } from '../../src/engine/fengari-vm.ts';
-import { getEngine } from '../../src/engine/index.ts';
+import { loadEngine } from '../../src/engine/index.ts';
+
+const fengari = await loadEngine('fengari');
 
 const run = (code: string, budget = 1e7) =>
-  getEngine('fengari')
+  fengari
     .createState({ budget, budgetMessage: 'budget', moduleDirs: [], readFile: () => undefined, loadRoots: ['/nowhere'], baseDir: '/nowhere', print: () => {}, displayPath: (p) => p })
     .runChunk(code, 't.lua', 1, {}, 'serde');
 
