@@ -1,5 +1,6 @@
-// Bundles the CLI and the jobs its workers load into dist/bundle/ (an entry each, shared chunks, lazily imported
-// parts in chunks of their own). Runs after tsc and copy-assets, on the compiled modules.
+// Bundles the CLI, the jobs its workers load and the package's entry (package.json `exports`) into dist/bundle/ (an
+// entry each, shared chunks, lazily imported parts in chunks of their own). Runs after tsc and copy-assets, on the
+// compiled modules.
 //
 // Why: Node 20 loads an ES module graph file by file (resolve, stat, read, compile, link), about a millisecond a
 // module here, and has no compile cache (module.enableCompileCache came in Node 22). A `test` run loaded ~330
@@ -26,6 +27,8 @@ const outdir = nodePath.join(dist, 'bundle');
 /** bundle entry name → compiled module; the names are what the locators below ask for */
 const ENTRIES = {
   cli: 'cli/main.js',
+  // the package's entry: a library user's import loads a few files, not ~430 modules
+  index: 'index.js',
   'worker-jobs': 'harness/worker-jobs.js',
   'simulate-job': 'cli/simulate-job.js',
   // what bin.js loads first for `test`, to start a worker: its modules are chunks the CLI shares

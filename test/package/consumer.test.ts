@@ -234,6 +234,24 @@ describe('the packed package in a fresh project', () => {
     expect(r.stdout).toBe('3 passed, 0 failed\n');
   });
 
+  it("imports as its bundled entry, with the names and exports of the compiled modules", () => {
+    // the bundle (scripts/bundle.mjs) loads a few files instead of ~430 modules; what it exports must be the same
+    writeFileSync(
+      nodePath.join(dir, 'names.mjs'),
+      [
+        "import { createRequire } from 'node:module';",
+        "import * as lib from 'coder-subagents';",
+        "const entry = createRequire(import.meta.url).resolve('coder-subagents');",
+        "const modules = await import(new URL('../index.js', 'file://' + entry).href);",
+        "const renamed = Object.keys(lib).filter((k) => typeof lib[k] === 'function' && lib[k].name !== modules[k].name);",
+        "console.log(JSON.stringify({ entry: entry.split('coder-subagents/')[1], same: Object.keys(lib).join() === Object.keys(modules).join(), renamed }));",
+      ].join('\n'),
+    );
+    const r = inProject(dir, 'node', ['names.mjs']);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ entry: 'dist/bundle/index.js', same: true, renamed: [] });
+  });
+
   it('is a library for a vitest file', () => {
     writeFileSync(
       nodePath.join(dir, 'refiner.test.ts'),
