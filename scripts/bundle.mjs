@@ -11,8 +11,10 @@
 //   beside itself (sandbox.lua, the report's assets, fengari-chunks.json, package.json two levels up) are found;
 // - except in the modules that locate a jobs module for a worker (JOBS_LOCATORS): the jobs module they name is a
 //   bundle entry of the same name, beside the bundle's files, so there `import.meta.url` is the bundle file's own;
-// - errors travel between threads by their `name` field (Error's, or the one a class sets), which the bundle's
-//   renaming of a class two modules both name does not change; `keepNames` would cost a call per closure made;
+// - functions and classes keep their names (`keepNames`): esbuild renames a class two modules both name, or one that
+//   refers to itself in its body (`ScriptedAi` became `_ScriptedAi`), and the package's entry exports classes; the
+//   calls it adds to name closures did not move 100 many-agent cases' CPU beyond their spread (fengari 0.97, lua54
+//   1.01 of before, six interleaved pairs);
 // - fengari and wasmoon stay packages loaded from node_modules: fengari is loaded through `require` with its
 //   sources patched (engine/fengari-vm.ts), wasmoon reads its .wasm beside its own module.
 import { build } from 'esbuild';
@@ -75,6 +77,7 @@ const result = await build({
   // a bundled CommonJS package that calls require() gets Node's own
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   plugins: [keepFileUrls],
+  keepNames: true,
   logLevel: 'warning',
   metafile: true,
 });

@@ -205,7 +205,7 @@ export class ScriptedAi {
     };
     const responses = tables('response').map((raw, i) => validate(raw, `${file}: [[response]] #${i + 1}`));
     try {
-      return new this(responses, new ScriptedCommands(tables('command'), file), new ScriptedWeb(tables('web'), file));
+      return new ScriptedAi(responses, new ScriptedCommands(tables('command'), file), new ScriptedWeb(tables('web'), file));
     } catch (e) {
       if (e instanceof ScriptedIoError) throw new ScriptedAiError(e.message);
       throw e;
@@ -219,7 +219,7 @@ export class ScriptedAi {
     view?: (prompt: string) => string,
   ): ScriptedAi {
     try {
-      return new this(
+      return new ScriptedAi(
         responses.map((raw, i) => validate(raw, `${source}: response #${i + 1}`)),
         new ScriptedCommands(io.commands ?? [], source),
         new ScriptedWeb(io.web ?? [], source),
