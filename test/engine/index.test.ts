@@ -29,9 +29,12 @@ describe('engine loading', () => {
     expect(() => getEngine('nope' as never)).toThrow("unknown Lua engine 'nope'");
   });
 
-  it('loads an engine only when it is asked for: lua54 runs without fengari, which getEngine then asks to load', () => {
+  it('loads an engine only when it is asked for: a worker running lua54 runs without fengari, which getEngine then asks to load', () => {
+    // the workers' jobs modules (test cases, run-agent): their whole module graph, as a worker loads it
     const out = probe(`
       import { createRequire } from 'node:module';
+      await import(${JSON.stringify(url('../../src/harness/worker-jobs.ts'))});
+      await import(${JSON.stringify(url('../../src/cli/simulate-job.ts'))});
       const { getEngine, loadEngine } = await import(${JSON.stringify(url('../../src/engine/index.ts'))});
       const before = ${FENGARI_LOADED};
       await loadEngine('lua54');
